@@ -1,0 +1,164 @@
+import { and, count, desc, eq, isNull, sql } from 'drizzle-orm';
+import { generateApiKey, hashApiKey, keyPrefix } from '../auth/api-keys.js';
+import { grantCreditsIn } from '../billing/credits.js';
+import type { Database, Executor } from '../db/client.js';
+import { accounts, apiKeys, users, workspaceMembers, workspaces } from '../db/schema/index.js';
+import type { TierId } from '../db/seed.js';
+import { newId } from '../lib/ids.js';
+
+/** Account administration shared by the admin CLI, the first-start bootstrap and the tests. */
+
+export interface NewAccount {
+  name: string;
+  email: string;
+  tier: TierId;
+  credits: number;
+  now?: Date;
+}
+
+export interface CreatedAccount {
+  accountId: string;
+  userId: string;
+}
+
+export async function createAccount(db: Database, input: NewAccount): Promise<CreatedAccount> {
+  const now = input.now ?? new Date();
+  return db.transaction(async (tx) => {
+    const accountId = newId('acct');
+    await tx.insert(accounts).values({ id: accountId, name: input.name, tierId: input.tier, creditBalance: 0, createdAt: now });
+    // Someone invited to a workspace before signing up becomes that account's user (status active).
+    const [invited] = await tx
+      .select()
+      .from(users)
+      .where(and(eq(sql`lower(${users.email})`, input.email.toLowerCase()), isNull(users.accountId)));
+    let userId: string;
+    if (invited) {
+      userId = invited.id;
+      await tx.update(users).set({ accountId }).where(eq(users.id, userId));
+    } else {
+      userId = newId('usr');
+      await tx.insert(users).values({ id: userId, email: input.email, accountId, createdAt: now });
+    }
+    if (input.credits > 0) {
+      await grantCreditsIn(tx, { accountId, amount: input.credits, description: 'Initial credits', now });
+    }
+    return { accountId, userId };
+  });
+}
+
+async function ownerOf(db: Executor, accountId: string): Promise<string> {
+  const [user] = await db.select({ id: users.id }).from(users).where(eq(users.accountId, accountId)).orderBy(users.createdAt).limit(1);
+  if (!user) throw new Error(`No account ${accountId}.`);
+  return user.id;
+}
+
+export async function createWorkspaceFor(
+  db: Database,
+  input: { accountId: string; name: string; type?: 'enterprise' | 'marketing_agency' | 'user' | 'starter'; now?: Date },
+): Promise<string> {
+  const now = input.now ?? new Date();
+  const ownerUserId = await ownerOf(db, input.accountId);
+  const id = newId('ws');
+  await db.transaction(async (tx) => {
+    await tx.insert(workspaces).values({
+      id,
+      accountId: input.accountId,
+      ownerUserId,
+      name: input.name,
+      type: input.type ?? 'user',
+      createdAt: now,
+      updatedAt: now,
+    });
+    await tx.insert(workspaceMembers).values({ workspaceId: id, userId: ownerUserId, role: 'owner', joinedAt: now });
+  });
+  return id;
+}
+
+/** Creates a key (or registers a known one, e.g. BOOTSTRAP_API_KEY). The secret is returned once, never stored. */
+export async function createApiKey(
+  db: Database,
+  input: { accountId: string; name: string; key?: string; now?: Date },
+): Promise<{ id: string; key: string }> {
+  const key = input.key ?? generateApiKey();
+  const userId = await ownerOf(db, input.accountId);
+  const id = newId('key');
+  await db.insert(apiKeys).values({
+    id,
+    accountId: input.accountId,
+    userId,
+    name: input.name,
+    keyHash: hashApiKey(key),
+    keyPrefix: keyPrefix(key),
+    createdAt: input.now ?? new Date(),
+  });
+  return { id, key };
+}
+
+export async function listApiKeys(db: Database, accountId?: string) {
+  return db
+    .select({
+      id: apiKeys.id,
+      accountId: apiKeys.accountId,
+      name: apiKeys.name,
+      keyPrefix: apiKeys.keyPrefix,
+      createdAt: apiKeys.createdAt,
+      revokedAt: apiKeys.revokedAt,
+    })
+    .from(apiKeys)
+    .where(accountId ? eq(apiKeys.accountId, accountId) : undefined)
+    .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id));
+}
+
+/** Revokes a key at once: the next request with it is a 401. Returns false for an unknown or revoked key. */
+export async function revokeApiKey(db: Database, keyId: string, now = new Date()): Promise<boolean> {
+  const revoked = await db
+    .update(apiKeys)
+    .set({ revokedAt: now })
+    .where(and(eq(apiKeys.id, keyId), isNull(apiKeys.revokedAt)))
+    .returning({ id: apiKeys.id });
+  return revoked.length > 0;
+}
+
+export async function setTier(db: Database, accountId: string, tier: TierId): Promise<boolean> {
+  const updated = await db.update(accounts).set({ tierId: tier }).where(eq(accounts.id, accountId)).returning({ id: accounts.id });
+  return updated.length > 0;
+}
+
+export async function listAccounts(db: Database) {
+  return db
+    .select({
+      id: accounts.id,
+      name: accounts.name,
+      tier: accounts.tierId,
+      creditBalance: accounts.creditBalance,
+      createdAt: accounts.createdAt,
+      email: sql<string>`(select ${users.email} from ${users} where ${users.accountId} = ${accounts.id} order by ${users.createdAt} limit 1)`,
+    })
+    .from(accounts)
+    .orderBy(desc(accounts.createdAt));
+}
+
+export async function isEmpty(db: Database): Promise<boolean> {
+  const [row] = await db.select({ n: count() }).from(accounts);
+  return (row?.n ?? 0) === 0;
+}
+
+export interface Bootstrap {
+  accountId: string;
+  workspaceId: string;
+  apiKey: string;
+}
+
+/** On the first start of an empty database: a development account, workspace and key. */
+export async function bootstrapIfEmpty(db: Database, options: { apiKey?: string | undefined }): Promise<Bootstrap | null> {
+  if (!(await isEmpty(db))) return null;
+  const { accountId } = await createAccount(db, {
+    name: 'Development',
+    email: 'developer@localhost.localdomain',
+    tier: 'professional',
+    credits: 50_000,
+  });
+  const workspaceId = await createWorkspaceFor(db, { accountId, name: 'Development' });
+  const { key } = await createApiKey(db, { accountId, name: 'Development key', key: options.apiKey });
+  return { accountId, workspaceId, apiKey: key };
+}

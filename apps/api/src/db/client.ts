@@ -1,0 +1,86 @@
+import { mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { PGlite } from '@electric-sql/pglite';
+import { sql } from 'drizzle-orm';
+import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
+import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
+import postgres from 'postgres';
+import * as schema from './schema/index.js';
+
+export type Schema = typeof schema;
+/** Both drivers give the same query builder; handlers only ever see this type. */
+export type Database = PgDatabase<PgQueryResultHKT, Schema>;
+export type Transaction = PgTransaction<PgQueryResultHKT, Schema>;
+/** Something queries can run on: the database or an open transaction. */
+export type Executor = Database | Transaction;
+
+export interface DatabaseHandle {
+  db: Database;
+  driver: 'pglite' | 'postgres';
+  /** Applies the versioned migrations in drizzle/ that have not run yet. */
+  migrate(): Promise<void>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** apps/api/drizzle, from src/db (tsx, vitest) and dist/db (node) alike. */
+export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../drizzle', import.meta.url));
+
+// Any constant works; it only has to be the same for every server instance.
+const MIGRATION_LOCK_ID = 7_310_201;
+
+export type OpenDatabaseOptions =
+  | { driver: 'postgres'; url: string; poolSize?: number }
+  | { driver: 'pglite'; dataDir?: string; loadDataDir?: Blob };
+
+export async function openDatabase(options: OpenDatabaseOptions): Promise<DatabaseHandle> {
+  if (options.driver === 'postgres') return openPostgres(options.url, options.poolSize ?? 10);
+  return openPglite(options.dataDir, options.loadDataDir);
+}
+
+async function openPglite(dataDir: string | undefined, loadDataDir: Blob | undefined): Promise<DatabaseHandle> {
+  if (dataDir) mkdirSync(dataDir, { recursive: true });
+  const client = await PGlite.create(dataDir, loadDataDir ? { loadDataDir } : {});
+  const db = drizzlePglite({ client, schema });
+  return {
+    db: db as unknown as Database,
+    driver: 'pglite',
+    migrate: () => migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER }),
+    ping: async () => {
+      await client.query('select 1');
+    },
+    close: () => client.close(),
+  };
+}
+
+async function openPostgres(url: string, poolSize: number): Promise<DatabaseHandle> {
+  const client = postgres(url, { max: poolSize, onnotice: () => {} });
+  const db = drizzlePostgres({ client, schema });
+  return {
+    db: db as unknown as Database,
+    driver: 'postgres',
+    migrate: async () => {
+      // One connection, so the session-level advisory lock covers the whole migration:
+      // several instances starting at once apply each migration exactly once.
+      const lockClient = postgres(url, { max: 1, onnotice: () => {} });
+      try {
+        const lockDb = drizzlePostgres({ client: lockClient });
+        await lockDb.execute(sql`select pg_advisory_lock(${MIGRATION_LOCK_ID})`);
+        try {
+          await migratePostgres(lockDb, { migrationsFolder: MIGRATIONS_FOLDER });
+        } finally {
+          await lockDb.execute(sql`select pg_advisory_unlock(${MIGRATION_LOCK_ID})`);
+        }
+      } finally {
+        await lockClient.end();
+      }
+    },
+    ping: async () => {
+      await client`select 1`;
+    },
+    close: () => client.end({ timeout: 5 }),
+  };
+}

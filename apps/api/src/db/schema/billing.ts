@@ -1,0 +1,91 @@
+import { bigint, date, index, integer, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { timestampMs } from './columns.js';
+import { accounts, apiKeys, projects, workspaces } from './tenancy.js';
+
+/**
+ * Every change to an account's credits: grants are positive, charges negative. `accounts.credit_balance`
+ * is kept equal to the sum of this table by writing both in one transaction.
+ */
+export const creditLedger = pgTable(
+  'credit_ledger',
+  {
+    id: text('id').primaryKey(),
+    accountId: text('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    // Money history outlives the workspace or project it was spent in.
+    workspaceId: text('workspace_id').references(() => workspaces.id, { onDelete: 'set null' }),
+    projectId: text('project_id').references(() => projects.id, { onDelete: 'set null' }),
+    apiKeyId: text('api_key_id').references(() => apiKeys.id, { onDelete: 'set null' }),
+    kind: text('kind', { enum: ['grant', 'charge', 'refund', 'auto_recharge'] }).notNull(),
+    amount: bigint('amount', { mode: 'number' }).notNull(),
+    balanceAfter: bigint('balance_after', { mode: 'number' }).notNull(),
+    operationId: text('operation_id'),
+    requestId: text('request_id'),
+    description: text('description').notNull(),
+    createdAt: timestampMs('created_at').notNull(),
+  },
+  (t) => [
+    index('credit_ledger_account_idx').on(t.accountId, t.createdAt),
+    index('credit_ledger_workspace_idx').on(t.workspaceId, t.createdAt),
+    index('credit_ledger_project_idx').on(t.projectId, t.createdAt),
+    index('credit_ledger_key_idx').on(t.apiKeyId, t.createdAt),
+  ],
+);
+
+/** Budget alerts raised: one per scope, threshold and billing period. */
+export const budgetAlerts = pgTable(
+  'budget_alerts',
+  {
+    id: text('id').primaryKey(),
+    accountId: text('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    workspaceId: text('workspace_id').references(() => workspaces.id, { onDelete: 'cascade' }),
+    projectId: text('project_id').references(() => projects.id, { onDelete: 'cascade' }),
+    // 'workspace:ws_…' or 'project:proj_…': one unique key whichever scope raised it.
+    scope: text('scope').notNull(),
+    threshold: bigint('threshold', { mode: 'number' }).notNull(),
+    creditsUsed: bigint('credits_used', { mode: 'number' }).notNull(),
+    periodStart: timestampMs('period_start').notNull(),
+    billingEmail: text('billing_email'),
+    createdAt: timestampMs('created_at').notNull(),
+  },
+  (t) => [uniqueIndex('budget_alerts_once_key').on(t.scope, t.periodStart, t.threshold)],
+);
+
+/** Requests per API key and UTC day; GET /usage adds up the days of the billing period. */
+export const apiUsageDaily = pgTable(
+  'api_usage_daily',
+  {
+    apiKeyId: text('api_key_id')
+      .notNull()
+      .references(() => apiKeys.id, { onDelete: 'cascade' }),
+    day: date('day', { mode: 'string' }).notNull(),
+    requests: integer('requests').notNull().default(0),
+    errors: integer('errors').notNull().default(0),
+    latencyMsTotal: bigint('latency_ms_total', { mode: 'number' }).notNull().default(0),
+    promptTokens: bigint('prompt_tokens', { mode: 'number' }).notNull().default(0),
+    completionTokens: bigint('completion_tokens', { mode: 'number' }).notNull().default(0),
+    lastRequestAt: timestampMs('last_request_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.apiKeyId, t.day] })],
+);
+
+/** POST responses kept for 24 hours per API key and Idempotency-Key. */
+export const idempotencyKeys = pgTable(
+  'idempotency_keys',
+  {
+    apiKeyId: text('api_key_id')
+      .notNull()
+      .references(() => apiKeys.id, { onDelete: 'cascade' }),
+    key: text('key').notNull(),
+    requestHash: text('request_hash').notNull(),
+    state: text('state', { enum: ['in_progress', 'completed'] }).notNull(),
+    responseStatus: integer('response_status'),
+    responseBody: text('response_body'),
+    responseContentType: text('response_content_type'),
+    createdAt: timestampMs('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.apiKeyId, t.key] }), index('idempotency_keys_created_idx').on(t.createdAt)],
+);

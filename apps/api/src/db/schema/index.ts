@@ -1,0 +1,3 @@
+export * from './tenancy.js';
+export * from './billing.js';
+export * from './content.js';

@@ -1,0 +1,123 @@
+import { sql } from 'drizzle-orm';
+import { bigint, boolean, index, integer, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { timestampMs } from './columns.js';
+
+/** Subscription tiers (a seeded catalog): the rate limit and what a billing period includes. */
+export const tiers = pgTable('tiers', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  requestsPerMinute: integer('requests_per_minute').notNull(),
+  includedCredits: bigint('included_credits', { mode: 'number' }).notNull(),
+  storageBytesIncluded: bigint('storage_bytes_included', { mode: 'number' }).notNull(),
+  transcriptionMinutesIncluded: integer('transcription_minutes_included').notNull(),
+});
+
+/** The tenant: owns API keys, workspaces and the credit balance. */
+export const accounts = pgTable('accounts', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  tierId: text('tier_id')
+    .notNull()
+    .references(() => tiers.id),
+  // Cached sum of the ledger, updated in the same transaction as every ledger row.
+  creditBalance: bigint('credit_balance', { mode: 'number' }).notNull().default(0),
+  autoRechargeEnabled: boolean('auto_recharge_enabled').notNull().default(false),
+  autoRechargeThreshold: bigint('auto_recharge_threshold', { mode: 'number' }).notNull().default(0),
+  autoRechargeCredits: bigint('auto_recharge_credits', { mode: 'number' }).notNull().default(0),
+  // Account-wide thresholds of a billing period (workspaces and projects have their own).
+  budgetAlert: bigint('budget_alert', { mode: 'number' }),
+  usageLimit: bigint('usage_limit', { mode: 'number' }),
+  createdAt: timestampMs('created_at').notNull(),
+});
+
+/** A person; `accountId` is null for someone invited to a workspace who has no account yet. */
+export const users = pgTable(
+  'users',
+  {
+    id: text('id').primaryKey(),
+    email: text('email').notNull(),
+    accountId: text('account_id').references(() => accounts.id, { onDelete: 'cascade' }),
+    createdAt: timestampMs('created_at').notNull(),
+  },
+  (t) => [uniqueIndex('users_email_key').on(sql`lower(${t.email})`), index('users_account_idx').on(t.accountId)],
+);
+
+export const apiKeys = pgTable(
+  'api_keys',
+  {
+    id: text('id').primaryKey(),
+    accountId: text('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    // SHA-256 of the whole key, hex; the key itself is never stored.
+    keyHash: text('key_hash').notNull(),
+    // The key's first 13 characters (`svc_live_` and 4 more), enough for a person to recognise it.
+    keyPrefix: text('key_prefix').notNull(),
+    createdAt: timestampMs('created_at').notNull(),
+    revokedAt: timestampMs('revoked_at'),
+  },
+  (t) => [uniqueIndex('api_keys_key_hash_key').on(t.keyHash), index('api_keys_account_idx').on(t.accountId)],
+);
+
+export const workspaces = pgTable(
+  'workspaces',
+  {
+    id: text('id').primaryKey(),
+    accountId: text('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    ownerUserId: text('owner_user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    type: text('type').notNull(),
+    image: text('image'),
+    budgetAlert: bigint('budget_alert', { mode: 'number' }),
+    usageLimit: bigint('usage_limit', { mode: 'number' }),
+    billingEmail: text('billing_email'),
+    createdAt: timestampMs('created_at').notNull(),
+    updatedAt: timestampMs('updated_at').notNull(),
+  },
+  (t) => [index('workspaces_account_idx').on(t.accountId)],
+);
+
+export const workspaceMembers = pgTable(
+  'workspace_members',
+  {
+    workspaceId: text('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    role: text('role').notNull(),
+    joinedAt: timestampMs('joined_at').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.workspaceId, t.userId] }),
+    index('workspace_members_user_idx').on(t.userId),
+    index('workspace_members_page_idx').on(t.workspaceId, t.joinedAt, t.userId),
+  ],
+);
+
+export const projects = pgTable(
+  'projects',
+  {
+    id: text('id').primaryKey(),
+    workspaceId: text('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    goal: text('goal'),
+    budgetAlert: bigint('budget_alert', { mode: 'number' }),
+    usageLimit: bigint('usage_limit', { mode: 'number' }),
+    billingEmail: text('billing_email'),
+    createdAt: timestampMs('created_at').notNull(),
+    updatedAt: timestampMs('updated_at').notNull(),
+  },
+  (t) => [index('projects_page_idx').on(t.workspaceId, t.createdAt, t.id)],
+);

@@ -1,0 +1,36 @@
+import { sql } from 'drizzle-orm';
+import type { Database } from './client.js';
+import { tiers } from './schema/index.js';
+
+const GB = 1e9;
+
+/** Subscription tiers: rate limits from the product specification; allowances are this service's plans. */
+export const TIER_CATALOG = [
+  { id: 'starter', name: 'Starter', requestsPerMinute: 60, includedCredits: 5_000, storageBytesIncluded: 5 * GB, transcriptionMinutesIncluded: 120 },
+  { id: 'basic', name: 'Basic', requestsPerMinute: 120, includedCredits: 20_000, storageBytesIncluded: 20 * GB, transcriptionMinutesIncluded: 600 },
+  { id: 'professional', name: 'Professional', requestsPerMinute: 240, includedCredits: 50_000, storageBytesIncluded: 50 * GB, transcriptionMinutesIncluded: 1_200 },
+  { id: 'enterprise', name: 'Enterprise', requestsPerMinute: 600, includedCredits: 250_000, storageBytesIncluded: 500 * GB, transcriptionMinutesIncluded: 6_000 },
+] as const;
+
+export type TierId = (typeof TIER_CATALOG)[number]['id'];
+export const TIER_IDS = TIER_CATALOG.map((tier) => tier.id) as readonly TierId[];
+
+/**
+ * Catalogs every instance needs, written idempotently on every start so a changed catalog reaches
+ * existing databases. Later packages (models, base personas, generation apps…) add theirs here.
+ */
+export async function seedCatalogs(db: Database): Promise<void> {
+  await db
+    .insert(tiers)
+    .values([...TIER_CATALOG])
+    .onConflictDoUpdate({
+      target: tiers.id,
+      set: {
+        name: sql`excluded.name`,
+        requestsPerMinute: sql`excluded.requests_per_minute`,
+        includedCredits: sql`excluded.included_credits`,
+        storageBytesIncluded: sql`excluded.storage_bytes_included`,
+        transcriptionMinutesIncluded: sql`excluded.transcription_minutes_included`,
+      },
+    });
+}

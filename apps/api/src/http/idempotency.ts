@@ -1,0 +1,93 @@
+import { createHash } from 'node:crypto';
+import { and, eq, lt } from 'drizzle-orm';
+import stableStringify from 'safe-stable-stringify';
+import type { Database } from '../db/client.js';
+import { idempotencyKeys } from '../db/schema/index.js';
+import { ApiError } from './errors.js';
+
+/** Stripe's window: a key is remembered for 24 hours. */
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
+
+export interface StoredResponse {
+  status: number;
+  body: string;
+  contentType: string | null;
+}
+
+export type IdempotencyClaim = { kind: 'claimed' } | { kind: 'replay'; response: StoredResponse };
+
+/** Same method, path and body (keys in any order) give the same fingerprint. */
+export function requestFingerprint(method: string, path: string, body: unknown): string {
+  return createHash('sha256')
+    .update(`${method} ${path}\n${stableStringify(body ?? null)}`)
+    .digest('hex');
+}
+
+/**
+ * Claims `key` for this request, or finds the earlier request that claimed it. A claim is a row in
+ * state in_progress; the response is stored when it is sent, so a retry replays it and the handler
+ * (and any charge it makes) does not run twice.
+ */
+export async function claimIdempotencyKey(
+  db: Database,
+  apiKeyId: string,
+  key: string,
+  fingerprint: string,
+  now: Date,
+): Promise<IdempotencyClaim> {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const inserted = await db
+      .insert(idempotencyKeys)
+      .values({ apiKeyId, key, requestHash: fingerprint, state: 'in_progress', createdAt: now })
+      .onConflictDoNothing()
+      .returning({ key: idempotencyKeys.key });
+    if (inserted.length > 0) return { kind: 'claimed' };
+
+    const [existing] = await db
+      .select()
+      .from(idempotencyKeys)
+      .where(and(eq(idempotencyKeys.apiKeyId, apiKeyId), eq(idempotencyKeys.key, key)));
+    if (!existing) continue; // Released between the two statements: claim again.
+    if (existing.createdAt.getTime() <= now.getTime() - IDEMPOTENCY_TTL_MS) {
+      // Expired: forget it and claim afresh.
+      await db
+        .delete(idempotencyKeys)
+        .where(and(eq(idempotencyKeys.apiKeyId, apiKeyId), eq(idempotencyKeys.key, key), eq(idempotencyKeys.createdAt, existing.createdAt)));
+      continue;
+    }
+    if (existing.requestHash !== fingerprint) {
+      throw new ApiError(409, 'idempotency_key_reused', 'This Idempotency-Key was used with a different request body.', IDEMPOTENCY_HEADER);
+    }
+    if (existing.state !== 'completed' || existing.responseStatus === null || existing.responseBody === null) {
+      throw new ApiError(
+        409,
+        'idempotency_key_in_use',
+        'A request with this Idempotency-Key is still being processed; retry after it completes.',
+        IDEMPOTENCY_HEADER,
+      );
+    }
+    return {
+      kind: 'replay',
+      response: { status: existing.responseStatus, body: existing.responseBody, contentType: existing.responseContentType },
+    };
+  }
+  throw new ApiError(409, 'idempotency_key_in_use', 'A request with this Idempotency-Key is being processed.', IDEMPOTENCY_HEADER);
+}
+
+/** Stores the response of a claimed key so later retries replay it. */
+export async function completeIdempotencyKey(db: Database, apiKeyId: string, key: string, response: StoredResponse): Promise<void> {
+  await db
+    .update(idempotencyKeys)
+    .set({ state: 'completed', responseStatus: response.status, responseBody: response.body, responseContentType: response.contentType })
+    .where(and(eq(idempotencyKeys.apiKeyId, apiKeyId), eq(idempotencyKeys.key, key)));
+}
+
+/** Gives the key up (after a server error) so that a retry runs the request again. */
+export async function releaseIdempotencyKey(db: Database, apiKeyId: string, key: string): Promise<void> {
+  await db.delete(idempotencyKeys).where(and(eq(idempotencyKeys.apiKeyId, apiKeyId), eq(idempotencyKeys.key, key)));
+}
+
+export async function purgeExpiredIdempotencyKeys(db: Database, now: Date): Promise<void> {
+  await db.delete(idempotencyKeys).where(lt(idempotencyKeys.createdAt, new Date(now.getTime() - IDEMPOTENCY_TTL_MS)));
+}

@@ -1,0 +1,137 @@
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+
+/**
+ * Sliding-window log: a request is let through when fewer than `limit` requests were let through in
+ * the `windowMs` before it. Exact at the boundary (no fixed-window burst of 2×limit), which a
+ * counter-based limiter such as rate-limiter-flexible's fixed windows does not give. Refused
+ * requests are not counted, so a client that keeps retrying gets in as soon as the window allows.
+ */
+export interface RateLimitDecision {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  /** Whole seconds until the window has room for at least one more request (0 when it has now). */
+  resetSeconds: number;
+  /** Whole seconds to wait before retrying, at least 1; set when refused. */
+  retryAfterSeconds: number;
+}
+
+export interface RateLimiter {
+  consume(key: string, limit: number): Promise<RateLimitDecision>;
+  close(): Promise<void>;
+}
+
+export const RATE_LIMIT_WINDOW_MS = 60_000;
+
+function decide(allowed: boolean, limit: number, countAfter: number, oldestMs: number | undefined, nowMs: number, windowMs: number): RateLimitDecision {
+  const remaining = Math.max(0, limit - countAfter);
+  // The oldest counted request leaves the window at oldest + window; only then is there room again.
+  const msUntilRoom = remaining > 0 || oldestMs === undefined ? 0 : Math.max(0, oldestMs + windowMs - nowMs);
+  const resetSeconds = Math.ceil(msUntilRoom / 1000);
+  return { allowed, limit, remaining, resetSeconds, retryAfterSeconds: Math.max(1, resetSeconds) };
+}
+
+/** One process's limiter. Timestamps per key are kept sorted; old ones are dropped on each call. */
+export class MemoryRateLimiter implements RateLimiter {
+  private readonly log = new Map<string, number[]>();
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(
+    private readonly now: () => number = Date.now,
+    private readonly windowMs = RATE_LIMIT_WINDOW_MS,
+  ) {
+    // Forget idle keys so the map does not grow with every key ever seen.
+    this.sweeper = setInterval(() => this.sweep(), windowMs);
+    this.sweeper.unref();
+  }
+
+  async consume(key: string, limit: number): Promise<RateLimitDecision> {
+    const nowMs = this.now();
+    const windowStart = nowMs - this.windowMs;
+    let stamps = this.log.get(key);
+    if (!stamps) {
+      stamps = [];
+      this.log.set(key, stamps);
+    }
+    let expired = 0;
+    while (expired < stamps.length && (stamps[expired] as number) <= windowStart) expired++;
+    if (expired > 0) stamps.splice(0, expired);
+    const allowed = stamps.length < limit;
+    if (allowed) stamps.push(nowMs);
+    return decide(allowed, limit, stamps.length, stamps[0], nowMs, this.windowMs);
+  }
+
+  private sweep(): void {
+    const windowStart = this.now() - this.windowMs;
+    for (const [key, stamps] of this.log) {
+      if ((stamps.at(-1) ?? 0) <= windowStart) this.log.delete(key);
+    }
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.sweeper);
+    this.log.clear();
+  }
+}
+
+// Redis's own primitives: a sorted set per key scored by time, trimmed, counted and added to in one
+// atomic script, so every server instance sharing the Redis enforces one limit.
+const SLIDING_WINDOW_SCRIPT = `
+local key = KEYS[1]
+local now = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+local limit = tonumber(ARGV[3])
+redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
+local count = redis.call('ZCARD', key)
+local allowed = 0
+if count < limit then
+  redis.call('ZADD', key, now, ARGV[4])
+  count = count + 1
+  allowed = 1
+end
+redis.call('PEXPIRE', key, window)
+local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+return {allowed, count, oldest[2] or false}
+`;
+
+type SlidingWindowCommand = (
+  key: string,
+  now: number,
+  windowMs: number,
+  limit: number,
+  member: string,
+) => Promise<[number, number, string | null]>;
+
+export class RedisRateLimiter implements RateLimiter {
+  private readonly redis: Redis & { slidingWindow: SlidingWindowCommand };
+  private sequence = 0;
+  private readonly instanceTag = randomBytes(6).toString('hex');
+
+  constructor(
+    redisOrUrl: Redis | string,
+    private readonly now: () => number = Date.now,
+    private readonly windowMs = RATE_LIMIT_WINDOW_MS,
+    private readonly keyPrefix = 'persona-api:rl:',
+  ) {
+    const redis = typeof redisOrUrl === 'string' ? new Redis(redisOrUrl, { maxRetriesPerRequest: 2, lazyConnect: false }) : redisOrUrl;
+    redis.defineCommand('slidingWindow', { numberOfKeys: 1, lua: SLIDING_WINDOW_SCRIPT });
+    this.redis = redis as Redis & { slidingWindow: SlidingWindowCommand };
+  }
+
+  async consume(key: string, limit: number): Promise<RateLimitDecision> {
+    const nowMs = this.now();
+    // A unique member per request: two requests in the same millisecond both count.
+    const member = `${nowMs}:${this.instanceTag}:${this.sequence++}`;
+    const [allowed, count, oldest] = await this.redis.slidingWindow(this.keyPrefix + key, nowMs, this.windowMs, limit, member);
+    return decide(allowed === 1, limit, count, oldest === null ? undefined : Number(oldest), nowMs, this.windowMs);
+  }
+
+  async ping(): Promise<void> {
+    await this.redis.ping();
+  }
+
+  async close(): Promise<void> {
+    await this.redis.quit();
+  }
+}

@@ -1,0 +1,113 @@
+import type { ErrorObject } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import type { FastifySchemaCompiler } from 'fastify';
+import { ApiError } from './errors.js';
+
+// ajv-formats is CommonJS; under NodeNext its default export arrives wrapped.
+const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
+
+/**
+ * Strict, except for one warning: a `default` inside a oneOf/anyOf branch (e.g. `strict: true` of a
+ * function tool) is valid OpenAPI that Ajv cannot apply. Every other strict-mode finding still fails.
+ */
+const strictLogger = {
+  log: () => {},
+  warn: (message: unknown) => {
+    if (typeof message === 'string' && message.includes('default is ignored')) return;
+    throw new Error(String(message));
+  },
+  error: (message: unknown) => {
+    throw new Error(String(message));
+  },
+};
+
+function makeAjv(coerceTypes: false | 'array'): Ajv2020 {
+  const ajv = new Ajv2020({
+    strict: true,
+    strictSchema: 'log',
+    logger: strictLogger,
+    allErrors: false,
+    // 3.1 schemas use `type: [string, 'null']`; OpenAPI's `discriminator` is a hint Ajv can use.
+    allowUnionTypes: true,
+    discriminator: true,
+    useDefaults: true,
+    coerceTypes,
+    // Unknown body fields are an error (DECISIONS.md), never silently dropped.
+    removeAdditional: false,
+  });
+  addFormats(ajv);
+  // OpenAPI annotations that are not JSON Schema keywords.
+  ajv.addKeyword({ keyword: 'xml' });
+  ajv.addKeyword({ keyword: 'externalDocs' });
+  return ajv;
+}
+
+/**
+ * Fastify's validator compiler for the contract. Query strings, path parameters and headers arrive as
+ * text and are coerced; JSON bodies are not (a 5 sent for a string field is an error, not "5").
+ */
+export function contractValidatorCompiler(): FastifySchemaCompiler<unknown> {
+  const bodyAjv = makeAjv(false);
+  const textAjv = makeAjv('array');
+  return ({ schema, httpPart }) => {
+    const ajv = httpPart === 'body' ? bodyAjv : textAjv;
+    const id = (schema as { $id?: string }).$id;
+    // Glue gives recursive schemas the same $id on every route; the latest compile wins.
+    if (id && ajv.getSchema(id)) ajv.removeSchema(id);
+    return ajv.compile(schema as object);
+  };
+}
+
+const CONTEXT_LABEL: Record<string, string> = {
+  body: 'The request body',
+  querystring: 'The query string',
+  params: 'The path',
+  headers: 'The request headers',
+};
+
+/** The most specific error: a failed oneOf reports each branch first; the deepest path points at the field. */
+function mostSpecific(list: ErrorObject[]): ErrorObject | undefined {
+  let best: ErrorObject | undefined;
+  for (const error of list) {
+    if (error.keyword === 'oneOf' || error.keyword === 'anyOf' || error.keyword === 'if') continue;
+    if (!best || error.instancePath.length > best.instancePath.length) best = error;
+  }
+  return best ?? list[0];
+}
+
+/** Turns Fastify's Ajv failure into the 400 envelope, with `param` as a dotted path into the request. */
+export function validationError(
+  list: ErrorObject[],
+  context: string | undefined,
+  headerNames: Record<string, string>,
+): ApiError {
+  const error = mostSpecific(list);
+  if (!error) return new ApiError(400, 'invalid_parameter', 'The request is not valid.');
+  const path = error.instancePath
+    .split('/')
+    .slice(1)
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const params = error.params as { missingProperty?: string; additionalProperty?: string; unevaluatedProperty?: string };
+  let code: 'missing_parameter' | 'unknown_parameter' | 'invalid_parameter' = 'invalid_parameter';
+  if (error.keyword === 'required' && params.missingProperty) {
+    path.push(params.missingProperty);
+    code = 'missing_parameter';
+  } else if (error.keyword === 'additionalProperties' && params.additionalProperty) {
+    path.push(params.additionalProperty);
+    code = 'unknown_parameter';
+  } else if (error.keyword === 'unevaluatedProperties' && params.unevaluatedProperty) {
+    path.push(params.unevaluatedProperty);
+    code = 'unknown_parameter';
+  }
+  let param = path.length > 0 ? path.join('.') : null;
+  if (context === 'headers' && param) param = headerNames[param.toLowerCase()] ?? param;
+
+  let message: string;
+  if (code === 'missing_parameter') message = `${param} is required`;
+  else if (code === 'unknown_parameter') message = `${param} is not a known parameter`;
+  else if (param) message = `${param} ${error.message ?? 'is not valid'}`;
+  else if (context === 'body' && error.keyword === 'type') message = 'The request body must be a JSON object.';
+  else message = `${CONTEXT_LABEL[context ?? ''] ?? 'The request'} ${error.message ?? 'is not valid'}`;
+  return new ApiError(400, code, message, param);
+}

@@ -1,0 +1,17 @@
+import { randomInt } from 'node:crypto';
+
+const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/** Uniformly random base62 text from the CSPRNG (randomInt has no modulo bias). */
+export function randomBase62(length: number): string {
+  let out = '';
+  for (let i = 0; i < length; i++) out += BASE62[randomInt(62)];
+  return out;
+}
+
+/** Prefixed opaque ids (DECISIONS.md): `ws_…`, `proj_…`; 16 base62 characters is ~95 bits. */
+export type IdPrefix = 'acct' | 'usr' | 'key' | 'ws' | 'proj' | 'txn' | 'alert' | 'thr' | 'gen' | 'file';
+
+export function newId(prefix: IdPrefix): string {
+  return `${prefix}_${randomBase62(16)}`;
+}

@@ -1,0 +1,98 @@
+import { and, desc, eq, lt, or, type AnyColumn, type SQL } from 'drizzle-orm';
+import { errors } from '../http/errors.js';
+
+/**
+ * The one cursor helper every list uses (DECISIONS.md, Lists and pagination): newest first by a
+ * timestamp with the id as unique tie-breaker, keyset queries (no OFFSET), and opaque url-safe
+ * cursors holding the sort key and id of the last item returned, plus the name of the list so a
+ * cursor from another list is refused.
+ */
+interface CursorPayload {
+  /** List name. */
+  l: string;
+  /** Sort key: milliseconds since the epoch. */
+  t: number;
+  /** Tie-breaker id of the last item returned. */
+  id: string;
+}
+
+const ID_SHAPE = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+
+export function encodeCursor(list: string, sortKey: Date, id: string): string {
+  const payload: CursorPayload = { l: list, t: sortKey.getTime(), id };
+  return Buffer.from(JSON.stringify(payload), 'utf8').toString('base64url');
+}
+
+/** Decodes a cursor of `list`; anything else (garbled, tampered, another list's) is a 400 invalid_cursor. */
+export function decodeCursor(list: string, cursor: string): { sortKey: Date; id: string } {
+  let payload: unknown;
+  try {
+    payload = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw errors.invalidCursor();
+  }
+  const { l, t, id } = (payload ?? {}) as Partial<CursorPayload>;
+  if (l !== list || typeof t !== 'number' || !Number.isSafeInteger(t) || t < 0 || typeof id !== 'string' || !ID_SHAPE.test(id)) {
+    throw errors.invalidCursor();
+  }
+  return { sortKey: new Date(t), id };
+}
+
+export interface PageRequest {
+  /** Names the list, e.g. `workspaces` or `workspace_members:ws_…`, so cursors cannot cross lists. */
+  list: string;
+  limit: number;
+  cursor?: string | undefined;
+}
+
+export interface KeysetColumns {
+  sortKey: AnyColumn;
+  id: AnyColumn;
+}
+
+/**
+ * The WHERE condition for the page after the cursor and the ORDER BY for newest first. Apply with
+ * `.where(and(filters, page.after)).orderBy(...page.orderBy).limit(page.fetch)`.
+ */
+export function keyset(request: PageRequest, columns: KeysetColumns): { after: SQL | undefined; orderBy: SQL[]; fetch: number } {
+  let after: SQL | undefined;
+  if (request.cursor !== undefined) {
+    const { sortKey, id } = decodeCursor(request.list, request.cursor);
+    // (sort_key, id) < (cursor.sort_key, cursor.id), written out so it can use the composite index on
+    // both drivers; it still works when the cursor's item has since been deleted.
+    after = or(lt(columns.sortKey, sortKey), and(eq(columns.sortKey, sortKey), lt(columns.id, id)));
+  }
+  // One extra row tells whether another page exists.
+  return { after, orderBy: [desc(columns.sortKey), desc(columns.id)], fetch: request.limit + 1 };
+}
+
+export interface Page<T> {
+  object: 'list';
+  data: T[];
+  has_more: boolean;
+  next_cursor: string | null;
+}
+
+/** Builds the list envelope from the rows fetched with `keyset(...).fetch`; `next_cursor` is null exactly when `has_more` is false. */
+export function toPage<Row, Item>(
+  request: PageRequest,
+  rows: Row[],
+  keyOf: (row: Row) => { sortKey: Date; id: string },
+  toItem: (row: Row) => Item,
+): Page<Item> {
+  const hasMore = rows.length > request.limit;
+  const pageRows = hasMore ? rows.slice(0, request.limit) : rows;
+  const last = pageRows.at(-1);
+  const lastKey = hasMore && last !== undefined ? keyOf(last) : undefined;
+  return {
+    object: 'list',
+    data: pageRows.map(toItem),
+    has_more: hasMore,
+    next_cursor: lastKey ? encodeCursor(request.list, lastKey.sortKey, lastKey.id) : null,
+  };
+}
+
+/** ILIKE pattern for a case-insensitive substring match, with the user's % and _ taken literally. */
+export function containsPattern(search: string): string {
+  return `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}

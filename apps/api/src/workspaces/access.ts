@@ -1,0 +1,41 @@
+import { and, eq } from 'drizzle-orm';
+import type { Executor } from '../db/client.js';
+import { workspaceMembers, workspaces } from '../db/schema/index.js';
+import { ApiError, errors } from '../http/errors.js';
+import { can, type Action, type WorkspaceRole } from './roles.js';
+
+export type WorkspaceRow = typeof workspaces.$inferSelect;
+
+export interface Membership {
+  workspace: WorkspaceRow;
+  role: WorkspaceRole;
+}
+
+/**
+ * The caller's membership of a workspace. A workspace that does not exist and one the caller does
+ * not belong to are the same 404, so ids of other tenants cannot be probed.
+ */
+export async function requireMembership(db: Executor, workspaceId: string, userId: string, param = 'id'): Promise<Membership> {
+  const [row] = await db
+    .select({ workspace: workspaces, role: workspaceMembers.role })
+    .from(workspaces)
+    .innerJoin(workspaceMembers, and(eq(workspaceMembers.workspaceId, workspaces.id), eq(workspaceMembers.userId, userId)))
+    .where(eq(workspaces.id, workspaceId))
+    .limit(1);
+  if (!row) throw errors.notFound('workspace', workspaceId, param);
+  return { workspace: row.workspace, role: row.role as WorkspaceRole };
+}
+
+export const roleLabel = (role: WorkspaceRole) => role.replace(/_/g, ' ');
+
+/** 403 `permission_denied` unless the member's role allows `action`. */
+export function requireRole(role: WorkspaceRole, action: Action, doing: string, param: string | null = null): void {
+  if (!can(role, action)) throw errors.permissionDenied(`Your role (${roleLabel(role)}) cannot ${doing}.`, param);
+}
+
+/** A budget alert above the usage limit could never fire before the limit refuses: 400 parameter_conflict. */
+export function checkThresholds(budgetAlert: number | null | undefined, usageLimit: number | null | undefined): void {
+  if (budgetAlert != null && usageLimit != null && budgetAlert > usageLimit) {
+    throw new ApiError(400, 'parameter_conflict', `budget_alert (${budgetAlert}) may not be larger than usage_limit (${usageLimit}).`, 'budget_alert');
+  }
+}
