@@ -98,7 +98,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   // JSON only: without the text/plain parser a wrong Content-Type is a 415, not a confusing 400.
   app.removeContentTypeParser('text/plain');
-  app.setValidatorCompiler(contractValidatorCompiler());
+  app.setValidatorCompiler(contractValidatorCompiler(spec));
 
   app.addHook('onRequest', async (request, reply) => {
     request.meter = { promptTokens: 0, completionTokens: 0 };

@@ -82,14 +82,15 @@ export default function listEnvelope(doc, options) {
   for (const op of operations(doc)) {
     const success = successJsonSchema(doc, op);
     const flat = success ? flattenAllOf(doc, success.schema) : undefined;
+    const exempt = flat?.extensions[EXEMPTION] === true;
     const listShaped =
       !!flat &&
-      (constOf(doc, flat.properties.object) === 'list' ||
+      (exempt ||
+        constOf(doc, flat.properties.object) === 'list' ||
         flat.refs.has('ListEnvelope') ||
         'has_more' in flat.properties ||
         'next_cursor' in flat.properties);
     const collectionGet = op.method === 'get' && isCollectionPath(doc, op.pathKey);
-    const exempt = flat?.extensions[EXEMPTION] === true;
     const where = `${op.method.toUpperCase()} ${op.pathKey}`;
 
     if (check === 'envelope') {

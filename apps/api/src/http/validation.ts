@@ -22,7 +22,23 @@ const strictLogger = {
   },
 };
 
-function makeAjv(coerceTypes: false | 'array'): Ajv2020 {
+/** Every `x-…` vendor extension used in the document: annotations Ajv must know to stay strict. */
+function vendorExtensions(document: unknown): Set<string> {
+  const found = new Set<string>();
+  const visit = (node: unknown) => {
+    if (Array.isArray(node)) node.forEach(visit);
+    else if (node && typeof node === 'object') {
+      for (const [key, value] of Object.entries(node)) {
+        if (key.startsWith('x-')) found.add(key);
+        visit(value);
+      }
+    }
+  };
+  visit(document);
+  return found;
+}
+
+function makeAjv(coerceTypes: false | 'array', extensions: Set<string>): Ajv2020 {
   const ajv = new Ajv2020({
     strict: true,
     strictSchema: 'log',
@@ -40,6 +56,7 @@ function makeAjv(coerceTypes: false | 'array'): Ajv2020 {
   // OpenAPI annotations that are not JSON Schema keywords.
   ajv.addKeyword({ keyword: 'xml' });
   ajv.addKeyword({ keyword: 'externalDocs' });
+  for (const keyword of extensions) ajv.addKeyword({ keyword });
   return ajv;
 }
 
@@ -47,9 +64,10 @@ function makeAjv(coerceTypes: false | 'array'): Ajv2020 {
  * Fastify's validator compiler for the contract. Query strings, path parameters and headers arrive as
  * text and are coerced; JSON bodies are not (a 5 sent for a string field is an error, not "5").
  */
-export function contractValidatorCompiler(): FastifySchemaCompiler<unknown> {
-  const bodyAjv = makeAjv(false);
-  const textAjv = makeAjv('array');
+export function contractValidatorCompiler(spec: unknown): FastifySchemaCompiler<unknown> {
+  const extensions = vendorExtensions(spec);
+  const bodyAjv = makeAjv(false, extensions);
+  const textAjv = makeAjv('array', extensions);
   return ({ schema, httpPart }) => {
     const ajv = httpPart === 'body' ? bodyAjv : textAjv;
     const id = (schema as { $id?: string }).$id;
