@@ -15,8 +15,18 @@ describe('component schemas under Ajv 2020 strict', () => {
     expect(names.length).toBeGreaterThan(0);
   });
 
+  // The error names the component at fault (`urn:persona-api:schemas:X`), which may be one this one uses.
+  const compileError = (name: string) => {
+    try {
+      compiler.compileAt(['components', 'schemas', name]);
+      return undefined;
+    } catch (error) {
+      return (error as Error).message;
+    }
+  };
+
   it.each(names)('%s compiles', (name) => {
-    expect(() => compiler.compileAt(['components', 'schemas', name])).not.toThrow();
+    expect(compileError(name)).toBeUndefined();
   });
 });
 

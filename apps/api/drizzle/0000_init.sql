@@ -99,6 +99,7 @@ CREATE TABLE "budget_alerts" (
 --> statement-breakpoint
 CREATE TABLE "credit_ledger" (
 	"id" text PRIMARY KEY NOT NULL,
+	"seq" bigserial NOT NULL,
 	"account_id" text NOT NULL,
 	"workspace_id" text,
 	"project_id" text,
@@ -183,6 +184,7 @@ CREATE INDEX "workspace_members_user_idx" ON "workspace_members" USING btree ("u
 CREATE INDEX "workspace_members_page_idx" ON "workspace_members" USING btree ("workspace_id","joined_at","user_id");--> statement-breakpoint
 CREATE INDEX "workspaces_account_idx" ON "workspaces" USING btree ("account_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "budget_alerts_once_key" ON "budget_alerts" USING btree ("scope","period_start","threshold");--> statement-breakpoint
+CREATE UNIQUE INDEX "credit_ledger_seq_key" ON "credit_ledger" USING btree ("seq");--> statement-breakpoint
 CREATE INDEX "credit_ledger_account_idx" ON "credit_ledger" USING btree ("account_id","created_at");--> statement-breakpoint
 CREATE INDEX "credit_ledger_workspace_idx" ON "credit_ledger" USING btree ("workspace_id","created_at");--> statement-breakpoint
 CREATE INDEX "credit_ledger_project_idx" ON "credit_ledger" USING btree ("project_id","created_at");--> statement-breakpoint

@@ -98,6 +98,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   // JSON only: without the text/plain parser a wrong Content-Type is a 415, not a confusing 400.
   app.removeContentTypeParser('text/plain');
+  // Any other media type is a 415, except on an operation whose body is raw bytes (the upload
+  // target), which gets the request stream unread: the handler checks size and checksum as it goes.
+  app.addContentTypeParser('*', (request, payload, done) => {
+    const operationId = (request.routeOptions.config as Partial<RouteConfig> | undefined)?.operationId;
+    if (operationId && operations.get(operationId)?.rawBody) return done(null, payload);
+    done(new ApiError(415, 'unsupported_media_type', 'Unsupported Content-Type: send the request body as application/json.'), undefined);
+  });
   app.setValidatorCompiler(contractValidatorCompiler(spec));
 
   app.addHook('onRequest', async (request, reply) => {

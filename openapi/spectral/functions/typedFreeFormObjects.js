@@ -54,8 +54,8 @@ export default function typedFreeFormObjects(doc) {
       schema.additionalProperties === false ||
       schema.unevaluatedProperties === false ||
       ['allOf', 'anyOf', 'oneOf', '$ref', 'const', 'enum', 'if'].some((k) => schema[k] !== undefined);
-    // `additionalProperties: true` was reported above; one finding per mistake.
-    if (isObjectType && !hasShape && schema.additionalProperties !== true) {
+    // An additionalProperties that is true or untyped was reported above; one finding per mistake.
+    if (isObjectType && !hasShape && schema.additionalProperties === undefined) {
       if (!freeForm) {
         results.push({
           message: `Object with no declared shape: give it properties, or typed additionalProperties with maxProperties (a map); only a value that is itself free JSON (e.g. a JSON Schema) may be marked \`${FREE_FORM}: true\`.`,

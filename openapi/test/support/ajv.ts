@@ -1,7 +1,8 @@
 // Ajv 2020 configured the way the server compiles the bundle (see /work/shared/notes/server-stack-facts.md):
-// strict mode, union types allowed, OpenAPI's `discriminator`, ajv-formats. The component schemas are
-// registered once under one URN and every `#/components/schemas/X` ref is rewritten to point there, so any
-// schema of the bundle (component, inline or subschema) compiles on its own.
+// strict mode, union types allowed, OpenAPI's `discriminator`, ajv-formats. Each component schema is
+// registered under its own URN (`urn:persona-api:schemas:X`, so Ajv's errors name the component at fault)
+// and every `#/components/schemas/X` ref is rewritten to it, so any schema of the bundle (component, inline
+// or subschema) compiles on its own.
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ValidateFunction } from 'ajv';
 import addFormatsImport from 'ajv-formats';
@@ -12,12 +13,18 @@ import { pointer } from './bundle.js';
 // ajv-formats is CommonJS; under NodeNext its default export is the module object.
 const addFormats = addFormatsImport as unknown as typeof addFormatsImport.default;
 
-export const COMPONENTS_ID = 'urn:persona-api:components';
+const SCHEMA_ID_PREFIX = 'urn:persona-api:schemas:';
 const LOCAL_SCHEMA_REF = '#/components/schemas/';
 
 // OpenAPI 3.1 Schema Object fields that are not JSON Schema keywords (annotations for Ajv). The 3.0-style
 // `example` is deliberately absent: strict mode must reject it (3.1 uses `examples`).
 const OPENAPI_SCHEMA_KEYWORDS = ['xml', 'externalDocs'];
+
+/** `#/components/schemas/X/properties/y` → `urn:persona-api:schemas:X#/properties/y`. */
+function componentRef(ref: string): string {
+  const [name, ...rest] = ref.slice(LOCAL_SCHEMA_REF.length).split('/');
+  return `${SCHEMA_ID_PREFIX}${name}${rest.length ? `#/${rest.join('/')}` : ''}`;
+}
 
 function rewriteRefs(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(rewriteRefs);
@@ -25,9 +32,7 @@ function rewriteRefs(node: unknown): unknown {
   return Object.fromEntries(
     Object.entries(node).map(([key, value]) => [
       key,
-      key === '$ref' && typeof value === 'string' && value.startsWith(LOCAL_SCHEMA_REF)
-        ? `${COMPONENTS_ID}#/$defs/${value.slice(LOCAL_SCHEMA_REF.length)}`
-        : rewriteRefs(value),
+      key === '$ref' && typeof value === 'string' && value.startsWith(LOCAL_SCHEMA_REF) ? componentRef(value) : rewriteRefs(value),
     ]),
   );
 }
@@ -57,12 +62,14 @@ export function createSchemaCompiler(doc: OpenApiDocument, { strict = true } = {
   const ajv = new Ajv2020({ strict, allowUnionTypes: true, discriminator: strict, allErrors: true });
   addFormats(ajv);
   ajv.addVocabulary([...OPENAPI_SCHEMA_KEYWORDS, ...(strict ? [] : ['discriminator']), ...extensionKeywords(doc)]);
-  ajv.addSchema({ $id: COMPONENTS_ID, $defs: rewriteRefs(doc.components?.schemas ?? {}) as object });
+  for (const [name, schema] of Object.entries(doc.components?.schemas ?? {})) {
+    ajv.addSchema({ ...(rewriteRefs(schema) as object), $id: `${SCHEMA_ID_PREFIX}${name}` });
+  }
 
   const compile = (schema: unknown) => ajv.compile(rewriteRefs(schema) as object);
   const compileAt = (path: ReadonlyArray<string | number>) => {
     if (path[0] === 'components' && path[1] === 'schemas') {
-      return ajv.compile({ $ref: `${COMPONENTS_ID}${pointer(['$defs', ...path.slice(2)])}` });
+      return ajv.compile({ $ref: componentRef(pointer(path)) });
     }
     let node: any = doc;
     for (const key of path) node = node?.[key];

@@ -1,7 +1,7 @@
 import type { paths } from '@persona-api/types';
 import createOpenApiClient, { mergeHeaders, type Client as OpenApiClient, type Middleware } from 'openapi-fetch';
 import { ApiError } from './errors.js';
-import { DEFAULT_BASE_URL, VERSION } from './generated/meta.js';
+import { DEFAULT_BASE_URL, PUBLIC_OPERATIONS, VERSION } from './generated/meta.js';
 import { Paginator } from './pagination.js';
 import { EventStream, defaultCollector } from './streaming.js';
 import { createTransport, type Fetch, type RetryInfo } from './transport.js';
@@ -91,6 +91,7 @@ export function createClient(options: ClientOptions): PersonaClient {
       Authorization: `Bearer ${options.apiKey}`,
     },
   });
+  raw.use(publicOperationMiddleware);
   if ((options.idempotencyKeys ?? 'auto') === 'auto') raw.use(idempotencyKeyMiddleware);
 
   // The typed surface is the generic signatures above; one untyped core serves them all.
@@ -136,13 +137,25 @@ export function createClient(options: ClientOptions): PersonaClient {
   };
 }
 
-/** Keeps binary bodies (the upload target's bytes) as they are; everything else is JSON. */
-function serializeBody(body: unknown): BodyInit {
+/**
+ * JSON, except for the upload target's bytes: binary values as they are, and a string as it is when the
+ * caller set a non-JSON `Content-Type`.
+ */
+function serializeBody(body: unknown, headers?: Headers | Record<string, unknown>): BodyInit {
   if (body instanceof Blob || body instanceof ArrayBuffer || ArrayBuffer.isView(body) || body instanceof FormData) {
     return body as BodyInit;
   }
+  const contentType = headers instanceof Headers ? headers.get('content-type') : undefined;
+  if (typeof body === 'string' && contentType && !/\bjson\b/i.test(contentType)) return body;
   return JSON.stringify(body);
 }
+
+/** The API key stays off the operations the contract exempts from it (the presigned upload target). */
+const publicOperationMiddleware: Middleware = {
+  onRequest({ request, schemaPath }) {
+    if (PUBLIC_OPERATIONS.has(`${request.method} ${schemaPath}`)) request.headers.delete('Authorization');
+  },
+};
 
 /** Set on the Request before the transport sees it, so every retry of a POST carries the same key. */
 const idempotencyKeyMiddleware: Middleware = {

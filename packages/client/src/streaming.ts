@@ -57,7 +57,7 @@ export class EventStream<Event, Final> implements AsyncIterable<Event> {
         // draining: the collector sees every event
       }
     } else if (!this.#finished) {
-      throw new StreamError('finalResponse() was called while the stream is still being iterated.');
+      throw new StreamError('finalResponse() needs the whole stream, but a loop is reading it or left it early.');
     }
     const final = this.#collector.result();
     if (final === undefined) throw new StreamError('The stream ended without the event that carries the final object.');
@@ -74,7 +74,7 @@ export class EventStream<Event, Final> implements AsyncIterable<Event> {
         const { done, value: message } = await reader.read();
         if (done) throw new StreamError('The stream ended before `data: [DONE]`.');
         if (message.data === '[DONE]') break;
-        const payload: unknown = JSON.parse(message.data);
+        const payload = parseJson(message.data);
         if (!isRecord(payload)) throw new StreamError(`Unexpected stream payload: ${message.data.slice(0, 200)}`);
         if (isErrorPayload(payload)) throw ApiError.fromStreamEvent(this.response, payload);
         this.#collector.push(payload);
@@ -85,6 +85,14 @@ export class EventStream<Event, Final> implements AsyncIterable<Event> {
       // On [DONE], an error or a `break` in the caller's loop: release the connection.
       await reader.cancel().catch(() => {});
     }
+  }
+}
+
+function parseJson(data: string): unknown {
+  try {
+    return JSON.parse(data);
+  } catch (cause) {
+    throw new StreamError(`A stream event's data is not JSON: ${data.slice(0, 200)}`, { cause });
   }
 }
 

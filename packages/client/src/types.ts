@@ -36,7 +36,7 @@ export type SuccessJson<Op> = Op extends { responses: infer Responses }
   ? SuccessBody<Responses[keyof Responses & OkStatus]>
   : never;
 
-/** What a call resolves to: the 2xx body (typed by `parseAs` when given), the Response and its request id. */
+/** What a call resolves to: the 2xx body, the Response and its request id. */
 export interface ApiResult<Data> {
   data: Data;
   response: Response;

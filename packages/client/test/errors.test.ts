@@ -31,6 +31,24 @@ describe('requests', () => {
     await client.GET('/workspaces/{id}/members', { params: { path: { id: 'ws 1/x' }, query: { limit: 5 } } });
     expect(server!.requests[0]!.url).toBe('/workspaces/ws%201%2Fx/members?limit=5');
   });
+
+  it('sends binary bodies as they are, with the given Content-Type, and no API key to the upload target', async () => {
+    const client = await clientAnswering((_request, response) => sendJson(response, 200, {}));
+    await client.PUT('/uploads/{key}', {
+      params: { path: { key: 'upl_abcdefghijklmnop.csv' }, query: { expires: 1795019197, signature: 'a'.repeat(64) } },
+      body: new Blob(['account,arr\nNorthwind,184000\n']),
+      headers: { 'Content-Type': 'text/csv' },
+    });
+    expect(server!.requests[0]).toMatchObject({ method: 'PUT', body: 'account,arr\nNorthwind,184000\n' });
+    expect(server!.requests[0]!.headers['content-type']).toBe('text/csv');
+    expect(server!.requests[0]!.headers.authorization).toBeUndefined(); // `security: [{}]`: the signed URL authorises it
+    await client.PUT('/uploads/{key}', {
+      params: { path: { key: 'upl_abcdefghijklmnop.csv' }, query: { expires: 1795019197, signature: 'a'.repeat(64) } },
+      body: 'a,b\n',
+      headers: { 'Content-Type': 'text/csv' },
+    });
+    expect(server!.requests[1]!.body).toBe('a,b\n');
+  });
 });
 
 describe('error mapping', () => {

@@ -60,6 +60,20 @@ describe('paginate', () => {
     expect(server!.requests).toHaveLength(1);
   });
 
+  it('pages through a list carried inside the response (a folder and its files)', async () => {
+    server = await startServer((request, response) => {
+      const cursor = new URL(request.url, 'http://x').searchParams.get('cursor');
+      const files = cursor
+        ? { object: 'list', data: [{ id: 'file_3' }], has_more: false, next_cursor: null }
+        : { object: 'list', data: [{ id: 'file_1' }, { id: 'file_2' }], has_more: true, next_cursor: 'c2' };
+      sendJson(response, 200, { id: 'fld_1', object: 'folder', file_count: 3, files });
+    });
+    const client = createClient({ apiKey: 'svc_live_test', baseUrl: server.url, maxRetries: 0 });
+    const files = await client.paginate('/folders/{id}', { params: { path: { id: 'fld_1' }, query: { limit: 2 } } }).toArray();
+    expect(files.map((file) => file.id)).toEqual(['file_1', 'file_2', 'file_3']);
+    expect(server.requests.map((request) => request.url)).toEqual(['/folders/fld_1?limit=2', '/folders/fld_1?limit=2&cursor=c2']);
+  });
+
   it('throws the ApiError of a failing page', async () => {
     server = await startServer((request, response) =>
       request.url.includes('cursor')

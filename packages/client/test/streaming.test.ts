@@ -156,6 +156,12 @@ describe('stream parsing', () => {
     await expect(stream.finalResponse()).rejects.toBeInstanceOf(StreamError);
   });
 
+  it('rejects an event whose data is not JSON', async () => {
+    const { client } = clientStreaming('event: response.created\ndata: {not json\n\ndata: [DONE]\n\n');
+    const stream = await client.stream('/responses', { body: RESPONSE_BODY });
+    await expect(stream.finalResponse()).rejects.toThrow(StreamError);
+  });
+
   it('rejects finalResponse() when no terminal event arrived', async () => {
     const { client } = clientStreaming(sse(['response.created', { type: 'response.created', sequence_number: 0, response: {} }], [undefined, '[DONE]']));
     const stream = await client.stream('/responses', { body: RESPONSE_BODY });

@@ -3,6 +3,7 @@ import { generateApiKey, hashApiKey, keyPrefix } from '../auth/api-keys.js';
 import { grantCreditsIn } from '../billing/credits.js';
 import type { Database, Executor } from '../db/client.js';
 import { accounts, apiKeys, users, workspaceMembers, workspaces } from '../db/schema/index.js';
+import { qualified } from '../db/sql.js';
 import type { TierId } from '../db/seed.js';
 import { newId } from '../lib/ids.js';
 
@@ -132,7 +133,7 @@ export async function listAccounts(db: Database) {
       tier: accounts.tierId,
       creditBalance: accounts.creditBalance,
       createdAt: accounts.createdAt,
-      email: sql<string>`(select ${users.email} from ${users} where ${users.accountId} = ${accounts.id} order by ${users.createdAt} limit 1)`,
+      email: sql<string>`(select ${qualified(users.email)} from ${users} where ${qualified(users.accountId)} = ${qualified(accounts.id)} order by ${qualified(users.createdAt)} limit 1)`,
     })
     .from(accounts)
     .orderBy(desc(accounts.createdAt));

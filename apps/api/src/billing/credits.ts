@@ -70,20 +70,34 @@ export function grantCredits(db: Database, grant: GrantRequest): Promise<number>
 
 export type BudgetAlertScope = 'workspace' | 'project';
 
-export interface ChargeRequest {
+/**
+ * `fixed`: the price is known up front (a custom persona, a brand voice); the call is refused when it
+ * would take usage past a limit. `metered`: token-priced; the call was checked before the model ran
+ * (`checkCredits`) and is charged in full even past a limit (overshoot at most one call), but never
+ * takes the balance below zero (DECISIONS.md, Credits and Budgets).
+ */
+export type Pricing = 'fixed' | 'metered';
+
+export interface ChargeScope {
   accountId: string;
-  amount: number;
-  description: string;
-  now: Date;
   workspaceId?: string | null;
   projectId?: string | null;
+}
+
+export interface ChargeRequest extends ChargeScope {
+  amount: number;
+  pricing?: Pricing;
+  description: string;
+  now: Date;
   apiKeyId?: string | null;
   operationId?: string | null;
   requestId?: string | null;
 }
 
 export interface ChargeResult {
-  ledgerId: string;
+  ledgerId: string | null;
+  /** Credits actually charged: `amount`, or less for a metered call that emptied the balance. */
+  charged: number;
   balanceAfter: number;
   /** Scopes whose budget alert has been reached this period: the `Budget-Alert` response header. */
   budgetAlert: BudgetAlertScope[];
@@ -103,19 +117,16 @@ interface Limited {
   where: SQL;
 }
 
-/**
- * Charges credits inside the transaction that performs the effect being paid for, so either both
- * happen or neither does. Refuses (402, nothing written) when the account, workspace or project usage
- * limit of the billing period would be passed, or when the balance is short even after an
- * auto-recharge. Rows are locked in a fixed order (account, workspace, project) so that concurrent
- * charges against the same limits serialise instead of overspending.
- */
-export async function chargeCredits(tx: Transaction, charge: ChargeRequest): Promise<ChargeResult> {
-  if (!Number.isSafeInteger(charge.amount) || charge.amount <= 0) throw new RangeError('a charge is a positive whole number of credits');
-  const period = billingPeriod(charge.now);
+interface Locked {
+  account: typeof accounts.$inferSelect;
+  limited: Limited[];
+}
 
-  const [account] = await tx.select().from(accounts).where(eq(accounts.id, charge.accountId)).for('update');
-  if (!account) throw new Error(`no account ${charge.accountId}`);
+/** Locks the account, workspace and project rows (in that order, so concurrent charges serialise). */
+async function lockScope(tx: Executor, scope: ChargeScope, lock: boolean): Promise<Locked> {
+  const forUpdate = <T extends { for(strength: 'update'): unknown }>(query: T) => (lock ? query.for('update') : query);
+  const [account] = (await forUpdate(tx.select().from(accounts).where(eq(accounts.id, scope.accountId)))) as (typeof accounts.$inferSelect)[];
+  if (!account) throw new Error(`no account ${scope.accountId}`);
   const limited: Limited[] = [
     {
       scope: 'account',
@@ -126,34 +137,75 @@ export async function chargeCredits(tx: Transaction, charge: ChargeRequest): Pro
       where: eq(creditLedger.accountId, account.id),
     },
   ];
-  if (charge.workspaceId) {
-    const [workspace] = await tx
-      .select({ id: workspaces.id, budgetAlert: workspaces.budgetAlert, usageLimit: workspaces.usageLimit, billingEmail: workspaces.billingEmail })
-      .from(workspaces)
-      .where(eq(workspaces.id, charge.workspaceId))
-      .for('update');
+  const columns = { id: workspaces.id, budgetAlert: workspaces.budgetAlert, usageLimit: workspaces.usageLimit, billingEmail: workspaces.billingEmail };
+  if (scope.workspaceId) {
+    const [workspace] = (await forUpdate(tx.select(columns).from(workspaces).where(eq(workspaces.id, scope.workspaceId)))) as {
+      id: string;
+      budgetAlert: number | null;
+      usageLimit: number | null;
+      billingEmail: string | null;
+    }[];
     if (workspace) limited.push({ scope: 'workspace', ...workspace, where: eq(creditLedger.workspaceId, workspace.id) });
   }
-  if (charge.projectId) {
-    const [project] = await tx
-      .select({ id: projects.id, budgetAlert: projects.budgetAlert, usageLimit: projects.usageLimit, billingEmail: projects.billingEmail })
-      .from(projects)
-      .where(eq(projects.id, charge.projectId))
-      .for('update');
+  if (scope.projectId) {
+    const [project] = (await forUpdate(
+      tx
+        .select({ id: projects.id, budgetAlert: projects.budgetAlert, usageLimit: projects.usageLimit, billingEmail: projects.billingEmail })
+        .from(projects)
+        .where(eq(projects.id, scope.projectId)),
+    )) as { id: string; budgetAlert: number | null; usageLimit: number | null; billingEmail: string | null }[];
     if (project) limited.push({ scope: 'project', ...project, where: eq(creditLedger.projectId, project.id) });
   }
+  return { account, limited };
+}
+
+function usageLimitExceeded(scope: Limited, used: number, amount: number): ApiError {
+  const what = `The ${scope.scope} usage limit of ${scope.usageLimit} credits for this billing period`;
+  return new ApiError(
+    402,
+    'usage_limit_exceeded',
+    used >= (scope.usageLimit ?? 0) ? `${what} has been reached.` : `${what} would be exceeded: ${used} used, this request needs ${amount}.`,
+  );
+}
+
+/**
+ * The check before a charged call does its work (402, nothing done): the balance covers `estimate`
+ * and no usage limit of the account, workspace or project is reached (or, for a fixed price, passed).
+ */
+export async function checkCredits(db: Executor, scope: ChargeScope & { estimate: number; pricing?: Pricing; now: Date }): Promise<void> {
+  const { account, limited } = await lockScope(db, scope, false);
+  const period = billingPeriod(scope.now);
+  for (const entry of limited) {
+    if (entry.usageLimit === null) continue;
+    const used = await creditsUsedSince(db, entry.where, period.start);
+    const refused = scope.pricing === 'fixed' ? used + scope.estimate > entry.usageLimit : used >= entry.usageLimit;
+    if (refused) throw usageLimitExceeded(entry, used, scope.estimate);
+  }
+  const rechargeable = account.autoRechargeEnabled && account.autoRechargeCredits > 0;
+  if (account.creditBalance < scope.estimate && !rechargeable) {
+    throw new ApiError(402, 'insufficient_credits', `This request needs ${scope.estimate} credits but the account has ${account.creditBalance} left.`);
+  }
+}
+
+/**
+ * Charges credits inside the transaction that stores the effect being paid for, so either both
+ * happen or neither does. Refuses (402, nothing written) when a usage limit is reached, or passed by a
+ * fixed price, or when the balance is short even after an auto-recharge.
+ */
+export async function chargeCredits(tx: Transaction, charge: ChargeRequest): Promise<ChargeResult> {
+  if (!Number.isSafeInteger(charge.amount) || charge.amount < 0) throw new RangeError('a charge is a whole number of credits');
+  const pricing = charge.pricing ?? 'fixed';
+  const period = billingPeriod(charge.now);
+  const { account, limited } = await lockScope(tx, charge, true);
 
   const usedBefore = new Map<Limited, number>();
   for (const scope of limited) {
     if (scope.usageLimit === null && scope.budgetAlert === null) continue;
     const used = await creditsUsedSince(tx, scope.where, period.start);
     usedBefore.set(scope, used);
-    if (scope.usageLimit !== null && used + charge.amount > scope.usageLimit) {
-      throw new ApiError(
-        402,
-        'usage_limit_exceeded',
-        `The ${scope.scope} usage limit of ${scope.usageLimit} credits for this billing period would be exceeded: ${used} used, this request needs ${charge.amount}.`,
-      );
+    // A metered call was checked before it ran and is charged in full (DECISIONS.md).
+    if (pricing === 'fixed' && scope.usageLimit !== null && used + charge.amount > scope.usageLimit) {
+      throw usageLimitExceeded(scope, used, charge.amount);
     }
   }
 
@@ -167,16 +219,19 @@ export async function chargeCredits(tx: Transaction, charge: ChargeRequest): Pro
       now: charge.now,
     });
   }
-  if (balance < charge.amount) {
+  if (pricing === 'fixed' && balance < charge.amount) {
     throw new ApiError(402, 'insufficient_credits', `This request needs ${charge.amount} credits but the account has ${balance} left.`);
   }
+  // Output beyond the estimate takes the balance at most to zero.
+  const charged = Math.min(charge.amount, Math.max(0, balance));
+  if (charged === 0) return { ledgerId: null, charged: 0, balanceAfter: balance, budgetAlert: [] };
 
   const [updated] = await tx
     .update(accounts)
-    .set({ creditBalance: sql`${accounts.creditBalance} - ${charge.amount}` })
+    .set({ creditBalance: sql`${accounts.creditBalance} - ${charged}` })
     .where(eq(accounts.id, account.id))
     .returning({ balance: accounts.creditBalance });
-  const balanceAfter = updated?.balance ?? balance - charge.amount;
+  const balanceAfter = updated?.balance ?? balance - charged;
   const ledgerId = newId('txn');
   await tx.insert(creditLedger).values({
     id: ledgerId,
@@ -185,7 +240,7 @@ export async function chargeCredits(tx: Transaction, charge: ChargeRequest): Pro
     projectId: charge.projectId ?? null,
     apiKeyId: charge.apiKeyId ?? null,
     kind: 'charge',
-    amount: -charge.amount,
+    amount: -charged,
     balanceAfter,
     operationId: charge.operationId ?? null,
     requestId: charge.requestId ?? null,
@@ -204,9 +259,11 @@ export async function chargeCredits(tx: Transaction, charge: ChargeRequest): Pro
     });
   }
 
+  // Alerts go to the project's billing address, else the workspace's, else the owner's.
+  const workspaceEmail = limited.find((entry) => entry.scope === 'workspace')?.billingEmail ?? null;
   const budgetAlert: BudgetAlertScope[] = [];
   for (const [scope, used] of usedBefore) {
-    if (scope.budgetAlert === null || used + charge.amount < scope.budgetAlert) continue;
+    if (scope.budgetAlert === null || used + charged < scope.budgetAlert) continue;
     if (scope.scope !== 'account') budgetAlert.push(scope.scope);
     // The first crossing in a period records the alert (the e-mail outbox); later charges only flag it.
     if (used < scope.budgetAlert) {
@@ -219,17 +276,17 @@ export async function chargeCredits(tx: Transaction, charge: ChargeRequest): Pro
           projectId: scope.scope === 'project' ? scope.id : null,
           scope: `${scope.scope}:${scope.id}`,
           threshold: scope.budgetAlert,
-          creditsUsed: used + charge.amount,
+          creditsUsed: used + charged,
           periodStart: period.start,
-          billingEmail: scope.billingEmail ?? (await ownerEmail(tx, account.id)),
+          billingEmail: scope.billingEmail ?? (scope.scope === 'project' ? workspaceEmail : null) ?? (await ownerEmail(tx, account.id)),
           createdAt: charge.now,
         })
         .onConflictDoNothing();
     }
   }
-  budgetAlert.sort(); // 'project' < 'workspace'; the header lists workspace first.
-  budgetAlert.reverse();
-  return { ledgerId, balanceAfter, budgetAlert };
+  // The header lists the workspace before the project.
+  budgetAlert.sort((a, b) => (a === b ? 0 : a === 'workspace' ? -1 : 1));
+  return { ledgerId, charged, balanceAfter, budgetAlert };
 }
 
 async function ownerEmail(tx: Executor, accountId: string): Promise<string | null> {

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../db/client.js';
 import { apiUsageDaily } from '../db/schema/index.js';
+import { qualified } from '../db/sql.js';
 
 interface Counters {
   apiKeyId: string;
@@ -83,12 +84,12 @@ export class UsageRecorder {
         .onConflictDoUpdate({
           target: [apiUsageDaily.apiKeyId, apiUsageDaily.day],
           set: {
-            requests: sql`${apiUsageDaily.requests} + excluded.requests`,
-            errors: sql`${apiUsageDaily.errors} + excluded.errors`,
-            latencyMsTotal: sql`${apiUsageDaily.latencyMsTotal} + excluded.latency_ms_total`,
-            promptTokens: sql`${apiUsageDaily.promptTokens} + excluded.prompt_tokens`,
-            completionTokens: sql`${apiUsageDaily.completionTokens} + excluded.completion_tokens`,
-            lastRequestAt: sql`greatest(${apiUsageDaily.lastRequestAt}, excluded.last_request_at)`,
+            requests: sql`${qualified(apiUsageDaily.requests)} + excluded.requests`,
+            errors: sql`${qualified(apiUsageDaily.errors)} + excluded.errors`,
+            latencyMsTotal: sql`${qualified(apiUsageDaily.latencyMsTotal)} + excluded.latency_ms_total`,
+            promptTokens: sql`${qualified(apiUsageDaily.promptTokens)} + excluded.prompt_tokens`,
+            completionTokens: sql`${qualified(apiUsageDaily.completionTokens)} + excluded.completion_tokens`,
+            lastRequestAt: sql`greatest(${qualified(apiUsageDaily.lastRequestAt)}, excluded.last_request_at)`,
           },
         });
     } catch (err) {

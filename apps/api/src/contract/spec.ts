@@ -20,6 +20,8 @@ export interface OperationInfo {
   requiresAuth: boolean;
   /** Header parameters by lower-case name, mapped to the name the spec spells (`Idempotency-Key`). */
   headerNames: Record<string, string>;
+  /** The request body is raw bytes (no JSON media type): handed to the handler as a stream. */
+  rawBody: boolean;
 }
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
@@ -57,7 +59,7 @@ export function listOperations(spec: OpenApiDocument): OperationInfo[] {
     const shared = (pathItem.parameters as unknown[] | undefined) ?? [];
     for (const method of HTTP_METHODS) {
       const operation = pathItem[method] as
-        | { operationId?: string; security?: Record<string, string[]>[]; parameters?: unknown[] }
+        | { operationId?: string; security?: Record<string, string[]>[]; parameters?: unknown[]; requestBody?: unknown }
         | undefined;
       if (!operation?.operationId) continue;
       const security = operation.security ?? spec.security ?? [];
@@ -66,6 +68,8 @@ export function listOperations(spec: OpenApiDocument): OperationInfo[] {
         const parameter = resolveRef<{ in?: string; name?: string }>(spec, raw);
         if (parameter?.in === 'header' && parameter.name) headerNames[parameter.name.toLowerCase()] = parameter.name;
       }
+      const body = resolveRef<{ content?: Record<string, unknown> } | undefined>(spec, operation.requestBody);
+      const mediaTypes = Object.keys(body?.content ?? {});
       operations.push({
         operationId: operation.operationId,
         method: method.toUpperCase(),
@@ -73,6 +77,7 @@ export function listOperations(spec: OpenApiDocument): OperationInfo[] {
         // `security: []` or an alternative `{}` makes authentication optional.
         requiresAuth: security.length > 0 && security.every((requirement) => Object.keys(requirement).length > 0),
         headerNames,
+        rawBody: mediaTypes.length > 0 && !mediaTypes.some((type) => type === 'application/json' || type.endsWith('+json')),
       });
     }
   }

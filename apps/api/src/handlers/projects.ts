@@ -2,6 +2,7 @@ import type { components } from '@persona-api/types';
 import { and, eq, ilike, sql } from 'drizzle-orm';
 import type { Handler } from '../contract/handler-types.js';
 import type { Executor } from '../db/client.js';
+import { qualified } from '../db/sql.js';
 import { agentThreads, creditLedger, generations, projects, workspaceMembers, workspaces } from '../db/schema/index.js';
 import { errors } from '../http/errors.js';
 import type { RequestContext } from '../http/context.js';
@@ -16,12 +17,12 @@ type ProjectRow = typeof projects.$inferSelect;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 // Counts per project as correlated subqueries, so a page of projects is one query.
-const agentThreadCount = sql<number>`(select count(*)::int from ${agentThreads} where ${agentThreads.projectId} = ${projects.id})`;
-const generationCount = sql<number>`(select count(*)::int from ${generations} where ${generations.projectId} = ${projects.id})`;
+const agentThreadCount = sql<number>`(select count(*)::int from ${agentThreads} where ${qualified(agentThreads.projectId)} = ${qualified(projects.id)})`;
+const generationCount = sql<number>`(select count(*)::int from ${generations} where ${qualified(generations.projectId)} = ${qualified(projects.id)})`;
 const creditsUsed14d = (now: Date) =>
-  sql<string>`(select coalesce(-sum(${creditLedger.amount}), 0) from ${creditLedger}
-    where ${creditLedger.projectId} = ${projects.id} and ${creditLedger.kind} in ('charge', 'refund')
-    and ${creditLedger.createdAt} >= ${new Date(now.getTime() - 14 * DAY_MS).toISOString()})`;
+  sql<string>`(select coalesce(-sum(${qualified(creditLedger.amount)}), 0) from ${creditLedger}
+    where ${qualified(creditLedger.projectId)} = ${qualified(projects.id)} and ${qualified(creditLedger.kind)} in ('charge', 'refund')
+    and ${qualified(creditLedger.createdAt)} >= ${new Date(now.getTime() - 14 * DAY_MS).toISOString()})`;
 
 const projectColumns = (now: Date) => ({
   project: projects,

@@ -1,7 +1,9 @@
 import type { components } from '@persona-api/types';
-import { and, desc, eq, ilike, inArray, isNotNull, isNull, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, getTableName, ilike, inArray, isNotNull, isNull, sql, type SQL } from 'drizzle-orm';
+import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { Handler } from '../contract/handler-types.js';
 import type { Executor } from '../db/client.js';
+import { qualified } from '../db/sql.js';
 import { agentThreads, projects, users, workspaceMembers, workspaces } from '../db/schema/index.js';
 import { errors } from '../http/errors.js';
 import { newId } from '../lib/ids.js';
@@ -16,9 +18,11 @@ type WorkspaceMember = components['schemas']['WorkspaceMember'];
 /** The 1000 newest members when a workspace is read with include_members (WorkspaceSummary.members). */
 const EMBEDDED_MEMBERS = 1000;
 
-const memberCount = sql<number>`(select count(*)::int from ${workspaceMembers} where ${workspaceMembers.workspaceId} = ${workspaces.id})`;
-const projectCount = sql<number>`(select count(*)::int from ${projects} where ${projects.workspaceId} = ${workspaces.id})`;
-const threadCount = sql<number>`(select count(*)::int from ${agentThreads} where ${agentThreads.workspaceId} = ${workspaces.id})`;
+const countIn = (column: AnyPgColumn) =>
+  sql<number>`(select count(*)::int from ${sql.identifier(getTableName(column.table))} where ${qualified(column)} = ${qualified(workspaces.id)})`;
+const memberCount = countIn(workspaceMembers.workspaceId);
+const projectCount = countIn(projects.workspaceId);
+const threadCount = countIn(agentThreads.workspaceId);
 
 interface WorkspaceCounts {
   memberCount: number;

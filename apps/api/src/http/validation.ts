@@ -42,11 +42,13 @@ function makeAjv(coerceTypes: false | 'array', extensions: Set<string>): Ajv2020
   const ajv = new Ajv2020({
     strict: true,
     strictSchema: 'log',
+    // Type-consistency hints (e.g. `discriminator` on a oneOf without `type: object`) are the
+    // contract's lint, not a reason to refuse valid OpenAPI at start-up.
+    strictTypes: false,
     logger: strictLogger,
     allErrors: false,
-    // 3.1 schemas use `type: [string, 'null']`; OpenAPI's `discriminator` is a hint Ajv can use.
+    // 3.1 schemas use `type: [string, 'null']`.
     allowUnionTypes: true,
-    discriminator: true,
     useDefaults: true,
     coerceTypes,
     // Unknown body fields are an error (DECISIONS.md), never silently dropped.
@@ -56,6 +58,9 @@ function makeAjv(coerceTypes: false | 'array', extensions: Set<string>): Ajv2020
   // OpenAPI annotations that are not JSON Schema keywords.
   ajv.addKeyword({ keyword: 'xml' });
   ajv.addKeyword({ keyword: 'externalDocs' });
+  // OpenAPI's discriminator (with `mapping`, which Ajv's own support lacks) is a hint: the oneOf it
+  // annotates does the validating.
+  ajv.addKeyword({ keyword: 'discriminator' });
   for (const keyword of extensions) ajv.addKeyword({ keyword });
   return ajv;
 }
@@ -70,10 +75,29 @@ export function contractValidatorCompiler(spec: unknown): FastifySchemaCompiler<
   const textAjv = makeAjv('array', extensions);
   return ({ schema, httpPart }) => {
     const ajv = httpPart === 'body' ? bodyAjv : textAjv;
+    // Raw bytes (`contentMediaType`, e.g. the upload target) arrive as a stream the handler checks.
+    if (httpPart === 'body' && typeof (schema as { contentMediaType?: unknown }).contentMediaType === 'string') return () => true;
+    if (httpPart === 'headers') schema = lowerCaseHeaderNames(schema as HeaderSchema);
     const id = (schema as { $id?: string }).$id;
     // Glue gives recursive schemas the same $id on every route; the latest compile wins.
     if (id && ajv.getSchema(id)) ajv.removeSchema(id);
     return ajv.compile(schema as object);
+  };
+}
+
+interface HeaderSchema {
+  properties?: Record<string, unknown>;
+  required?: string[];
+}
+
+/** Node lower-cases incoming header names; Fastify leaves that to a custom compiler like this one. */
+function lowerCaseHeaderNames(schema: HeaderSchema): HeaderSchema {
+  return {
+    ...schema,
+    ...(schema.properties && {
+      properties: Object.fromEntries(Object.entries(schema.properties).map(([name, value]) => [name.toLowerCase(), value])),
+    }),
+    ...(schema.required && { required: schema.required.map((name) => name.toLowerCase()) }),
   };
 }
 

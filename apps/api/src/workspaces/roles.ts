@@ -4,10 +4,12 @@ export type WorkspaceRole = components['schemas']['WorkspaceRole'];
 export type AssignableRole = components['schemas']['AssignableWorkspaceRole'];
 
 /**
- * What each workspace role may do (DECISIONS.md, workspace roles; the same rules are stated on each
- * operation of the contract). Reading is open to every member; the checks below are the rest.
+ * What each workspace role may do: the table of DECISIONS.md, "Workspace roles" (the same rules are
+ * stated on each operation of the contract). Reading is open to every member except the member list
+ * for a client_viewer; the checks below are the rest.
  */
 export type Action =
+  | 'ai.call' // paid AI calls: responses, chat, suggestions, focus groups, news, video, agent
   | 'workspace.rename' // name, image
   | 'workspace.set_billing' // budget_alert, usage_limit, billing_email (workspace and project)
   | 'workspace.delete'
@@ -18,6 +20,7 @@ export type Action =
   | 'content.delete';
 
 const CAN: Record<Action, readonly WorkspaceRole[]> = {
+  'ai.call': ['owner', 'department_admin', 'manager', 'editor', 'creative_specialist', 'analyst'],
   'workspace.rename': ['owner', 'department_admin', 'manager'],
   'workspace.set_billing': ['owner', 'department_admin'],
   'workspace.delete': ['owner'],

@@ -1,4 +1,4 @@
-import { bigint, date, index, integer, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, bigserial, date, index, integer, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { timestampMs } from './columns.js';
 import { accounts, apiKeys, projects, workspaces } from './tenancy.js';
 
@@ -10,6 +10,8 @@ export const creditLedger = pgTable(
   'credit_ledger',
   {
     id: text('id').primaryKey(),
+    // Order of writing: entries of one request share a timestamp.
+    seq: bigserial('seq', { mode: 'number' }).notNull(),
     accountId: text('account_id')
       .notNull()
       .references(() => accounts.id, { onDelete: 'cascade' }),
@@ -26,6 +28,7 @@ export const creditLedger = pgTable(
     createdAt: timestampMs('created_at').notNull(),
   },
   (t) => [
+    uniqueIndex('credit_ledger_seq_key').on(t.seq),
     index('credit_ledger_account_idx').on(t.accountId, t.createdAt),
     index('credit_ledger_workspace_idx').on(t.workspaceId, t.createdAt),
     index('credit_ledger_project_idx').on(t.projectId, t.createdAt),

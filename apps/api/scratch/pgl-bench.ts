@@ -1,0 +1,15 @@
+import { openDatabase } from '../src/db/client.js';
+import { seedCatalogs } from '../src/db/seed.js';
+let t = Date.now();
+const h = await openDatabase({ driver: 'pglite' });
+console.log('open', Date.now() - t); t = Date.now();
+await h.migrate(); await seedCatalogs(h.db);
+console.log('migrate+seed', Date.now() - t); t = Date.now();
+const client = (h.db as any).$client;
+const dump = await client.dumpDataDir('none');
+console.log('dump', Date.now() - t, dump.size); t = Date.now();
+const h2 = await openDatabase({ driver: 'pglite', loadDataDir: dump });
+console.log('load', Date.now() - t); t = Date.now();
+const c2 = await (h2.db as any).$client.clone();
+console.log('clone', Date.now() - t);
+console.log(process.memoryUsage().rss / 1e6);

@@ -1,0 +1,74 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runAdmin, UsageError } from '../src/admin/cli.js';
+import { errorOf, Harness } from './support/harness.js';
+
+// Issue point 1: the admin CLI creates accounts, workspaces and keys with a rate-limit tier and a
+// credit balance, lists and revokes keys. Runs the command function on the suite's database.
+
+let h: Harness;
+
+beforeAll(async () => {
+  h = await Harness.create();
+});
+afterAll(() => h.close());
+
+async function admin(...argv: string[]): Promise<string> {
+  const lines: string[] = [];
+  await runAdmin(argv, h.db, (line) => lines.push(line));
+  return lines.join('\n');
+}
+
+const field = (output: string, pattern: RegExp) => {
+  const match = pattern.exec(output);
+  if (!match?.[1]) throw new Error(`no ${pattern} in:\n${output}`);
+  return match[1];
+};
+
+describe('admin CLI', () => {
+  it('creates an account with a tier, credits, a workspace and a working key', async () => {
+    const out = await admin('accounts', 'create', '--email', 'ops@cli.example', '--tier', 'basic', '--credits', '1234', '--workspace', 'Ops');
+    const key = field(out, /^\s+(svc_live_[A-Za-z0-9]{40})$/m);
+    const accountId = field(out, /^account\s+(acct_\S+)/m);
+    const workspaces = await h.get('/workspaces', key);
+    expect(workspaces.body.data.map((w: { name: string }) => w.name)).toEqual(['Ops']);
+    expect(workspaces.headers['ratelimit-limit']).toBe('120');
+    const usage = await h.get('/usage', key);
+    expect(usage.body.credits.remaining).toBe(1234);
+    expect(await admin('accounts', 'list')).toContain(`${accountId}  basic`);
+  });
+
+  it('creates further keys and workspaces, grants credits and changes the tier', async () => {
+    const out = await admin('accounts', 'create', '--email', 'team@cli.example');
+    const accountId = field(out, /^account\s+(acct_\S+)/m);
+    const key = field(await admin('keys', 'create', accountId, '--name', 'CI'), /^\s+(svc_live_\S+)$/m);
+    expect(field(await admin('workspaces', 'create', accountId, '--name', 'Second', '--type', 'enterprise'), /^workspace (ws_\S+)/m)).toMatch(/^ws_/);
+    expect(await admin('credits', 'grant', accountId, '--amount', '500')).toContain('balance 500');
+    await admin('accounts', 'set-tier', accountId, '--tier', 'enterprise');
+    const res = await h.get('/workspaces', key);
+    expect(res.body.data).toHaveLength(2);
+    expect(res.headers['ratelimit-limit']).toBe('600');
+  });
+
+  it('lists and revokes keys; a revoked key is refused at once', async () => {
+    const out = await admin('accounts', 'create', '--email', 'revoke@cli.example');
+    const accountId = field(out, /^account\s+(acct_\S+)/m);
+    const keyId = field(out, /^key\s+(key_\S+)/m);
+    const key = field(out, /^\s+(svc_live_\S+)$/m);
+    const listed = await admin('keys', 'list', accountId);
+    expect(listed).toContain(keyId);
+    expect(listed).toContain(`${key.slice(0, 13)}…`);
+    expect(listed).not.toContain(key);
+    expect(await admin('keys', 'revoke', keyId)).toBe(`revoked ${keyId}`);
+    expect(await admin('keys', 'list', accountId)).toContain('revoked');
+    expect(errorOf(await h.get('/workspaces', key)).code).toBe('invalid_api_key');
+    await expect(admin('keys', 'revoke', keyId)).rejects.toThrow(UsageError);
+  });
+
+  it('explains bad input', async () => {
+    await expect(admin('accounts', 'create')).rejects.toThrow('--email is required');
+    await expect(admin('accounts', 'create', '--email', 'x@y.example', '--tier', 'gold')).rejects.toThrow(/--tier must be one of/);
+    await expect(admin('credits', 'grant', 'acct_x', '--amount=-5')).rejects.toThrow(/whole number/);
+    await expect(admin('teleport')).rejects.toThrow(/Unknown command/);
+    await expect(admin('keys', 'list', '--bogus')).rejects.toThrow(UsageError);
+  });
+});

@@ -1,0 +1,212 @@
+import { and, eq, sql } from 'drizzle-orm';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { billingPeriod, checkCredits, chargeCredits, grantCredits } from '../src/billing/credits.js';
+import { accounts, agentThreads, budgetAlerts, creditLedger } from '../src/db/schema/index.js';
+import { chargedCallControl, chargedCreateAgentThread, PRICE } from './support/charged-handler.js';
+import { errorOf, Harness, type Tenant } from './support/harness.js';
+
+// Issue point 5: a ledger of every charge and grant; a charge written in the same transaction as the
+// effect it pays for; 402s with no effect; budget alerts and usage limits as DECISIONS.md says.
+
+let h: Harness;
+
+beforeAll(async () => {
+  h = await Harness.create({ handlers: { createAgentThread: chargedCreateAgentThread } });
+});
+afterAll(() => h.close());
+afterEach(() => {
+  chargedCallControl.failAfterCharge = false;
+});
+
+async function balanceOf(accountId: string): Promise<number> {
+  const [row] = await h.db.select({ balance: accounts.creditBalance }).from(accounts).where(eq(accounts.id, accountId));
+  return row?.balance ?? Number.NaN;
+}
+
+async function ledgerOf(accountId: string) {
+  return h.db.select().from(creditLedger).where(eq(creditLedger.accountId, accountId)).orderBy(creditLedger.seq);
+}
+
+async function threadsOf(workspaceId: string): Promise<number> {
+  const rows = await h.db.select().from(agentThreads).where(eq(agentThreads.workspaceId, workspaceId));
+  return rows.length;
+}
+
+const charged = (tenant: Tenant, extra: Record<string, unknown> = {}) =>
+  h.post('/agent/threads', tenant.key, { workspace_id: tenant.workspaceId, title: 'Paid', ...extra });
+
+describe('the ledger', () => {
+  it('records grants and charges, and the balance is always their sum', async () => {
+    const t = await h.tenant({ credits: 1_000 });
+    await grantCredits(h.db, { accountId: t.accountId, amount: 250, description: 'Top-up', now: h.clock.now() });
+    expect((await charged(t)).status).toBe(200);
+    const ledger = await ledgerOf(t.accountId);
+    expect(ledger.map((row) => [row.kind, row.amount])).toEqual([
+      ['grant', 1_000],
+      ['grant', 250],
+      ['charge', -PRICE],
+    ]);
+    expect(ledger.at(-1)?.balanceAfter).toBe(1_250 - PRICE);
+    expect(await balanceOf(t.accountId)).toBe(ledger.reduce((sum, row) => sum + row.amount, 0));
+  });
+
+  it('ties a charge to the request, key, operation and workspace that made it', async () => {
+    const t = await h.tenant({ credits: 1_000 });
+    const res = await charged(t);
+    const [charge] = (await ledgerOf(t.accountId)).filter((row) => row.kind === 'charge');
+    expect(charge).toMatchObject({
+      amount: -PRICE,
+      requestId: res.headers['x-request-id'],
+      apiKeyId: t.apiKeyId,
+      operationId: 'createAgentThread',
+      workspaceId: t.workspaceId,
+    });
+  });
+});
+
+describe('charging with the effect', () => {
+  it('refuses with 402 insufficient_credits and does nothing when the balance is short', async () => {
+    const t = await h.tenant({ credits: PRICE - 1 });
+    const res = await charged(t);
+    expect(res.status).toBe(402);
+    expect(errorOf(res)).toEqual({ type: 'insufficient_credits', code: 'insufficient_credits', param: null });
+    expect(res.body.error.message).toContain(`needs ${PRICE} credits`);
+    expect(await threadsOf(t.workspaceId)).toBe(0);
+    expect(await balanceOf(t.accountId)).toBe(PRICE - 1);
+    expect((await ledgerOf(t.accountId)).filter((row) => row.kind === 'charge')).toHaveLength(0);
+  });
+
+  it('takes the charge back when the effect fails in the same transaction', async () => {
+    const t = await h.tenant({ credits: 1_000 });
+    chargedCallControl.failAfterCharge = true;
+    expect((await charged(t)).status).toBe(500);
+    expect(await balanceOf(t.accountId)).toBe(1_000);
+    expect((await ledgerOf(t.accountId)).filter((row) => row.kind === 'charge')).toHaveLength(0);
+    expect(await threadsOf(t.workspaceId)).toBe(0);
+  });
+
+  it('never overspends under concurrent charges', async () => {
+    const t = await h.tenant({ credits: PRICE * 3 + 10 });
+    const results = await Promise.all(Array.from({ length: 6 }, () => charged(t)));
+    expect(results.filter((res) => res.status === 200)).toHaveLength(3);
+    expect(results.filter((res) => res.status === 402)).toHaveLength(3);
+    expect(await balanceOf(t.accountId)).toBe(10);
+    expect(await threadsOf(t.workspaceId)).toBe(3);
+  });
+});
+
+describe('usage limits', () => {
+  it('refuses a fixed-price call that would pass the workspace limit, with no effect', async () => {
+    const t = await h.tenant({ credits: 10_000 });
+    expect((await h.patch(`/workspaces/${t.workspaceId}`, t.key, { usage_limit: 2 * PRICE - 1 })).status).toBe(200);
+    expect((await charged(t)).status).toBe(200);
+    const refused = await charged(t);
+    expect(refused.status).toBe(402);
+    expect(errorOf(refused)).toEqual({ type: 'insufficient_credits', code: 'usage_limit_exceeded', param: null });
+    expect(await threadsOf(t.workspaceId)).toBe(1);
+    expect(await balanceOf(t.accountId)).toBe(10_000 - PRICE);
+  });
+
+  it('applies the project limit as well as the workspace limit: the stricter wins', async () => {
+    const t = await h.tenant({ credits: 10_000 });
+    const project = await h.post('/projects', t.key, { workspace_id: t.workspaceId, name: 'Capped', usage_limit: PRICE });
+    expect(project.status).toBe(200);
+    expect((await charged(t, { project_id: project.body.id })).status).toBe(200);
+    const refused = await charged(t, { project_id: project.body.id });
+    expect(errorOf(refused).code).toBe('usage_limit_exceeded');
+    // Outside the project only the (absent) workspace limit applies.
+    expect((await charged(t)).status).toBe(200);
+  });
+
+  it('starts afresh in the next billing period', async () => {
+    const t = await h.tenant({ credits: 10_000 });
+    await h.patch(`/workspaces/${t.workspaceId}`, t.key, { usage_limit: PRICE });
+    const saved = h.clock.ms();
+    try {
+      expect((await charged(t)).status).toBe(200);
+      expect((await charged(t)).status).toBe(402);
+      h.clock.set(billingPeriod(h.clock.now()).end);
+      expect((await charged(t)).status).toBe(200);
+    } finally {
+      h.clock.set(new Date(saved));
+    }
+  });
+
+  it('lets a metered call that starts under the limit finish and charge in full, then refuses', async () => {
+    const t = await h.tenant({ credits: 10_000 });
+    await h.patch(`/workspaces/${t.workspaceId}`, t.key, { usage_limit: 500 });
+    const scope = { accountId: t.accountId, workspaceId: t.workspaceId, now: h.clock.now() };
+    await checkCredits(h.db, { ...scope, estimate: 100 });
+    await h.db.transaction((tx) => chargeCredits(tx, { ...scope, amount: 450, pricing: 'metered', description: 'Tokens' }));
+    await checkCredits(h.db, { ...scope, estimate: 100 });
+    const overshoot = await h.db.transaction((tx) => chargeCredits(tx, { ...scope, amount: 200, pricing: 'metered', description: 'Tokens' }));
+    expect(overshoot.charged).toBe(200);
+    await expect(checkCredits(h.db, { ...scope, estimate: 1 })).rejects.toMatchObject({ statusCode: 402, code: 'usage_limit_exceeded' });
+  });
+
+  it('takes the balance at most to zero for a metered call that outgrew its estimate', async () => {
+    const t = await h.tenant({ credits: 120 });
+    const scope = { accountId: t.accountId, workspaceId: t.workspaceId, now: h.clock.now() };
+    await checkCredits(h.db, { ...scope, estimate: 100 });
+    const result = await h.db.transaction((tx) => chargeCredits(tx, { ...scope, amount: 500, pricing: 'metered', description: 'Tokens' }));
+    expect(result).toMatchObject({ charged: 120, balanceAfter: 0 });
+    await expect(checkCredits(h.db, { ...scope, estimate: 1 })).rejects.toMatchObject({ code: 'insufficient_credits' });
+  });
+});
+
+describe('budget alerts', () => {
+  it('records the first crossing once and flags every charged response after it', async () => {
+    const t = await h.tenant({ credits: 10_000 });
+    await h.patch(`/workspaces/${t.workspaceId}`, t.key, { budget_alert: 2 * PRICE });
+    const first = await charged(t);
+    expect(first.headers['budget-alert']).toBeUndefined();
+    const second = await charged(t);
+    expect(second.headers['budget-alert']).toBe('workspace');
+    const third = await charged(t);
+    expect(third.headers['budget-alert']).toBe('workspace');
+    const alerts = await h.db.select().from(budgetAlerts).where(eq(budgetAlerts.workspaceId, t.workspaceId));
+    expect(alerts).toHaveLength(1);
+    // No billing_email on the workspace: the owner is told.
+    expect(alerts[0]).toMatchObject({ threshold: 2 * PRICE, creditsUsed: 2 * PRICE, billingEmail: t.email });
+  });
+
+  it('names both scopes when the workspace and the project have reached theirs', async () => {
+    const t = await h.tenant({ credits: 10_000 });
+    await h.patch(`/workspaces/${t.workspaceId}`, t.key, { budget_alert: PRICE, billing_email: 'ap@acme.example' });
+    const project = await h.post('/projects', t.key, { workspace_id: t.workspaceId, name: 'Alerted', budget_alert: PRICE });
+    const res = await charged(t, { project_id: project.body.id });
+    expect(res.headers['budget-alert']).toBe('workspace, project');
+    const alerts = await h.db
+      .select({ scope: budgetAlerts.scope, email: budgetAlerts.billingEmail })
+      .from(budgetAlerts)
+      .where(and(eq(budgetAlerts.accountId, t.accountId)))
+      .orderBy(sql`${budgetAlerts.scope}`);
+    // The project has no billing_email: its alert goes to the workspace's.
+    expect(alerts).toEqual([
+      { scope: `project:${project.body.id}`, email: 'ap@acme.example' },
+      { scope: `workspace:${t.workspaceId}`, email: 'ap@acme.example' },
+    ]);
+  });
+
+  it('stops flagging when the threshold is raised', async () => {
+    const t = await h.tenant({ credits: 10_000 });
+    await h.patch(`/workspaces/${t.workspaceId}`, t.key, { budget_alert: PRICE });
+    expect((await charged(t)).headers['budget-alert']).toBe('workspace');
+    await h.patch(`/workspaces/${t.workspaceId}`, t.key, { budget_alert: 10 * PRICE });
+    expect((await charged(t)).headers['budget-alert']).toBeUndefined();
+  });
+});
+
+describe('auto-recharge', () => {
+  it('buys credits when the balance falls to the threshold, as a ledger entry', async () => {
+    const t = await h.tenant({ credits: PRICE + 50 });
+    await h.db
+      .update(accounts)
+      .set({ autoRechargeEnabled: true, autoRechargeThreshold: 100, autoRechargeCredits: 1_000 })
+      .where(eq(accounts.id, t.accountId));
+    expect((await charged(t)).status).toBe(200);
+    expect(await balanceOf(t.accountId)).toBe(50 + 1_000);
+    const kinds = (await ledgerOf(t.accountId)).map((row) => row.kind);
+    expect(kinds).toEqual(['grant', 'charge', 'auto_recharge']);
+  });
+});

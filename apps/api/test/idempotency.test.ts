@@ -1,0 +1,162 @@
+import { eq } from 'drizzle-orm';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createApiKey } from '../src/admin/accounts.js';
+import { accounts, agentThreads, workspaces } from '../src/db/schema/index.js';
+import { IDEMPOTENCY_TTL_MS } from '../src/http/idempotency.js';
+import { chargedCallControl, chargedCreateAgentThread, PRICE } from './support/charged-handler.js';
+import { errorOf, Harness, type Tenant } from './support/harness.js';
+
+// Issue point 9: POSTs accept Idempotency-Key; a replay within 24 h returns the first response and
+// charges nothing again; the same key with a different body is a 409 (DECISIONS.md).
+
+let h: Harness;
+let t: Tenant;
+let n = 0;
+const freshKey = () => `idem-${process.pid}-${++n}`;
+
+beforeAll(async () => {
+  h = await Harness.create({ handlers: { createAgentThread: chargedCreateAgentThread } });
+  t = await h.tenant({ credits: 100_000 });
+});
+afterAll(() => h.close());
+afterEach(() => {
+  chargedCallControl.gate = undefined;
+  chargedCallControl.failAfterCharge = false;
+});
+
+const workspacesNamed = async (name: string) => (await h.db.select().from(workspaces).where(eq(workspaces.name, name))).length;
+const balance = async (accountId: string) =>
+  (await h.db.select({ balance: accounts.creditBalance }).from(accounts).where(eq(accounts.id, accountId)))[0]?.balance;
+
+describe('Idempotency-Key', () => {
+  it('replays the first response, marked Idempotent-Replayed, without running the request again', async () => {
+    const key = freshKey();
+    const first = await h.post('/workspaces', t.key, { name: 'Replayed once' }, { 'idempotency-key': key });
+    expect(first.status).toBe(200);
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
+    const again = await h.post('/workspaces', t.key, { name: 'Replayed once' }, { 'idempotency-key': key });
+    expect(again.status).toBe(200);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body).toEqual(first.body);
+    expect(again.headers['x-request-id']).not.toBe(first.headers['x-request-id']);
+    expect(await workspacesNamed('Replayed once')).toBe(1);
+  });
+
+  it('charges nothing again on a replay of a paid call', async () => {
+    const key = freshKey();
+    const before = await balance(t.accountId);
+    const body = { workspace_id: t.workspaceId, title: 'Paid once' };
+    const first = await h.post('/agent/threads', t.key, body, { 'idempotency-key': key });
+    const replay = await h.post('/agent/threads', t.key, body, { 'idempotency-key': key });
+    expect(first.status).toBe(200);
+    expect(replay.body).toEqual(first.body);
+    expect(await balance(t.accountId)).toBe((before ?? 0) - PRICE);
+    const threads = await h.db.select().from(agentThreads).where(eq(agentThreads.title, 'Paid once'));
+    expect(threads).toHaveLength(1);
+  });
+
+  it('treats a body with its keys in another order as the same request', async () => {
+    const key = freshKey();
+    await h.post('/workspaces', t.key, { name: 'Order', type: 'starter' }, { 'idempotency-key': key });
+    const replay = await h.request('POST', '/workspaces', {
+      key: t.key,
+      rawBody: '{"type":"starter","name":"Order"}',
+      headers: { 'content-type': 'application/json', 'idempotency-key': key },
+    });
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+  });
+
+  it('refuses the same key with a different body: 409 idempotency_key_reused', async () => {
+    const key = freshKey();
+    await h.post('/workspaces', t.key, { name: 'First body' }, { 'idempotency-key': key });
+    const reused = await h.post('/workspaces', t.key, { name: 'Second body' }, { 'idempotency-key': key });
+    expect(reused.status).toBe(409);
+    expect(errorOf(reused)).toEqual({ type: 'invalid_request_error', code: 'idempotency_key_reused', param: 'Idempotency-Key' });
+    expect(await workspacesNamed('Second body')).toBe(0);
+  });
+
+  it('refuses the same key on another operation as a different request', async () => {
+    const key = freshKey();
+    await h.post('/workspaces', t.key, { name: 'Elsewhere' }, { 'idempotency-key': key });
+    const other = await h.post('/projects', t.key, { workspace_id: t.workspaceId, name: 'Elsewhere' }, { 'idempotency-key': key });
+    expect(other.status).toBe(409);
+    expect(errorOf(other).code).toBe('idempotency_key_reused');
+  });
+
+  it('answers 409 idempotency_key_in_use while the first request is still running', async () => {
+    const key = freshKey();
+    let release!: () => void;
+    chargedCallControl.gate = new Promise((resolve) => (release = resolve));
+    const body = { workspace_id: t.workspaceId, title: 'Slow' };
+    const first = h.post('/agent/threads', t.key, body, { 'idempotency-key': key });
+    // Let the first request claim the key and reach the gate.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const concurrent = await h.post('/agent/threads', t.key, body, { 'idempotency-key': key });
+    expect(concurrent.status).toBe(409);
+    expect(errorOf(concurrent)).toEqual({ type: 'invalid_request_error', code: 'idempotency_key_in_use', param: 'Idempotency-Key' });
+    release();
+    expect((await first).status).toBe(200);
+    chargedCallControl.gate = undefined;
+    expect((await h.post('/agent/threads', t.key, body, { 'idempotency-key': key })).headers['idempotent-replayed']).toBe('true');
+  });
+
+  it('keeps keys apart per API key', async () => {
+    const key = freshKey();
+    const { key: secondKey } = await createApiKey(h.db, { accountId: t.accountId, name: 'second' });
+    await h.post('/workspaces', t.key, { name: 'Per key' }, { 'idempotency-key': key });
+    const other = await h.post('/workspaces', secondKey, { name: 'Per key' }, { 'idempotency-key': key });
+    expect(other.headers['idempotent-replayed']).toBeUndefined();
+    expect(await workspacesNamed('Per key')).toBe(2);
+  });
+
+  it('forgets a key after 24 hours', async () => {
+    const key = freshKey();
+    const start = h.clock.ms();
+    try {
+      await h.post('/workspaces', t.key, { name: 'Expiring' }, { 'idempotency-key': key });
+      h.clock.advance(IDEMPOTENCY_TTL_MS - 1);
+      expect((await h.post('/workspaces', t.key, { name: 'Expiring' }, { 'idempotency-key': key })).headers['idempotent-replayed']).toBe('true');
+      h.clock.advance(1);
+      const fresh = await h.post('/workspaces', t.key, { name: 'Expiring' }, { 'idempotency-key': key });
+      expect(fresh.headers['idempotent-replayed']).toBeUndefined();
+      expect(await workspacesNamed('Expiring')).toBe(2);
+    } finally {
+      h.clock.set(new Date(start));
+    }
+  });
+
+  it('replays a stored client error such as a 402, and charges nothing', async () => {
+    const poor = await h.tenant({ credits: 10 });
+    const key = freshKey();
+    const body = { workspace_id: poor.workspaceId };
+    const first = await h.post('/agent/threads', poor.key, body, { 'idempotency-key': key });
+    expect(first.status).toBe(402);
+    const replay = await h.post('/agent/threads', poor.key, body, { 'idempotency-key': key });
+    expect(replay.status).toBe(402);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.body).toEqual(first.body);
+  });
+
+  it('lets a retry run again after a server error', async () => {
+    const key = freshKey();
+    const body = { workspace_id: t.workspaceId, title: 'Retried after 500' };
+    chargedCallControl.failAfterCharge = true;
+    expect((await h.post('/agent/threads', t.key, body, { 'idempotency-key': key })).status).toBe(500);
+    chargedCallControl.failAfterCharge = false;
+    const retry = await h.post('/agent/threads', t.key, body, { 'idempotency-key': key });
+    expect(retry.status).toBe(200);
+    expect(retry.headers['idempotent-replayed']).toBeUndefined();
+  });
+
+  it('does not hold a key for a request that failed validation', async () => {
+    const key = freshKey();
+    expect((await h.post('/workspaces', t.key, { name: '' }, { 'idempotency-key': key })).status).toBe(400);
+    expect((await h.post('/workspaces', t.key, { name: 'Valid now' }, { 'idempotency-key': key })).status).toBe(200);
+  });
+
+  it('is ignored without the header: every POST runs', async () => {
+    await h.post('/workspaces', t.key, { name: 'No key' });
+    await h.post('/workspaces', t.key, { name: 'No key' });
+    expect(await workspacesNamed('No key')).toBe(2);
+  });
+});

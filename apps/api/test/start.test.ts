@@ -1,0 +1,160 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config.js';
+import { openConfiguredDatabase } from '../src/db/open.js';
+
+// Issue point 1: `pnpm start` serves /api/v1 with migrations applied and catalogs seeded, and on the
+// first start of an empty database creates a development account and prints its key once.
+// Runs the real entry point in a child process, on the suite's driver.
+
+const APP_DIR = join(import.meta.dirname, '..');
+const KEY = `svc_live_${randomBytes(20).toString('hex')}`;
+
+describe('configuration', () => {
+  it('has defaults for everything', () => {
+    expect(loadConfig({})).toMatchObject({ PORT: 8080, DATA_DIR: '.data', LOG_LEVEL: 'info', HOST: '0.0.0.0' });
+  });
+
+  it('names every invalid variable and never echoes a secret', () => {
+    const secret = 'svc_live_tooShort';
+    let error: unknown;
+    try {
+      loadConfig({ PORT: 'eighty', BOOTSTRAP_API_KEY: secret, DATABASE_URL: 'http://db.example', LOG_LEVEL: 'loud' });
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const message = (error as Error).message;
+    for (const name of ['PORT', 'BOOTSTRAP_API_KEY', 'DATABASE_URL', 'LOG_LEVEL']) expect(message).toContain(`${name}:`);
+    expect(message).toContain('"eighty"');
+    expect(message).not.toContain(secret);
+    expect(message).not.toContain('db.example');
+  });
+
+  it('treats empty variables as unset', () => {
+    const config = loadConfig({ PORT: '', DATABASE_URL: '' });
+    expect(config.PORT).toBe(8080);
+    expect(config.DATABASE_URL).toBeUndefined();
+  });
+});
+
+interface Started {
+  child: ChildProcess;
+  url: string;
+  stdout: () => string;
+  exited: Promise<number | null>;
+}
+
+function run(script: string, args: string[], env: Record<string, string>): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+    cwd: APP_DIR,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk) => (output += chunk));
+  child.stderr?.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, output: () => output, exited };
+}
+
+async function startServer(env: Record<string, string>): Promise<Started> {
+  const { child, output, exited } = run('src/main.ts', [], { PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env });
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    const match = /"url":"(http:\/\/127\.0\.0\.1:\d+)\/api\/v1"/.exec(output());
+    if (match?.[1]) return { child, url: match[1], stdout: output, exited };
+    if (child.exitCode !== null) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`server did not start:\n${output()}`);
+}
+
+describe('pnpm start', () => {
+  const provided = inject('database');
+  let dataDir: string;
+  let databaseUrl: string | undefined;
+  let dropDatabase = async () => {};
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'persona-api-start-'));
+    if (provided.driver === 'postgres') {
+      // An empty database: the server applies every migration itself.
+      const name = `persona_test_run_${process.pid}_start`;
+      const admin = postgres(provided.adminUrl, { max: 1, onnotice: () => {} });
+      await admin.unsafe(`drop database if exists "${name}" with (force)`);
+      await admin.unsafe(`create database "${name}"`);
+      await admin.end();
+      const url = new URL(provided.adminUrl);
+      url.pathname = `/${name}`;
+      databaseUrl = url.toString();
+      dropDatabase = async () => {
+        const dropper = postgres(provided.adminUrl, { max: 1, onnotice: () => {} });
+        await dropper.unsafe(`drop database if exists "${name}" with (force)`);
+        await dropper.end();
+      };
+    }
+    env = { DATA_DIR: dataDir, ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) };
+  });
+  afterAll(async () => {
+    rmSync(dataDir, { recursive: true, force: true });
+    await dropDatabase();
+  });
+
+  it('serves the API on a fresh database, prints the bootstrap key once and stops cleanly on SIGTERM', async () => {
+    const server = await startServer({ ...env, BOOTSTRAP_API_KEY: KEY });
+    try {
+      expect(server.stdout().split(KEY).length - 1).toBeGreaterThanOrEqual(1);
+      expect(server.stdout()).toContain('Development API key (shown once');
+      const res = await fetch(`${server.url}/api/v1/workspaces`, { headers: { authorization: `Bearer ${KEY}` } });
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as { data: { name: string; is_owner: boolean }[] };
+      expect(body.data).toEqual([expect.objectContaining({ name: 'Development', is_owner: true })]);
+      const usage = (await (await fetch(`${server.url}/api/v1/usage`, { headers: { authorization: `Bearer ${KEY}` } })).json()) as {
+        rate_limit: { tier: string };
+        credits: { remaining: number };
+      };
+      expect(usage.rate_limit.tier).toBe('professional');
+      expect(usage.credits.remaining).toBe(50_000);
+      expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
+
+      if (provided.driver === 'pglite') {
+        // PGlite is one process's database: the admin CLI must not open it while the server runs.
+        await expect(openConfiguredDatabase({ DATA_DIR: dataDir, DATABASE_URL: undefined, DATABASE_POOL_SIZE: 1 }, 'test')).rejects.toThrow(/in use by process/);
+      }
+    } finally {
+      server.child.kill('SIGTERM');
+    }
+    expect(await server.exited).toBe(0);
+    expect(server.stdout()).toContain('shut down cleanly');
+  });
+
+  it('does not bootstrap again on a database that has accounts, and the admin CLI manages keys', async () => {
+    const server = await startServer(env);
+    try {
+      expect(server.stdout()).not.toContain('Development API key');
+      expect((await fetch(`${server.url}/api/v1/workspaces`, { headers: { authorization: `Bearer ${KEY}` } })).status).toBe(200);
+    } finally {
+      server.child.kill('SIGTERM');
+    }
+    expect(await server.exited).toBe(0);
+
+    const cli = run('src/admin/cli.ts', ['keys', 'list'], env);
+    expect(await cli.exited).toBe(0);
+    expect(cli.output()).toContain(KEY.slice(0, 13));
+    expect(cli.output()).toContain('active');
+  });
+
+  it('refuses to start with an invalid configuration, saying why', async () => {
+    const { output, exited } = run('src/main.ts', [], { ...env, PORT: 'eighty' });
+    expect(await exited).toBe(1);
+    expect(output()).toContain('PORT:');
+  });
+});

@@ -1,0 +1,144 @@
+import { appendFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import FindMyWay from 'find-my-way';
+import { inject } from 'vitest';
+import { basePath, loadSpec, type OpenApiDocument } from '../../src/contract/spec.js';
+
+const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
+
+export interface ContractViolation {
+  request: string;
+  status: number;
+  problems: string[];
+}
+
+interface ResponseObject {
+  headers?: Record<string, { $ref?: string; required?: boolean; schema?: object }>;
+  content?: Record<string, { schema?: object }>;
+}
+
+const escapePointer = (part: string) => part.replace(/~/g, '~0').replace(/\//g, '~1');
+
+/**
+ * Checks each response the server sends against the bundled contract, with its own Ajv 2020 (not
+ * the server's serializer, which fills in `const`s and drops unknown fields): the status must be
+ * documented (or fall under `default`), the JSON body must match its schema, and documented headers
+ * that are present must match theirs. Unknown routes are checked against the error envelope.
+ */
+export class ContractValidator {
+  readonly spec: OpenApiDocument;
+  readonly prefix: string;
+  private readonly ajv: Ajv2020;
+  private readonly router = FindMyWay();
+  private readonly compiled = new Map<string, ValidateFunction>();
+
+  constructor(spec: OpenApiDocument = loadSpec()) {
+    this.spec = spec;
+    this.prefix = basePath(spec);
+    // Lenient about the document's own keywords (openapi, paths, discriminator…), strict about data.
+    this.ajv = new Ajv2020({ strict: false, allErrors: true, allowUnionTypes: true, validateFormats: true });
+    addFormats(this.ajv);
+    this.ajv.addSchema(spec as object, 'spec');
+    for (const [path, item] of Object.entries(spec.paths ?? {})) {
+      for (const method of ['get', 'post', 'put', 'patch', 'delete']) {
+        const operation = item[method] as { operationId?: string } | undefined;
+        if (!operation?.operationId) continue;
+        const store = { operationId: operation.operationId, path, method };
+        this.router.on(method.toUpperCase() as 'GET', this.prefix + path.replace(/{(\w+)}/g, ':$1'), () => {}, store);
+      }
+    }
+  }
+
+  /** The operation a request URL and method reach, or undefined for an unknown route. */
+  operationFor(method: string, url: string): { operationId: string; path: string; method: string } | undefined {
+    const found = this.router.find(method.toUpperCase() as 'GET', url.split('?')[0] ?? '');
+    return (found?.store as { operationId: string; path: string; method: string } | undefined) ?? undefined;
+  }
+
+  private validator(pointer: string): ValidateFunction {
+    let fn = this.compiled.get(pointer);
+    if (!fn) {
+      fn = this.ajv.getSchema(`spec#${pointer}`);
+      if (!fn) throw new Error(`no schema at ${pointer}`);
+      this.compiled.set(pointer, fn);
+    }
+    return fn;
+  }
+
+  private resolve<T>(value: unknown): { value: T; pointer?: string } {
+    let current = value as { $ref?: string };
+    let pointer: string | undefined;
+    while (current && typeof current.$ref === 'string') {
+      pointer = current.$ref.slice(1);
+      let target: unknown = this.spec;
+      for (const part of pointer.split('/').slice(1)) target = (target as Record<string, unknown>)[part.replace(/~1/g, '/').replace(/~0/g, '~')];
+      current = target as { $ref?: string };
+    }
+    return { value: current as T, pointer };
+  }
+
+  /** Problems with one response; an empty list means it matches the contract. */
+  check(method: string, url: string, status: number, headers: Record<string, unknown>, body: string): string[] {
+    const problems: string[] = [];
+    const requestId = headers['x-request-id'];
+    if (typeof requestId !== 'string' || !/^[A-Za-z0-9._:-]{1,128}$/.test(requestId)) problems.push('missing or malformed x-request-id header');
+    const contentType = String(headers['content-type'] ?? '');
+    const operation = this.operationFor(method, url);
+    if (!operation) {
+      problems.push(...this.checkBody('/components/schemas/ErrorResponse', contentType, body));
+      return problems;
+    }
+    const responsesPointer = `/paths/${escapePointer(operation.path)}/${operation.method}/responses`;
+    const responses = this.resolve<Record<string, unknown>>(
+      (this.spec.paths?.[operation.path]?.[operation.method] as { responses: unknown }).responses,
+    ).value;
+    const key = [String(status), `${String(status)[0]}XX`, 'default'].find((candidate) => candidate in responses);
+    if (!key) return [...problems, `status ${status} is not documented for ${operation.operationId}`];
+    const { value: response, pointer } = this.resolve<ResponseObject>(responses[key]);
+    const base = pointer ?? `${responsesPointer}/${escapePointer(key)}`;
+    const mediaType = Object.keys(response.content ?? {}).find((type) => contentType.startsWith(type));
+    if (response.content && Object.keys(response.content).length > 0) {
+      if (!mediaType) problems.push(`content-type ${contentType || '(none)'} is not documented for ${operation.operationId} ${status}`);
+      else if (mediaType === 'application/json') {
+        problems.push(...this.checkBody(`${base}/content/${escapePointer(mediaType)}/schema`, contentType, body));
+      }
+    }
+    for (const [name, header] of Object.entries(response.headers ?? {})) {
+      const { value: headerObject, pointer: headerPointer } = this.resolve<{ required?: boolean; schema?: object }>(header);
+      const raw = headers[name.toLowerCase()];
+      if (raw === undefined) {
+        if (headerObject.required) problems.push(`required header ${name} is missing`);
+        continue;
+      }
+      const schemaPointer = `${headerPointer ?? `${base}/headers/${escapePointer(name)}`}/schema`;
+      const schema = headerObject.schema as { type?: string } | undefined;
+      const value = schema?.type === 'integer' || schema?.type === 'number' ? Number(raw) : raw;
+      const validate = this.validator(schemaPointer);
+      if (!validate(value)) problems.push(`header ${name}=${String(raw)}: ${this.ajv.errorsText(validate.errors)}`);
+    }
+    return problems;
+  }
+
+  private checkBody(pointer: string, contentType: string, body: string): string[] {
+    if (!contentType.startsWith('application/json')) return [`expected a JSON body, got content-type ${contentType || '(none)'}`];
+    let data: unknown;
+    try {
+      data = JSON.parse(body);
+    } catch {
+      return ['body is not JSON'];
+    }
+    const validate = this.validator(pointer);
+    return validate(data) ? [] : [`body does not match ${pointer}: ${this.ajv.errorsText(validate.errors)}`];
+  }
+}
+
+let shared: ContractValidator | undefined;
+export const contract = () => (shared ??= new ContractValidator());
+
+/** Appends what this test file exercised, for the run's contract report (see contract-report.ts). */
+export function recordExercised(operationId: string | undefined, method: string, status: number): void {
+  const dir = inject('contractReportDir');
+  appendFileSync(join(dir, `${process.pid}.ndjson`), `${JSON.stringify({ operationId: operationId ?? null, method, status })}\n`);
+}

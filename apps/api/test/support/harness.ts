@@ -1,0 +1,149 @@
+import type { FastifyInstance } from 'fastify';
+import { pino, type Logger } from 'pino';
+import { createAccount, createApiKey, createWorkspaceFor } from '../../src/admin/accounts.js';
+import { buildApp } from '../../src/app.js';
+import type { HandlerMap } from '../../src/contract/handler-types.js';
+import type { Database, DatabaseHandle } from '../../src/db/client.js';
+import type { TierId } from '../../src/db/seed.js';
+import { MemoryRateLimiter, type RateLimiter } from '../../src/http/rate-limit.js';
+import { contract, recordExercised } from './contract.js';
+import { openTestDatabase } from './database.js';
+
+export interface Tenant {
+  accountId: string;
+  userId: string;
+  email: string;
+  key: string;
+  apiKeyId: string;
+  workspaceId: string;
+}
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Record<string, string | string[] | number | undefined>;
+  body: T;
+  text: string;
+}
+
+export interface RequestOptions {
+  key?: string | undefined;
+  body?: unknown;
+  /** Sent as is, instead of JSON-encoding `body`. */
+  rawBody?: string | Buffer;
+  headers?: Record<string, string>;
+}
+
+/** A settable clock for the server under test. */
+export class TestClock {
+  constructor(private current = Date.parse('2026-11-15T12:00:00.000Z')) {}
+  now = () => new Date(this.current);
+  ms = () => this.current;
+  advance(ms: number) {
+    this.current += ms;
+  }
+  set(date: Date | string) {
+    this.current = new Date(date).getTime();
+  }
+}
+
+export interface HarnessOptions {
+  handlers?: Partial<HandlerMap>;
+  clock?: TestClock;
+  rateLimiter?: RateLimiter;
+  logger?: Logger;
+  database?: DatabaseHandle;
+}
+
+let emails = 0;
+
+export class Harness {
+  private constructor(
+    readonly app: FastifyInstance,
+    readonly database: DatabaseHandle,
+    readonly clock: TestClock,
+    private readonly rateLimiter: RateLimiter,
+    private readonly ownsDatabase: boolean,
+  ) {}
+
+  get db(): Database {
+    return this.database.db;
+  }
+
+  static async create(options: HarnessOptions = {}): Promise<Harness> {
+    const database = options.database ?? (await openTestDatabase());
+    const clock = options.clock ?? new TestClock();
+    const rateLimiter = options.rateLimiter ?? new MemoryRateLimiter(clock.ms);
+    const app = await buildApp({
+      database,
+      rateLimiter,
+      logger: options.logger ?? pino({ level: 'silent' }),
+      handlers: options.handlers,
+      now: clock.now,
+    });
+    await app.ready();
+    return new Harness(app, database, clock, rateLimiter, !options.database);
+  }
+
+  /** A separate account (tenant) with its own user, workspace and API key. */
+  async tenant(options: { tier?: TierId; credits?: number; email?: string } = {}): Promise<Tenant> {
+    const email = options.email ?? `person${++emails}.${process.pid}@tenant.example`;
+    const now = this.clock.now();
+    const { accountId, userId } = await createAccount(this.db, {
+      name: `Account of ${email}`,
+      email,
+      tier: options.tier ?? 'enterprise',
+      credits: options.credits ?? 10_000,
+      now,
+    });
+    const workspaceId = await createWorkspaceFor(this.db, { accountId, name: 'Home', now });
+    const { id: apiKeyId, key } = await createApiKey(this.db, { accountId, name: 'Test key', now });
+    return { accountId, userId, email, key, apiKeyId, workspaceId };
+  }
+
+  /**
+   * Sends a request under /api/v1 and checks the response against the contract: a response that
+   * breaks it fails the test, whatever the test itself asserts.
+   */
+  async request<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
+    const url = path.startsWith('/api/') || path.startsWith('/healthz') || path.startsWith('/readyz') ? path : `/api/v1${path}`;
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.key !== undefined) headers.authorization = `Bearer ${options.key}`;
+    let payload: string | Buffer | undefined;
+    if (options.rawBody !== undefined) payload = options.rawBody;
+    else if (options.body !== undefined) {
+      payload = JSON.stringify(options.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const response = await this.app.inject({ method: method as 'GET', url, headers, ...(payload !== undefined ? { payload } : {}) });
+    const text = response.body;
+    let body: unknown = text;
+    if (String(response.headers['content-type'] ?? '').startsWith('application/json')) body = JSON.parse(text);
+    if (url.startsWith('/api/')) {
+      const problems = contract().check(method, url, response.statusCode, response.headers, text);
+      recordExercised(contract().operationFor(method, url)?.operationId, method, response.statusCode);
+      if (problems.length > 0) {
+        throw new Error(`Response breaks the contract: ${method} ${url} → ${response.statusCode}\n  ${problems.join('\n  ')}\n  body: ${text.slice(0, 2000)}`);
+      }
+    }
+    return { status: response.statusCode, headers: response.headers, body: body as T, text };
+  }
+
+  get = <T = any>(path: string, key?: string, headers?: Record<string, string>) => this.request<T>('GET', path, { key, headers });
+  post = <T = any>(path: string, key: string | undefined, body?: unknown, headers?: Record<string, string>) =>
+    this.request<T>('POST', path, { key, body, headers });
+  patch = <T = any>(path: string, key: string | undefined, body?: unknown, headers?: Record<string, string>) =>
+    this.request<T>('PATCH', path, { key, body, headers });
+  delete = <T = any>(path: string, key?: string, headers?: Record<string, string>) => this.request<T>('DELETE', path, { key, headers });
+
+  async close(): Promise<void> {
+    await this.app.close();
+    await this.rateLimiter.close();
+    if (this.ownsDatabase) await this.database.close();
+  }
+}
+
+/** The error envelope fields of a response, for compact assertions. */
+export function errorOf(response: ApiResponse): { type: string; code: string; param: string | null } {
+  const { type, code, param } = (response.body as { error: { type: string; code: string; param: string | null } }).error;
+  return { type, code, param };
+}

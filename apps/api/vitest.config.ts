@@ -1,0 +1,44 @@
+import { defineConfig } from 'vitest/config';
+
+// The suite runs on PGlite always, and a second time on PostgreSQL when TEST_DATABASE_URL is set
+// (.ci/run sets it). Each test file gets its own database cloned from a migrated, seeded template.
+const postgres = process.env.TEST_DATABASE_URL;
+
+export default defineConfig({
+  test: {
+    pool: 'forks',
+    // PGlite instances are large; two files at a time fit the 2-core machines.
+    maxWorkers: 2,
+    minWorkers: 1,
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    // The drivers run one after the other, not at the same time.
+    sequence: { groupOrder: 0 },
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'pglite',
+          include: ['test/**/*.test.ts'],
+          globalSetup: ['test/setup/global-pglite.ts'],
+          sequence: { groupOrder: 1 },
+          // The handler-map type test (tsc): a missing handler or a wrong type is a compile error.
+          typecheck: { enabled: true, include: ['test/**/*.test-d.ts'], tsconfig: './tsconfig.json' },
+        },
+      },
+      ...(postgres
+        ? [
+            {
+              extends: true as const,
+              test: {
+                name: 'postgres',
+                include: ['test/**/*.test.ts'],
+                globalSetup: ['test/setup/global-postgres.ts'],
+                sequence: { groupOrder: 2 },
+              },
+            },
+          ]
+        : []),
+    ],
+  },
+});

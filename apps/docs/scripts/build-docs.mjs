@@ -1,0 +1,85 @@
+// @ts-check
+// Builds dist/index.html: the bundled spec, plus code samples and DECISIONS.md (added to a docs-only copy,
+// never to the spec sources), rendered by Redocly's build-docs with the Redoc scripts inlined, so the page
+// opens from disk with no network.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { exampleRequest, listOperations, listStreamingOperations, loadBundle } from '@persona-api/mock';
+import { codeSamples } from './code-samples.mjs';
+
+const require = createRequire(import.meta.url);
+const docsDir = join(dirname(fileURLToPath(import.meta.url)), '..');
+const distDir = join(docsDir, 'dist');
+const specPath = join(distDir, 'openapi.json');
+const htmlPath = join(distDir, 'index.html');
+
+export const DECISIONS_TAG = 'Design decisions';
+
+/** @param {import('@persona-api/mock').OpenApiDocument} bundle @param {string} decisionsMarkdown */
+export function docsSpec(bundle, decisionsMarkdown) {
+  const spec = structuredClone(bundle);
+  const baseUrl = spec.servers?.[0]?.url ?? '';
+  const streaming = new Set(listStreamingOperations(spec).map(({ method, path }) => `${method} ${path}`));
+  for (const operation of listOperations(spec)) {
+    const request = exampleRequest(spec, operation);
+    Object.assign(operation.operation, {
+      'x-codeSamples': codeSamples(request, baseUrl, streaming.has(`${operation.method} ${operation.path}`)),
+    });
+  }
+  // DECISIONS.md becomes a section of its own in the menu (a tag without operations, `x-traitTag`); it
+  // replaces the overview's short "Design decisions" paragraph, which only points at the file.
+  spec.tags = [
+    { name: DECISIONS_TAG, description: decisionsMarkdown.replace(/^# .*\n+/, ''), 'x-traitTag': true },
+    ...(spec.tags ?? []),
+  ];
+  if (spec.info.description) {
+    spec.info.description = spec.info.description.replace(/\n*^## Design decisions\n[\s\S]*?(?=^## |(?![\s\S]))/m, '\n\n');
+  }
+  return spec;
+}
+
+// Redoc's sidebar footer ("API docs by Redocly") loads its logo from Redocly's CDN even in an inline
+// build; the same logo as an inline SVG keeps the page free of network requests.
+const REDOCLY_LOGOS = ['https://cdn.redoc.ly/redoc/logo-mini-full.svg', 'https://cdn.redoc.ly/redoc/logo-mini.svg'];
+const INLINE_LOGO = `data:image/svg+xml,${encodeURIComponent(
+  '<svg xmlns="http://www.w3.org/2000/svg" width="56" height="14"><text x="0" y="11" font-family="sans-serif" font-size="11" fill="#5a6170">Redocly</text></svg>',
+)}`;
+
+/** @param {string} html */
+export function withoutRemoteAssets(html) {
+  let result = html;
+  for (const logo of REDOCLY_LOGOS) result = result.replaceAll(logo, INLINE_LOGO);
+  return result;
+}
+
+function main() {
+  const openapiDir = dirname(require.resolve('@persona-api/openapi/package.json'));
+  const spec = docsSpec(loadBundle(), readFileSync(join(openapiDir, 'DECISIONS.md'), 'utf8'));
+  mkdirSync(distDir, { recursive: true });
+  writeFileSync(specPath, `${JSON.stringify(spec, null, 2)}\n`);
+
+  const redocly = join(dirname(require.resolve('@redocly/cli/package.json')), 'bin', 'cli.js');
+  execFileSync(
+    process.execPath,
+    [
+      redocly,
+      'build-docs',
+      specPath,
+      '--inlineBundle', // Redoc's script inside the page instead of loaded from Redocly's CDN
+      '--config',
+      join(docsDir, 'redocly.yaml'),
+      '--output',
+      htmlPath,
+      '--title',
+      `${spec.info.title} reference`,
+    ],
+    { cwd: docsDir, stdio: 'inherit' },
+  );
+  writeFileSync(htmlPath, withoutRemoteAssets(readFileSync(htmlPath, 'utf8')));
+  console.log(`Docs: ${htmlPath} (open it in a browser; it needs no network)`);
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) main();

@@ -1,0 +1,20 @@
+// @persona-api/engine: the model engines behind /responses and /chat/completions (see README.md).
+export type * from './types.js';
+export { EngineError, isEngineError, type EngineErrorCode, type EngineErrorOptions } from './errors.js';
+export { countTokens, countPromptTokens, countToolCallTokens, creditsForTokens, truncateToTokens } from './tokens.js';
+export { parseEngineConfig, EngineConfigError, type EngineConfig, type UpstreamConfig } from './config.js';
+export { createEngine } from './factory.js';
+export { createOfflineEngine, OFFLINE_DESCRIPTION, type OfflineEngineOptions } from './offline/engine.js';
+export { createOpenAICompatibleEngine, type OpenAICompatibleEngineOptions } from './openai/engine.js';
+export {
+  basePersonas,
+  getBasePersona,
+  basePersonaSystemPrompt,
+  enginePersonaFromBase,
+  enginePersonaFromCustom,
+  composeSystemPrompt,
+  CATALOG_CREATED_AT,
+} from './catalog/index.js';
+export { DETAILS_FIELDS, fieldApplies, completeDetails, B2B_FIELDS, B2C_FIELDS, INTERMEDIATE_FIELDS, ADVANCED_FIELDS } from './catalog/pipeline.js';
+export { ARTIFACT_TYPES, ARTIFACT_CLOSE_TAG, escapeAttribute, formatArtifact, parseArtifact, type Artifact, type ArtifactType } from './artifact.js';
+export { compileSchema, parseStructuredOutput, validateAgainst, describeErrors } from './schema/validate.js';

@@ -1,0 +1,387 @@
+// The offline engine's text: a reply in the persona's voice composed from its profile and the input. Fixed
+// phrase banks per register (executive, technical, casual, warm, courteous, plain); which goal, pain,
+// objection… is used depends on the words the input shares with each item; the seeded random source only
+// breaks ties and picks among equivalent phrasings.
+import type { EnginePersona, Level } from '../types.js';
+import { affinity, bestMatch, rankedItems, registerOf, roleLine, type Register } from './profile.js';
+import { asPhrase, clip, contentWords, keySentence, keywords, lowerFirst, rankedKeywords, sentences, stem, stemSet, upperFirst, valence, type Random } from './text.js';
+
+type Mood = 'positive' | 'neutral' | 'negative';
+
+const OPENERS: Record<Register, Record<Mood, readonly string[]>> = {
+  executive: {
+    positive: ['That is a fair point, and I will be direct.', 'Interesting, but let me put numbers on it.', 'Promising. Now let us talk about what it actually changes.'],
+    neutral: ['Let me be direct.', 'Here is how I look at it.', 'Short version first.'],
+    negative: ['I understand the concern, and I share part of it.', 'That is exactly the kind of thing that worries me.', 'I will not sugar-coat it.'],
+  },
+  technical: {
+    positive: ['That sounds reasonable on the surface.', 'Good, but I need specifics.', 'That could work, depending on the details.'],
+    neutral: ['Let me look at this from a risk perspective.', 'Before anything else, I need the details.', 'Here is how I would assess it.'],
+    negative: ['That raises a flag for me.', 'This is the kind of thing that ends up as an audit finding.', 'I have concerns about that.'],
+  },
+  casual: {
+    positive: ['Okay, honestly? That is not bad.', 'Right, I am listening.', 'Okay, that is actually interesting.'],
+    neutral: ['Okay, so here is my take.', 'Honest answer?', 'Right, let me think out loud.'],
+    negative: ['Yeah, that is a no from me so far.', 'Honestly, that bugs me.', 'Not gonna lie, that is a red flag.'],
+  },
+  warm: {
+    positive: ['Oh, I like the sound of that.', 'That could really help, actually.', 'Now that is something I can get behind.'],
+    neutral: ['Let me tell you how it looks from where I am standing.', 'Okay, here is my honest take.', 'Good question. Here is how I see it.'],
+    negative: ['I hear you, and it is frustrating.', 'That is exactly what worries me.', 'Oof, that is a sore point for me.'],
+  },
+  courteous: {
+    positive: ['Thank you, that sounds rather appealing.', 'That is a lovely idea, and I would like to know more.', 'How interesting; I am glad you asked.'],
+    neutral: ['Thank you for asking; let me explain how I see it.', 'That is a fair question.', 'Let me answer as carefully as I can.'],
+    negative: ['I must say, that concerns me a little.', 'I appreciate the honesty, but that does worry me.', 'I am afraid that does not sit well with me.'],
+  },
+  plain: {
+    positive: ['That sounds useful.', 'I like where this is going.', 'That could work for me.'],
+    neutral: ['Here is how I see it.', 'Let me answer from my own experience.', 'Fair question.'],
+    negative: ['That worries me.', 'I am not convinced yet.', 'That does not sit well with me.'],
+  },
+};
+
+const TOPIC_LEADS: Record<Register, readonly string[]> = {
+  executive: ['On {topic}, the question that matters to me is whether it helps me {goal}.', 'When I look at {topic}, I ask one thing: does it help me {goal}?'],
+  technical: ['With {topic}, I look first at the risk, and then at whether it helps me {goal}.', 'For {topic}, my test is simple: does it help me {goal} without widening our attack surface?'],
+  casual: ['With {topic}, what I care about is whether it helps me {goal}.', '{Topic}? Only matters to me if it helps me {goal}.'],
+  warm: ['With {topic}, what I really want to know is whether it helps me {goal}.', 'When it comes to {topic}, I keep asking myself one thing: will it help me {goal}?'],
+  courteous: ['Regarding {topic}, what matters most to me is whether it would help me {goal}.', 'As for {topic}, I would mainly want to know whether it helps me {goal}.'],
+  plain: ['With {topic}, what matters to me is whether it helps me {goal}.', 'When I think about {topic}, I ask whether it helps me {goal}.'],
+};
+
+const PAIN_LINES: Record<Register, readonly string[]> = {
+  executive: ['Right now my biggest problem is {pain}.', 'The cost I feel today is {pain}.'],
+  technical: ['My biggest concern right now is {pain}.', 'What keeps coming up for us is {pain}.'],
+  casual: ['Biggest headache right now: {pain}.', 'What really gets me at the moment is {pain}.'],
+  warm: ['Honestly, my biggest headache right now is {pain}.', 'What wears me down these days is {pain}.'],
+  courteous: ['What I find most trying at the moment is {pain}.', 'My main frustration lately has been {pain}.'],
+  plain: ['My biggest frustration at the moment is {pain}.', 'What bothers me most right now is {pain}.'],
+};
+
+const OBJECTION_LINES: Record<Register, readonly string[]> = {
+  executive: ['My first question: {objection}', 'Where I would push back: {objection}'],
+  technical: ['My first question: {objection}', 'Before we go further: {objection}'],
+  casual: ['But my first thought is: {objection}', 'Real talk though: {objection}'],
+  warm: ['My first worry, though: {objection}', 'But I have to ask: {objection}'],
+  courteous: ['My first question would be this: {objection}', 'I would also want to know: {objection}'],
+  plain: ['My first question: {objection}', 'What holds me back: {objection}'],
+};
+
+const PROOF_LINES: Record<Register, readonly string[]> = {
+  executive: ['What would move me: {proof}.', 'What I need to see: {proof}.'],
+  technical: ['What I need to see: {proof}.', 'Before anything else, send me this: {proof}.'],
+  casual: ['What would convince me: {proof}.', 'Show me this and we are talking: {proof}.'],
+  warm: ['What would really help me decide: {proof}.', 'What would go a long way: {proof}.'],
+  courteous: ['What would reassure me: {proof}.', 'What I would find most helpful: {proof}.'],
+  plain: ['What would convince me: {proof}.', 'What I would want to see: {proof}.'],
+};
+
+const CLOSINGS: Record<Register, readonly string[]> = {
+  executive: ['If that holds up, send me something I can review in ten minutes.', 'Get me the numbers and I will make time.'],
+  technical: ['Send me the documentation and we can take it from there.', 'If the answers are solid, we can schedule a proper review.'],
+  casual: ['If it is legit, I am in. If not, no hard feelings.', 'Prove it and I will tell my friends.'],
+  warm: ['If it really works like that, I would give it a try.', 'Show me it works and you will have a happy customer.'],
+  courteous: ['If you could send me the details in writing, I would be grateful.', 'I would be glad to hear more once I have the details.'],
+  plain: ['If that checks out, I would consider it.', 'If it delivers, I am open to it.'],
+};
+
+const SELF_LEADS: Record<'pains' | 'goals' | 'objections' | 'channels' | 'values' | 'win_factors', readonly string[]> = {
+  pains: ['The hardest part for me right now is {item}.', 'If I am honest, what bothers me most is {item}.'],
+  goals: ['What I am really after is to {item}.', 'My priority right now is to {item}.'],
+  objections: ['What makes me hesitate is this: {item}', 'My usual pushback: {item}'],
+  channels: ['I usually hear about things through {item}.', 'Most of my research happens through {item}.'],
+  values: ['What matters most to me is {item}.', 'At heart, I care about {item}.'],
+  win_factors: ['What wins me over is {item}.', 'I say yes when I see {item}.'],
+};
+
+// Words that say what a question about the persona is after.
+const SELF_TOPICS: ReadonlyArray<[RegExp, keyof typeof SELF_LEADS]> = [
+  [/challeng|problem|frustrat|pain|struggl|hard|difficult|annoy|headache/i, 'pains'],
+  [/worr|concern|hesitat|object|doubt|risk|afraid|push ?back/i, 'objections'],
+  [/goal|want|priorit|objective|aim|hope|achiev|need/i, 'goals'],
+  [/channel|hear about|find out|learn about|research|discover|where do you/i, 'channels'],
+  [/value|care about|matter|believe/i, 'values'],
+  [/buy|decid|choose|chose|convinc|win you|pick|switch/i, 'win_factors'],
+];
+
+export interface ComposeInput {
+  persona: EnginePersona | null;
+  instructions: string;
+  /** The text the persona reacts to (the last user message). */
+  input: string;
+  verbosity: Level;
+  effort: Level;
+  random: Random;
+}
+
+function fill(template: string, values: Record<string, string>): string {
+  return template.replace(/\{(\w+)\}/g, (_, key: string) => {
+    const lower = key.toLowerCase();
+    const value = values[lower] ?? '';
+    return key === lower ? value : upperFirst(value);
+  });
+}
+
+function endSentence(text: string): string {
+  const trimmed = text.trim();
+  return /[.!?…:]$/.test(trimmed) ? trimmed : `${trimmed}.`;
+}
+
+/** Length asked for in the instructions or the input beats the `verbosity` setting. */
+export function effectiveVerbosity(verbosity: Level, ...texts: string[]): Level {
+  const joined = texts.join(' ');
+  if (/\b(one sentence|in a sentence|briefly|brief|short answer|keep it short|concise|terse|tl;?dr)\b/i.test(joined)) return 'low';
+  if (/\b(in detail|detailed|thorough|in depth|in-depth|elaborate|comprehensive)\b/i.test(joined)) return 'high';
+  return verbosity;
+}
+
+/** The input's topic: a run of up to three content words around its most salient keyword. */
+export function topicPhrase(text: string): string | null {
+  const lead = rankedKeywords(text, 1)[0];
+  if (!lead) return null;
+  const leadStem = stem(lead);
+  const sentence = sentences(text).find((candidate) => contentWords(candidate).some((word) => stem(word) === leadStem)) ?? text;
+  const tokens = sentence.match(/[\p{L}\p{N}][\p{L}\p{N}'’-]*/gu) ?? [];
+  const content = new Set(contentWords(sentence));
+  const index = tokens.findIndex((token) => stem(token.toLowerCase()) === leadStem);
+  if (index < 0) return lead;
+  let start = index;
+  let end = index;
+  while (start > 0 && end - start < 2 && content.has((tokens[start - 1] ?? '').toLowerCase())) start -= 1;
+  while (end < tokens.length - 1 && end - start < 2 && content.has((tokens[end + 1] ?? '').toLowerCase())) end += 1;
+  // A run that starts with a verb form ("automates month-end close") reads better without it.
+  while (end > start && /(ates|izes|ises|ifies)$/i.test(tokens[start] ?? '')) start += 1;
+  return tokens.slice(start, end + 1).join(' ');
+}
+
+function mood(input: string, persona: EnginePersona): Mood {
+  const text = stemSet(input);
+  const { positive, negative } = affinity(persona.details, text);
+  const score = valence(input).score + 0.15 * Math.tanh(positive) - 0.2 * Math.tanh(negative);
+  if (score > 0.2) return 'positive';
+  if (score < -0.2) return 'negative';
+  return 'neutral';
+}
+
+function asksAboutPersona(input: string): keyof typeof SELF_LEADS | null {
+  const isQuestion = /\?\s*$/.test(input.trim()) || /^(what|how|why|which|where|when|who|do|does|are|is|would|could|can|tell)\b/i.test(input.trim());
+  if (!isQuestion || !/\b(you|your|yourself)\b/i.test(input)) return null;
+  for (const [pattern, list] of SELF_TOPICS) if (pattern.test(input)) return list;
+  return null;
+}
+
+function wantsList(...texts: string[]): boolean {
+  return /\b(list|bullet|bullets|bullet points|points)\b/i.test(texts.join(' '));
+}
+
+/** The persona's reply to `input`, in its voice. */
+export function composeReply(args: ComposeInput): string {
+  const { persona, random } = args;
+  if (!persona) return composeNeutral(args);
+  const verbosity = effectiveVerbosity(args.verbosity, args.instructions, args.input);
+  const details = persona.details;
+  const register = registerOf(details);
+  const text = stemSet(`${args.input} ${args.instructions}`);
+  const topic = topicPhrase(args.input) ?? 'this';
+  const feeling = mood(args.input, persona);
+
+  const goal = bestMatch(details, 'goals', text, random) ?? bestMatch(details, 'primary_objectives', text, random);
+  const pain = bestMatch(details, 'pains', text, random);
+  const objection = bestMatch(details, 'objections', text, random);
+  const proof = bestMatch(details, 'proof_preferences', text, random) ?? bestMatch(details, 'proof_types', text, random) ?? bestMatch(details, 'win_factors', text, random);
+
+  const opener = random.pick(OPENERS[register][feeling]);
+  const selfTopic = asksAboutPersona(args.input);
+  let lead: string;
+  if (selfTopic && details[selfTopic].length > 0) {
+    const item = bestMatch(details, selfTopic, text, random)?.item ?? '';
+    const phrase = selfTopic === 'objections' ? endSentence(item) : asPhrase(item);
+    lead = fill(random.pick(SELF_LEADS[selfTopic]), { item: phrase });
+  } else {
+    lead = fill(random.pick(TOPIC_LEADS[register]), { topic, goal: goal ? asPhrase(goal.item) : 'do my job better' });
+  }
+  const painLine = pain ? `${fill(random.pick(PAIN_LINES[register]), { pain: asPhrase(pain.item) }).replace(/\.$/, '')}${pain.overlap > 0 ? ', so this hits close to home.' : '.'}` : null;
+  const objectionLine = objection ? endSentence(fill(random.pick(OBJECTION_LINES[register]), { objection: lowerFirst(objection.item) })) : null;
+  const proofLine = proof ? fill(random.pick(PROOF_LINES[register]), { proof: asPhrase(proof.item) }) : null;
+  const closing = random.pick(CLOSINGS[register]);
+
+  if (wantsList(args.instructions, args.input)) {
+    const points = [
+      goal && `What I want: ${asPhrase(goal.item)}.`,
+      pain && `What hurts today: ${asPhrase(pain.item)}.`,
+      objection && `What I would push back on: ${endSentence(lowerFirst(objection.item))}`,
+      proof && `What would convince me: ${asPhrase(proof.item)}.`,
+    ].filter((point): point is string => Boolean(point));
+    const extra = verbosity === 'high' ? rankedItems(details, 'values', text, 2).map((value) => `What I value: ${asPhrase(value)}.`) : [];
+    const shown = verbosity === 'low' ? points.slice(0, 2) : [...points, ...extra];
+    return [`${opener} ${lead}`, shown.map((point) => `- ${upperFirst(point)}`).join('\n')].join('\n\n');
+  }
+
+  if (verbosity === 'low') return [lead, objectionLine ?? closing].join(' ');
+
+  const weighing =
+    args.effort === 'high'
+      ? (() => {
+          const win = bestMatch(details, 'win_factors', text, random);
+          const alternative = bestMatch(details, 'alternatives', text, random);
+          if (!win && !alternative) return null;
+          if (win && alternative) return `Weighing it up: ${asPhrase(win.item)} would count in its favour, and I would compare it against ${asPhrase(alternative.item)}.`;
+          return `Weighing it up: ${asPhrase((win ?? alternative)!.item)} is what I would judge it on.`;
+        })()
+      : null;
+
+  if (verbosity === 'medium') {
+    const first = [opener, lead, painLine].filter(Boolean).join(' ');
+    const second = [objectionLine, weighing, proofLine ?? closing].filter(Boolean).join(' ');
+    return [first, second].filter((paragraph) => paragraph.length > 0).join('\n\n');
+  }
+
+  // high: quote the input, add a second objection, the values, a checklist and the closing.
+  const quoted = keySentence(args.input);
+  const role = roleLine(details);
+  const intro = role ? `Speaking as ${/^[aeiou]/i.test(role) ? 'an' : 'a'} ${role}, here is where I land.` : null;
+  const secondObjection = rankedItems(details, 'objections', text, 2).find((item) => item !== objection?.item);
+  const values = rankedItems(details, 'values', text, 2).map(asPhrase);
+  const valuesLine = values.length > 0 ? `In the end it comes down to ${values.join(' and ')} for me.` : null;
+  const checklist = [...rankedItems(details, 'proof_preferences', text, 3), ...rankedItems(details, 'win_factors', text, 3)].slice(0, 3);
+  const paragraphs = [
+    [opener, intro, quoted ? `You said: “${clip(quoted, 160)}”` : null, lead, painLine].filter(Boolean).join(' '),
+    [objectionLine, secondObjection ? `And: ${endSentence(lowerFirst(secondObjection))}` : null, weighing, valuesLine].filter(Boolean).join(' '),
+    checklist.length > 0 ? `What I would need to see:\n${checklist.map((item) => `- ${upperFirst(asPhrase(item))}`).join('\n')}` : null,
+    closing,
+  ];
+  return paragraphs.filter((paragraph): paragraph is string => Boolean(paragraph && paragraph.trim())).join('\n\n');
+}
+
+/** Without a persona: a plain restatement of the input's key points (the offline engine is not a model). */
+function composeNeutral(args: ComposeInput): string {
+  const verbosity = effectiveVerbosity(args.verbosity, args.instructions, args.input);
+  const topic = topicPhrase(args.input);
+  const points = keywords(args.input, verbosity === 'high' ? 6 : 4);
+  const key = keySentence(args.input);
+  const lines = [topic ? `You are asking about ${topic}.` : 'I read your message.'];
+  if (verbosity !== 'low' && key) lines.push(`The key point I take from it: “${clip(key, 200)}”`);
+  if (points.length > 0) lines.push(`Main terms: ${points.join(', ')}.`);
+  if (verbosity === 'high') lines.push(`It has ${sentences(args.input).length} sentence(s); tell me which part to expand on.`);
+  return lines.join(' ');
+}
+
+/** A reply that uses a tool's result: what came back, and the persona's take on it. */
+export function composeToolAnswer(args: ComposeInput & { toolName: string; output: string }): string {
+  const summary = summarizeToolOutput(args.output);
+  const label = args.toolName
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .split(/[^A-Za-z0-9]+/)
+    .map((word) => word.toLowerCase())
+    .filter((word) => word.length > 0);
+  // "get_weather" → "the weather": a leading generic verb says nothing.
+  while (label.length > 1 && /^(get|fetch|find|search|lookup|look|list|query|check|retrieve|load|read)$/.test(label[0] ?? '')) label.shift();
+  const checked = `I checked the ${label.join(' ')}: ${summary}`;
+  if (!args.persona) return endSentence(checked);
+  const details = args.persona.details;
+  const register = registerOf(details);
+  const text = stemSet(`${args.input} ${args.output}`);
+  const goal = bestMatch(details, 'goals', text, args.random);
+  const objection = bestMatch(details, 'objections', text, args.random);
+  const verbosity = effectiveVerbosity(args.verbosity, args.instructions);
+  const reaction = goal ? `That matters to me because I want to ${asPhrase(goal.item)}.` : null;
+  const parts = [endSentence(checked), reaction];
+  if (verbosity !== 'low' && objection) parts.push(endSentence(fill(args.random.pick(OBJECTION_LINES[register]), { objection: lowerFirst(objection.item) })));
+  if (verbosity === 'high') parts.push(args.random.pick(CLOSINGS[register]));
+  return parts.filter(Boolean).join(' ');
+}
+
+/** A short human summary of a tool's output: a few fields of a JSON object, or its first sentence. */
+export function summarizeToolOutput(output: string): string {
+  let value: unknown;
+  try {
+    value = JSON.parse(output);
+  } catch {
+    return clip(sentences(output)[0] ?? (output || 'nothing'), 200).replace(/[.!?]$/, '');
+  }
+  const leaves: string[] = [];
+  const walk = (node: unknown, path: string) => {
+    if (leaves.length >= 4) return;
+    if (Array.isArray(node)) {
+      if (path === '') leaves.push(`${node.length} item${node.length === 1 ? '' : 's'}`);
+      node.slice(0, 2).forEach((item, index) => walk(item, path ? `${path} ${index + 1}` : `item ${index + 1}`));
+    } else if (node !== null && typeof node === 'object') {
+      for (const [key, child] of Object.entries(node)) walk(child, path ? `${path} ${key}` : key);
+    } else {
+      leaves.push(`${path.replace(/_/g, ' ') || 'result'} ${clip(String(node), 60)}`);
+    }
+  };
+  walk(value, '');
+  return leaves.length > 0 ? leaves.join(', ') : 'an empty result';
+}
+
+const DOCUMENT_KINDS: ReadonlyArray<[RegExp, string]> = [
+  [/\be-?mail\b/i, 'Email'],
+  [/\blanding[- ]page\b/i, 'Landing page'],
+  [/\bblog\b|\barticle\b/i, 'Blog post'],
+  [/\bone[- ]pager\b/i, 'One-pager'],
+  [/\bchecklist\b/i, 'Checklist'],
+  [/\bmemo\b/i, 'Memo'],
+  [/\bbrief\b/i, 'Brief'],
+  [/\bplan\b/i, 'Plan'],
+  [/\bad copy\b|\badvert|\bad\b/i, 'Ad copy'],
+  [/\bpost\b/i, 'Post'],
+];
+
+const PREFACES: Record<Register, readonly string[]> = {
+  executive: ['Here is the draft, kept to what matters.', 'Draft below; short, as it should be.'],
+  technical: ['Here is the draft; I kept it specific.', 'Draft below, with the details I would want.'],
+  casual: ['Here you go.', 'Okay, here is my version.'],
+  warm: ['Here is my draft, written the way I would want to read it.', 'Here you go, I hope this helps.'],
+  courteous: ['Here is my draft; I hope it is useful.', 'Please find my draft below.'],
+  plain: ['Here is the draft.', 'Draft below.'],
+};
+
+export interface ComposedDocument {
+  preface: string;
+  title: string;
+  content: string;
+}
+
+/** A standalone Markdown document in the persona's voice, for artifact mode. */
+export function composeDocument(args: ComposeInput): ComposedDocument {
+  const verbosity = effectiveVerbosity(args.verbosity, args.instructions, args.input);
+  const topic = topicPhrase(args.input) ?? 'this';
+  const kind = DOCUMENT_KINDS.find(([pattern]) => pattern.test(args.input))?.[1] ?? null;
+  const persona = args.persona;
+  const title = clip(kind ? `${kind}: ${upperFirst(topic)}` : persona ? `${persona.name.split(',')[0]} on ${topic}` : upperFirst(topic), 120);
+  const body = composeReply({ ...args, verbosity: verbosity === 'high' ? 'medium' : 'low' });
+  if (!persona) return { preface: 'Here is the document.', title, content: `# ${title}\n\n${body}` };
+
+  const details = persona.details;
+  const register = registerOf(details);
+  const text = stemSet(`${args.input} ${args.instructions}`);
+  const count = verbosity === 'low' ? 2 : verbosity === 'medium' ? 3 : 4;
+  if (kind === 'Email') {
+    const name = persona.name.split(',')[0]?.trim() ?? persona.name;
+    const points = [...rankedItems(details, 'goals', text, Math.max(1, count - 1)), ...rankedItems(details, 'pains', text, 1)];
+    const email = [
+      `**Subject:** ${upperFirst(topic)}`,
+      register === 'courteous' || register === 'executive' ? 'Hello,' : 'Hi,',
+      body,
+      points.length > 0 ? `What I care about:\n\n${points.map((item) => `- ${upperFirst(asPhrase(item))}`).join('\n')}` : null,
+      args.random.pick(CLOSINGS[register]),
+      register === 'casual' ? name.split(' ')[0] : `Best regards,\n${name}`,
+    ];
+    return { preface: args.random.pick(PREFACES[register]), title, content: email.filter(Boolean).join('\n\n') };
+  }
+  const section = (heading: string, items: readonly string[]) =>
+    items.length > 0 ? `## ${heading}\n\n${items.map((item) => `- ${upperFirst(asPhrase(item))}`).join('\n')}` : null;
+  const sections = [
+    `# ${title}`,
+    body,
+    section('What matters to me', rankedItems(details, 'goals', text, count)),
+    section('What worries me', [...rankedItems(details, 'pains', text, Math.max(1, count - 1)), ...rankedItems(details, 'objections', text, 1)]),
+    verbosity === 'low' ? null : section('What would convince me', rankedItems(details, details.proof_preferences.length > 0 ? 'proof_preferences' : 'win_factors', text, count)),
+    verbosity === 'high' ? section('What I value', rankedItems(details, 'values', text, count)) : null,
+    verbosity === 'high' ? section('Where I look for information', rankedItems(details, 'channels', text, count)) : null,
+    `## Next step\n\n${args.random.pick(CLOSINGS[register])}`,
+  ];
+  return { preface: args.random.pick(PREFACES[register]), title, content: sections.filter(Boolean).join('\n\n') };
+}

@@ -1,0 +1,336 @@
+// Offline persona generation (POST /personas) and suggestions (POST /personas/suggestions): deterministic
+// composition from the description's key terms, fixed templates per persona type, and the closest catalog
+// persona (for the category when none is given). Hints are copied into the details as given.
+import { basePersonas } from '../catalog/index.js';
+import { completeDetails, type DetailsField } from '../catalog/pipeline.js';
+import type {
+  BasePersona,
+  GeneratedPersona,
+  PersonaCreateHints,
+  PersonaDetails,
+  PersonaGenerationInput,
+  PersonaSuggestion,
+  PersonaSuggestionInput,
+  PersonaSuggestionResult,
+  PersonaType,
+  PipelineType,
+} from '../types.js';
+import { clamp, clip, contentWords, createRandom, keywords, round, sharedStems, stableId, stem, stemSet, upperFirst, type Random } from './text.js';
+
+const B2B_CUES = [
+  'compani', 'busi', 'team', 'manag', 'director', 'head', 'vp', 'chief', 'cfo', 'cto', 'ceo', 'cio', 'ciso', 'founder', 'procur', 'enterpris', 'saa',
+  'b2b', 'agenc', 'firm', 'startup', 'clinic', 'hospit', 'depart', 'vendor', 'employe', 'staff', 'sale', 'market', 'offic', 'lead', 'engin', 'analyst',
+  'consult', 'oper', 'owner', 'restaur', 'practic', 'organ', 'buyer', 'admin', 'it', 'secur', 'financ', 'hr', 'recruit', 'wholesal', 'retail', 'store',
+];
+const B2C_CUES = [
+  'parent', 'mom', 'mum', 'mother', 'father', 'dad', 'famili', 'student', 'retir', 'teen', 'shopper', 'consum', 'homebuy', 'hobbi', 'enthusiast',
+  'fan', 'travel', 'gamer', 'kid', 'children', 'household', 'person', 'individu', 'love', 'beginn', 'couple', 'single', 'grandpar', 'young', 'adult',
+  'hous', 'pet', 'owner', 'patient', 'commut', 'renter', 'cook', 'runner',
+];
+
+const CATEGORY_RULES: ReadonlyArray<[RegExp, string]> = [
+  [/\b(cfo|financ|account|controller|fp&a|treasur|audit)/i, 'Finance'],
+  [/\b(procure|sourcing|purchas|buyer|supply chain)/i, 'Procurement'],
+  [/\b(security|ciso|it director|cio|cto|devops|engineer|developer|infrastructure)/i, 'IT & Security'],
+  [/\b(marketing|brand|growth|demand gen|content|seo)/i, 'Marketing'],
+  [/\b(sales|account executive|revenue|sdr|bdr)/i, 'Sales'],
+  [/\b(hospital|clinic|nurse|doctor|physician|health ?care|patient|dentist|pharma)/i, 'Healthcare'],
+  [/\b(hr|human resources|recruit|talent|people ops)/i, 'Human Resources'],
+  [/\b(founder|owner|entrepreneur|small business|agency)/i, 'Founders & Small Business'],
+  [/\b(restaurant|chef|caf[eé]|bar|hospitality|hotel)/i, 'Food & Hospitality'],
+  [/\b(parent|mom|mum|mother|father|dad|kids|children|family)/i, 'Parents'],
+  [/\b(home ?buyer|mortgage|real estate|house|apartment|renter|landlord)/i, 'Home & Property'],
+  [/\b(travel|trip|vacation|holiday|tourism)/i, 'Travel'],
+  [/\b(fitness|gym|workout|running|health|wellness|diet)/i, 'Health & Fitness'],
+  [/\b(sneaker|fashion|streetwear|clothing|apparel|beauty)/i, 'Fashion & Streetwear'],
+  [/\b(sustainab|eco|green|organic|climate|zero[- ]waste)/i, 'Sustainability'],
+  [/\b(student|school|university|college|education|teacher|learn)/i, 'Education'],
+  [/\b(gam(e|er|ing)|esports)/i, 'Gaming'],
+  [/\b(retire|senior|pension)/i, 'Retirement'],
+];
+
+const FIRST_NAMES = ['Alex', 'Jordan', 'Taylor', 'Morgan', 'Casey', 'Riley', 'Jamie', 'Avery', 'Robin', 'Sasha', 'Noor', 'Leila', 'Mateo', 'Ines', 'Kenji', 'Amara', 'Tomás', 'Freya', 'Omar', 'Lena'];
+const LAST_NAMES = ['Ellis', 'Moreau', 'Kowalski', 'Nakamura', 'Okafor', 'Lindqvist', 'Haddad', 'Brennan', 'Costa', 'Varga', 'Mensah', 'Reyes', 'Fischer', 'Dubois', 'Park', 'Shah'];
+
+function cueScore(text: string, cues: readonly string[]): number {
+  const stems = contentWords(text).concat(text.toLowerCase().match(/\b(it|hr|vp|cfo|cto|ceo|cio|b2b|mom|mum|dad|kid)\b/g) ?? []).map(stem);
+  return stems.filter((s) => cues.some((cue) => s === cue || (cue.length >= 4 && s.startsWith(cue)))).length;
+}
+
+function inferType(text: string, hints: PersonaCreateHints | undefined): { type: PersonaType; reason: string } {
+  if (hints && (hints.role_title || hints.seniority || hints.industry || hints.company_size)) return { type: 'B2B', reason: 'the hints name a role or company' };
+  if (hints && (hints.life_stage || hints.age_band || hints.income_band)) return { type: 'B2C', reason: 'the hints describe a household' };
+  const b2b = cueScore(text, B2B_CUES);
+  const b2c = cueScore(text, B2C_CUES);
+  return b2b > b2c ? { type: 'B2B', reason: `the description reads as a work role (${b2b} business cue(s) against ${b2c} personal)` } : { type: 'B2C', reason: `the description reads as a private buyer (${b2c} personal cue(s) against ${b2b} business)` };
+}
+
+function categoryOf(text: string, fallback: string): string {
+  return CATEGORY_RULES.find(([pattern]) => pattern.test(text))?.[1] ?? fallback;
+}
+
+/** The catalog persona closest to a text (shared stems with its name, description and role), preferring the same type. */
+export function closestBasePersona(text: string, type: PersonaType | null): { persona: BasePersona; overlap: number } {
+  const stems = stemSet(text);
+  let best: { persona: BasePersona; overlap: number } | null = null;
+  for (const persona of basePersonas) {
+    const own = stemSet(`${persona.name} ${persona.category} ${persona.description} ${persona.details.role_title ?? ''} ${persona.details.life_stage ?? ''}`);
+    const overlap = sharedStems(own, stems).length + (type && persona.type === type ? 0.5 : 0);
+    if (!best || overlap > best.overlap) best = { persona, overlap };
+  }
+  return best as { persona: BasePersona; overlap: number };
+}
+
+/** "A procurement manager at a logistics firm who…" → "procurement manager". */
+export function rolePhrase(description: string): string {
+  const first = description.split(/[.;:!?\n]/)[0] ?? description;
+  const stripped = first.replace(/^\s*(i am|i'm|we are|they are|she is|he is|this is|meet)\s+/i, '').replace(/^\s*(a|an|the|our|my)\s+/i, '');
+  const words = stripped.split(/\s+/).filter(Boolean);
+  const stop = words.findIndex((word, index) => index > 0 && /^(at|in|of|for|who|that|which|with|from|working|living|based|running|and|,)$/i.test(word.replace(/,$/, '')));
+  const role = words.slice(0, stop > 0 ? Math.min(stop, 5) : Math.min(words.length, 4)).join(' ').replace(/[,]+$/, '');
+  return role.length >= 2 ? role : 'customer';
+}
+
+function titleCase(text: string): string {
+  return text.replace(/\b([a-z])([a-z]*)/g, (_, first: string, rest: string) => first.toUpperCase() + rest);
+}
+
+interface Vocabulary {
+  role: string;
+  focus: string;
+  second: string;
+  terms: string[];
+}
+
+function vocabulary(description: string): Vocabulary {
+  const role = rolePhrase(description);
+  const roleStems = stemSet(role);
+  const terms = keywords(description, 8).filter((term) => !roleStems.has(stem(term)));
+  return { role, focus: terms[0] ?? 'their work', second: terms[1] ?? terms[0] ?? 'everyday tasks', terms };
+}
+
+function b2bProfile(v: Vocabulary, random: Random): Partial<PersonaDetails> {
+  const { focus, second } = v;
+  return {
+    primary_use_case: `Getting better results in ${focus} with less manual effort and clearer numbers.`,
+    buying_stage: random.pick(['Awareness: has noticed the problem and is reading up on options.', 'Consideration: comparing a shortlist of options.', 'Decision: building the case for one option.']),
+    decision_role: random.pick(['Economic buyer who signs off on the budget.', 'Champion who builds the case for the purchase.', 'Influencer whose recommendation carries weight.', 'Day-to-day user whose adoption decides success.']),
+    brand_voice_fit: 'Professional and concrete: specific outcomes, numbers and no hype.',
+    reading_level: 'Professional; skims summaries and reads details when they matter.',
+    purchase_cadence: 'Reviews tools and suppliers in this area once or twice a year.',
+    role_segment: [titleCase(v.role), 'Business buyer'],
+    primary_objectives: [`Improve ${focus} outcomes this year`, `Reduce time spent on ${second}`, 'Show measurable results to leadership'],
+    goals: [`Make ${focus} more predictable`, `Spend less time on ${second}`, 'Get reliable data for decisions', 'Work with tools the team actually adopts'],
+    pains: [`Manual work around ${focus}`, `Too many disconnected tools for ${second}`, 'Vendors who overpromise and underdeliver', 'Little time to evaluate new options'],
+    triggers: [`A missed target in ${focus}`, 'A new budget cycle', 'A change in leadership or priorities', 'A renewal of the current solution'],
+    channels: ['LinkedIn', 'Peer recommendations', 'Industry newsletters and events', 'Review sites (G2, Capterra)'],
+    objections: ['We already have something that mostly works', 'What will this really cost us over three years?', 'Who on my team has time to implement it?', 'Show me proof from a company like ours'],
+    values: ['Reliability', 'Clarity', 'Accountability', 'Efficiency'],
+    tone_guardrails: ['Be specific and lead with outcomes', 'No buzzwords or hype', 'Respect their time'],
+    tech_stack: ['Microsoft 365 or Google Workspace', 'A CRM or ERP', 'Slack or Teams', 'Spreadsheets'],
+    proof_types: ['Case studies from similar companies', 'ROI estimate with their numbers', 'Product trial', 'Independent reviews'],
+    alternatives: ['Keep the current process', 'Build it in-house', 'A larger incumbent suite', 'Hire more people'],
+    win_factors: ['Clear value within weeks', 'Transparent pricing', 'Easy integration', 'Responsive support'],
+    proof_preferences: ['Short case study', 'Live demo with their data', 'Reference call'],
+    procurement_constraints: ['Budget approval above a threshold', 'Security and legal review', 'Preference for annual terms with an exit'],
+    committee_mapping: ['Finance: cost and payback', 'IT: integration and security', 'End users: ease of use'],
+    key_differentiators: ['Fast time to value', 'Fits the existing tools', 'Predictable pricing'],
+    regulatory_context: ['Data-protection law (GDPR or local equivalent)'],
+    local_channels: [],
+    local_objections: [],
+    local_keywords: [`${focus} software`, `${focus} solution`, `${second} tool`].map((term) => clip(term, 100)),
+    price_sensitivity_delta: round(random.next() * 0.8 - 0.2, 2),
+  };
+}
+
+function b2cProfile(v: Vocabulary, random: Random): Partial<PersonaDetails> {
+  const { focus, second } = v;
+  return {
+    primary_use_case: `Making good everyday choices about ${focus} without wasting time or money.`,
+    buying_stage: random.pick(['Awareness: starting to look around.', 'Consideration: comparing a few options.', 'Decision: ready to buy when the offer is right.']),
+    decision_role: random.pick(['Sole decision maker.', 'Main decision maker for the household.', 'Decides together with a partner.']),
+    brand_voice_fit: 'Friendly and plain: honest, clear and never pushy.',
+    reading_level: 'General (grade 8); reads on a phone in short bursts.',
+    purchase_cadence: 'Buys in this category a few times a year.',
+    role_segment: [titleCase(v.role), 'Consumer'],
+    primary_objectives: [`Get good value on ${focus}`, `Spend less time on ${second}`, 'Feel confident about the choice'],
+    goals: [`Find ${focus} options that fit daily life`, 'Avoid wasting money', `Save time on ${second}`, 'Buy from brands that are honest'],
+    pains: ['Hidden costs and surprise fees', `Confusing choices around ${focus}`, 'Products that do not last', 'Pushy marketing'],
+    triggers: ['A recommendation from a friend', 'A good deal or seasonal sale', `A change in routine affecting ${focus}`, 'A bad experience with the current option'],
+    channels: ['Instagram and TikTok', 'YouTube reviews', 'Friends and family', 'Search and review sites'],
+    objections: ['Is it really worth the price?', 'What is the catch?', 'Can I return it easily?', 'I have been disappointed before'],
+    values: ['Value for money', 'Honesty', 'Convenience', 'Quality'],
+    tone_guardrails: ['Friendly and clear', 'Show the price early', 'No pressure tactics'],
+    life_stage: null,
+    household_context: [],
+    lifestyle_affinities: v.terms.slice(0, 3).map((term) => titleCase(term)),
+    proof_types: ['Customer reviews', 'Money-back guarantee', 'Recommendations from people like them'],
+    alternatives: ['Keep the current option', 'A cheaper alternative', 'Do without'],
+    win_factors: ['Clear total price', 'Easy returns', 'Good reviews'],
+    proof_preferences: ['Star ratings', 'Short video reviews', 'Guarantees'],
+    key_differentiators: ['Transparent pricing', 'Quality that lasts', 'Convenience'],
+    regulatory_context: ['Consumer-protection and return rights'],
+    local_channels: [],
+    local_objections: [],
+    local_keywords: [`best ${focus}`, `${focus} reviews`, `affordable ${second}`].map((term) => clip(term, 100)),
+    price_sensitivity_delta: round(random.next() * 0.8, 2),
+  };
+}
+
+function weights(criteria: readonly string[], random: Random): Record<string, number> {
+  const raw = criteria.map(() => 10 + random.int(21));
+  const total = raw.reduce((sum, value) => sum + value, 0);
+  const out: Record<string, number> = {};
+  let assigned = 0;
+  criteria.forEach((criterion, index) => {
+    const value = index === criteria.length - 1 ? round(1 - assigned, 2) : round((raw[index] ?? 0) / total, 2);
+    out[criterion] = value;
+    assigned = round(assigned + value, 2);
+  });
+  return out;
+}
+
+function advancedProfile(type: PersonaType, v: Vocabulary, random: Random): Partial<PersonaDetails> {
+  const criteria = type === 'B2B' ? ['total_cost', 'time_to_value', 'integration_fit', 'vendor_reliability', 'risk_and_compliance'] : ['price', 'quality', 'convenience', 'trust', 'experience'];
+  return {
+    mcda_weights: weights(criteria, random),
+    purpose_packs_enabled: { objection_handling: true, social_media: type === 'B2C', pricing_research: true, content_ideas: true },
+    acquisition_config: { preferred_offer: type === 'B2B' ? 'Trial or pilot with clear success metrics' : 'First-order discount', cta_style: type === 'B2B' ? 'Book a short demo' : 'See the price', avoid_channels: ['cold calls'] },
+    pmm_config: { positioning_angle: clip(`Better ${v.focus} with less effort`, 200), proof_priority: ['reviews', 'case_study', 'trial'], message_pillars: ['value', 'simplicity', 'trust'] },
+    content_config: { preferred_formats: type === 'B2B' ? ['case study', 'one-pager', 'demo video'] : ['short video', 'comparison', 'reviews'], max_reading_minutes: type === 'B2B' ? 6 : 3, include_numbers: true, tone: type === 'B2B' ? 'professional' : 'friendly' },
+    sales_config: { discovery_questions: [clip(`How do you handle ${v.focus} today?`, 200), 'What would make you switch?'], deal_cycle_days: type === 'B2B' ? 60 : 14, requires_business_case: type === 'B2B' },
+    research_config: { response_style: type === 'B2B' ? 'concise and specific' : 'friendly and candid', skepticism_level: round(0.4 + random.next() * 0.4, 2), focus_areas: v.terms.slice(0, 3) },
+  };
+}
+
+const HINT_FIELDS = ['role_title', 'seniority', 'industry', 'company_size', 'life_stage', 'age_band', 'income_band', 'locale_scope', 'locale_value', 'goals', 'pains', 'channels'] as const;
+
+export function generatePersonaOffline(input: PersonaGenerationInput, seed: number): GeneratedPersona {
+  const pipeline: PipelineType = input.pipeline_type ?? 'north_star';
+  const hints = input.hints ?? {};
+  const random = createRandom('persona', seed, input.description, JSON.stringify(hints), input.name ?? '', input.type ?? '', input.category ?? '', pipeline);
+  const inferred = inferType(input.description, hints);
+  const type = input.type ?? inferred.type;
+  const v = vocabulary(input.description);
+  const archetype = closestBasePersona(input.description, type);
+  const category = input.category ?? categoryOf(`${input.description} ${hints.role_title ?? ''} ${hints.industry ?? ''}`, archetype.persona.category);
+  const name = input.name ?? clip(`${random.pick(FIRST_NAMES)} ${random.pick(LAST_NAMES)}, ${titleCase(hints.role_title ?? v.role)}`, 100);
+
+  const given: Partial<PersonaDetails> = {
+    ...(type === 'B2B' ? b2bProfile(v, random) : b2cProfile(v, random)),
+    ...advancedProfile(type, v, random),
+  };
+  if (type === 'B2B') {
+    given.role_title = titleCase(v.role);
+    given.seniority = /\b(chief|cfo|ceo|cto|cio|vp|vice|head|director|founder|owner)\b/i.test(v.role) ? 'Senior leadership' : /\bmanager|lead\b/i.test(v.role) ? 'Manager' : 'Individual contributor';
+    given.industry = v.terms[0] ? titleCase(v.terms[0]) : null;
+    given.company_size = null;
+    given.budget_authority = /\b(chief|cfo|ceo|vp|head|director|founder|owner)\b/i.test(v.role) ? 'Owns or co-owns the budget for this area.' : 'Recommends purchases; a manager signs.';
+  } else {
+    given.life_stage = titleCase(v.role);
+    given.age_band = null;
+    given.income_band = null;
+    given.household_context = [clip(upperFirst(input.description), 500)];
+  }
+  given.locale_scope = 'global';
+  given.locale_value = null;
+  given.is_localized = false;
+
+  const keep: DetailsField[] = [];
+  for (const field of HINT_FIELDS) {
+    const value = hints[field];
+    if (value === undefined) continue;
+    (given as Record<string, unknown>)[field] = value;
+    keep.push(field);
+  }
+  const details = completeDetails(given, type, pipeline, keep);
+
+  const words = contentWords(input.description).length;
+  const hintCount = keep.length;
+  const confidence = round(clamp(0.3 + 0.08 * Math.min(words / 10, 4) + 0.04 * hintCount + (input.type ? 0.05 : 0) + (archetype.overlap >= 2 ? 0.05 : 0), 0.2, 0.85), 2);
+  const rationale = clip(
+    [
+      `Composed offline from the description's key terms (${v.terms.slice(0, 4).join(', ') || 'few specific terms'}) with fixed templates for a ${type} persona and the ${pipeline} pipeline.`,
+      input.type ? `Type ${type} was given.` : `Type ${type} was inferred: ${inferred.reason}.`,
+      hintCount > 0 ? `${hintCount} hint(s) were copied as given (${keep.join(', ')}).` : null,
+      `Closest catalog persona: ${archetype.persona.name}.`,
+      'The offline engine is a deterministic development engine, not a language model: treat this profile as a draft.',
+    ]
+      .filter(Boolean)
+      .join(' '),
+    2000,
+  );
+
+  return {
+    name: name.length >= 2 ? name : `${name} persona`,
+    category: clip(category, 100),
+    description: input.description,
+    type,
+    pipeline_type: pipeline,
+    details,
+    ai_generated: { confidence, rationale },
+  };
+}
+
+const STAGES = ['Consideration', 'Awareness', 'Decision', 'Consideration', 'Awareness', 'Decision'];
+const B2B_ROLES = ['Economic buyer', 'Champion', 'End user', 'Influencer', 'Technical evaluator', 'Gatekeeper'];
+const B2C_ROLES = ['Primary buyer', 'Household decision maker', 'Influencer among friends', 'Gift buyer', 'Repeat buyer', 'First-time buyer'];
+const COMPLEMENTS_B2B = ['Budget holder for', 'Day-to-day user among', 'Technical evaluator for'];
+const COMPLEMENTS_B2C = ['Budget-minded', 'Early adopter among', 'Loyal repeat buyer among'];
+
+export function suggestPersonasOffline(input: PersonaSuggestionInput, seed: number): PersonaSuggestionResult {
+  const sourcesText = (input.sources ?? []).map((source) => source.text).join('\n');
+  const business = `${input.business_description}\n${sourcesText}`;
+  const businessStems = stemSet(business);
+  const businessTerms = keywords(business, 6);
+  const customers = input.target_customers.slice(0, 6).map((customer) => customer.trim()).filter((customer) => customer.length > 0);
+  const candidates: Array<{ label: string; base: string; complement: boolean }> = customers.map((customer) => ({ label: customer, base: customer, complement: false }));
+  const lead = customers[0] ?? 'customers';
+  const leadType = inferType(`${lead} ${input.business_description}`, undefined).type;
+  const complements = leadType === 'B2B' ? COMPLEMENTS_B2B : COMPLEMENTS_B2C;
+  for (let index = 0; candidates.length < 3; index += 1) candidates.push({ label: `${complements[index % complements.length]} ${lead}`, base: lead, complement: true });
+
+  const goals = input.goals.slice(0, 10);
+  const suggestions: Array<PersonaSuggestion & { order: number }> = candidates.map((candidate, index) => {
+    const random = createRandom('suggestion', seed, input.business_description, candidate.label, index);
+    const type = inferType(`${candidate.label} ${input.business_description}`, undefined).type;
+    const v = vocabulary(`${candidate.base} ${input.business_description}`);
+    const archetype = closestBasePersona(`${candidate.label} ${input.business_description}`, type);
+    const overlap = sharedStems(stemSet(candidate.base), businessStems).length;
+    const confidence = round(clamp(0.55 + 0.06 * overlap + (archetype.overlap >= 2 ? 0.05 : 0) - (candidate.complement ? 0.12 : 0) - 0.02 * index + 0.03 * Math.min(input.sources?.length ?? 0, 3), 0.2, 0.95), 2);
+    const profile = type === 'B2B' ? b2bProfile(v, random) : b2cProfile(v, random);
+    const goalLine = goals[0] ? goals.map((goal) => goal.replace(/[.]$/, '')).slice(0, 2).join(' and ') : 'grow';
+    const name = clip(titleCase(candidate.label), 100);
+    return {
+      order: index,
+      id: stableId('psug_', seed, input.business_description, candidate.label, index),
+      object: 'persona_suggestion',
+      name: name.length >= 2 ? name : `${name} buyer`,
+      category: clip(categoryOf(`${candidate.label} ${input.business_description}`, archetype.persona.category), 100),
+      description: clip(`${upperFirst(candidate.label)} who could buy from a business that ${input.business_description.replace(/^(we|our company|the company)\s+/i, '').replace(/[.]$/, '')}. They care most about ${v.focus} and ${v.second}.`, 2000),
+      buying_stage: STAGES[index % STAGES.length] ?? 'Consideration',
+      decision_role: (type === 'B2B' ? B2B_ROLES : B2C_ROLES)[index % 6] ?? 'Buyer',
+      rationale: clip(
+        `Fits the goal to ${goalLine.charAt(0).toLowerCase()}${goalLine.slice(1)}: ${candidate.complement ? `a complementary role next to ${lead}` : 'one of the named target customers'}, sharing ${overlap} key term(s) with the business description${businessTerms.length > 0 ? ` (${businessTerms.slice(0, 3).join(', ')})` : ''}. Composed offline by fixed rules, not by a language model.`,
+        2000,
+      ),
+      type,
+      goals: (profile.goals ?? []).slice(0, 10),
+      pains: (profile.pains ?? []).slice(0, 10),
+      channels: (profile.channels ?? []).slice(0, 10),
+      triggers: (profile.triggers ?? []).slice(0, 10),
+      confidence,
+    };
+  });
+  suggestions.sort((a, b) => b.confidence - a.confidence || a.order - b.order);
+
+  return {
+    data: suggestions.map(({ order: _order, ...suggestion }) => suggestion),
+    input_summary: {
+      business_description: clip(input.business_description, 500),
+      target_customers: input.target_customers.slice(0, 10).map((customer) => clip(customer, 200)),
+      goals: goals.map((goal) => clip(goal, 200)),
+      sources_count: Math.min(input.sources?.length ?? 0, 10),
+    },
+  };
+}

