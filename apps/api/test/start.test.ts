@@ -50,12 +50,18 @@ interface Started {
   exited: Promise<number | null>;
 }
 
+const children = new Set<ChildProcess>();
+afterAll(() => {
+  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+});
+
 function run(script: string, args: string[], env: Record<string, string>): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
   const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
     cwd: APP_DIR,
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  children.add(child);
   let output = '';
   child.stdout?.on('data', (chunk) => (output += chunk));
   child.stderr?.on('data', (chunk) => (output += chunk));
@@ -65,7 +71,7 @@ function run(script: string, args: string[], env: Record<string, string>): { chi
 
 async function startServer(env: Record<string, string>): Promise<Started> {
   const { child, output, exited } = run('src/main.ts', [], { PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env });
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + 90_000;
   while (Date.now() < deadline) {
     const match = /"url":"(http:\/\/127\.0\.0\.1:\d+)\/api\/v1"/.exec(output());
     if (match?.[1]) return { child, url: match[1], stdout: output, exited };
@@ -76,7 +82,8 @@ async function startServer(env: Record<string, string>): Promise<Started> {
   throw new Error(`server did not start:\n${output()}`);
 }
 
-describe('pnpm start', () => {
+// A real process on a fresh on-disk database: slow on a busy machine, so generous timeouts.
+describe('pnpm start', { timeout: 120_000 }, () => {
   const provided = inject('database');
   let dataDir: string;
   let databaseUrl: string | undefined;

@@ -1,4 +1,4 @@
-import type { ErrorObject } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
@@ -73,15 +73,22 @@ export function contractValidatorCompiler(spec: unknown): FastifySchemaCompiler<
   const extensions = vendorExtensions(spec);
   const bodyAjv = makeAjv(false, extensions);
   const textAjv = makeAjv('array', extensions);
+  // Glue gives every route its own copy of shared schemas (limit, cursor, error bodies…): compile each once.
+  const compiled = new Map<string, ValidateFunction>();
   return ({ schema, httpPart }) => {
     const ajv = httpPart === 'body' ? bodyAjv : textAjv;
     // Raw bytes (`contentMediaType`, e.g. the upload target) arrive as a stream the handler checks.
     if (httpPart === 'body' && typeof (schema as { contentMediaType?: unknown }).contentMediaType === 'string') return () => true;
     if (httpPart === 'headers') schema = lowerCaseHeaderNames(schema as HeaderSchema);
+    const cacheKey = `${httpPart === 'body' ? 'body' : 'text'}:${JSON.stringify(schema)}`;
+    const cached = compiled.get(cacheKey);
+    if (cached) return cached;
     const id = (schema as { $id?: string }).$id;
     // Glue gives recursive schemas the same $id on every route; the latest compile wins.
     if (id && ajv.getSchema(id)) ajv.removeSchema(id);
-    return ajv.compile(schema as object);
+    const validate = ajv.compile(schema as object);
+    compiled.set(cacheKey, validate);
+    return validate;
   };
 }
 

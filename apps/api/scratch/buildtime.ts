@@ -1,0 +1,14 @@
+import { pino } from 'pino';
+import { buildApp } from '../src/app.js';
+import { openDatabase } from '../src/db/client.js';
+import { MemoryRateLimiter } from '../src/http/rate-limit.js';
+import { seedCatalogs } from '../src/db/seed.js';
+let t = Date.now();
+const database = await openDatabase({ driver: 'pglite' });
+await database.migrate(); await seedCatalogs(database.db);
+console.log('db', Date.now() - t); t = Date.now();
+const cpu0 = process.cpuUsage();
+const app = await buildApp({ database, rateLimiter: new MemoryRateLimiter(), logger: pino({ level: 'silent' }) });
+await app.ready();
+const cpu = process.cpuUsage(cpu0);
+console.log('buildApp', Date.now() - t, 'cpu ms', (cpu.user + cpu.system) / 1000);
