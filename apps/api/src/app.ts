@@ -10,7 +10,7 @@ import Fastify, {
 } from 'fastify';
 import openapiGlue from 'fastify-openapi-glue';
 import FindMyWay from 'find-my-way';
-import { bearerToken, findApiKey, type AuthContext } from './auth/api-keys.js';
+import { apiKeyFinder, bearerToken, type AuthContext } from './auth/api-keys.js';
 import { UsageRecorder } from './billing/usage-recorder.js';
 import { STREAMED, type HandlerMap, type OperationId } from './contract/handler-types.js';
 import { basePath, listOperations, loadSpec, type OpenApiDocument, type OperationInfo } from './contract/spec.js';
@@ -42,6 +42,8 @@ export interface AppOptions {
   /** Replaces some handlers (tests, and later packages that bring their own). */
   handlers?: Partial<HandlerMap>;
   now?: () => Date;
+  /** Multiplies each tier's limit (load tests only); 1 by default. */
+  rateLimitMultiplier?: number;
   /** Extra readiness checks (e.g. Redis); a throw makes /readyz answer 503. */
   readinessChecks?: (() => Promise<void>)[];
 }
@@ -100,11 +102,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.removeContentTypeParser('text/plain');
   // Any other media type is a 415, except on an operation whose body is raw bytes (the upload
   // target), which gets the request stream unread: the handler checks size and checksum as it goes.
-  app.addContentTypeParser('*', (request, payload, done) => {
+  const rawOrUnsupported = (request: FastifyRequest, payload: NodeJS.ReadableStream, done: (err: Error | null, body?: unknown) => void) => {
     const operationId = (request.routeOptions.config as Partial<RouteConfig> | undefined)?.operationId;
     if (operationId && operations.get(operationId)?.rawBody) return done(null, payload);
-    done(new ApiError(415, 'unsupported_media_type', 'Unsupported Content-Type: send the request body as application/json.'), undefined);
-  });
+    done(new ApiError(415, 'unsupported_media_type', 'Unsupported Content-Type: send the request body as application/json.'));
+  };
+  // Named as well as '*', because glue checks that every media type of the contract has a parser.
+  app.addContentTypeParser(['application/octet-stream', 'text/event-stream'], rawOrUnsupported);
+  app.addContentTypeParser('*', rawOrUnsupported);
   app.setValidatorCompiler(contractValidatorCompiler(spec));
 
   app.addHook('onRequest', async (request, reply) => {
@@ -157,12 +162,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     }
   });
 
+  const findApiKey = apiKeyFinder(db);
   const authenticate = async (request: FastifyRequest, reply: FastifyReply) => {
     const token = bearerToken(request.headers.authorization);
-    const auth = token ? await findApiKey(db, token) : null;
+    const auth = token ? await findApiKey(token) : null;
     if (!auth) throw errors.invalidApiKey();
     request.auth = auth;
-    const decision = await options.rateLimiter.consume(auth.apiKeyId, auth.requestsPerMinute);
+    const decision = await options.rateLimiter.consume(auth.apiKeyId, auth.requestsPerMinute * (options.rateLimitMultiplier ?? 1));
     reply.header('ratelimit-limit', decision.limit);
     reply.header('ratelimit-remaining', decision.remaining);
     reply.header('ratelimit-reset', decision.resetSeconds);
@@ -234,6 +240,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     log: request.log,
     now,
     meter: request.meter,
+    recordForReplay: async (response) => {
+      const key = request.idempotencyKey;
+      if (!key || !request.auth) return;
+      request.idempotencyKey = null;
+      await completeIdempotencyKey(db, request.auth.apiKeyId, key, response);
+    },
     request,
     reply,
   });

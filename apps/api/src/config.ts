@@ -30,6 +30,8 @@ const configSchema = z.object({
     .optional(),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(30_000),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  // Multiplies every tier's requests per minute: for load tests and staging only (bench/api sets it).
+  RATE_LIMIT_MULTIPLIER: z.coerce.number().int().min(1).max(100_000).default(1),
 });
 
 export type Config = z.infer<typeof configSchema>;

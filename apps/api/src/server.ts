@@ -45,6 +45,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
       database,
       rateLimiter: limiter,
       logger,
+      rateLimitMultiplier: config.RATE_LIMIT_MULTIPLIER,
       readinessChecks: limiter instanceof RedisRateLimiter ? [() => limiter.ping()] : [],
     });
     const url = await app.listen({ port: config.PORT, host: config.HOST });

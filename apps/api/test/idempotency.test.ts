@@ -3,6 +3,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../src/admin/accounts.js';
 import { accounts, agentThreads, workspaces } from '../src/db/schema/index.js';
 import { IDEMPOTENCY_TTL_MS } from '../src/http/idempotency.js';
+import type { Handler } from '../src/contract/handler-types.js';
+import { openEventStream } from '../src/http/sse.js';
 import { chargedCallControl, chargedCreateAgentThread, PRICE } from './support/charged-handler.js';
 import { errorOf, Harness, type Tenant } from './support/harness.js';
 
@@ -14,8 +16,17 @@ let t: Tenant;
 let n = 0;
 const freshKey = () => `idem-${process.pid}-${++n}`;
 
+let streamsRun = 0;
+const streamingResponse: Handler<'createResponse'> = async (_input, ctx) => {
+  streamsRun++;
+  const stream = openEventStream(ctx);
+  stream.send({ type: 'response.created', sequence_number: 0 }, 'response.created');
+  stream.send({ type: 'response.output_text.delta', sequence_number: 1, delta: `run ${streamsRun}` }, 'response.output_text.delta');
+  return stream.done();
+};
+
 beforeAll(async () => {
-  h = await Harness.create({ handlers: { createAgentThread: chargedCreateAgentThread } });
+  h = await Harness.create({ handlers: { createAgentThread: chargedCreateAgentThread, createResponse: streamingResponse } });
   t = await h.tenant({ credits: 100_000 });
 });
 afterAll(() => h.close());
@@ -152,6 +163,20 @@ describe('Idempotency-Key', () => {
     const key = freshKey();
     expect((await h.post('/workspaces', t.key, { name: '' }, { 'idempotency-key': key })).status).toBe(400);
     expect((await h.post('/workspaces', t.key, { name: 'Valid now' }, { 'idempotency-key': key })).status).toBe(200);
+  });
+
+  it('replays the recorded events of a stream', async () => {
+    const key = freshKey();
+    const body = { model: 'service-1', persona_id: 'persona_x', input: 'Hi', stream: true };
+    const first = await h.post('/responses', t.key, body, { 'idempotency-key': key });
+    expect(first.status).toBe(200);
+    expect(first.headers['content-type']).toMatch(/^text\/event-stream/);
+    expect(first.text).toContain('run 1');
+    const replay = await h.post('/responses', t.key, body, { 'idempotency-key': key });
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.headers['content-type']).toMatch(/^text\/event-stream/);
+    expect(replay.text).toBe(first.text);
+    expect(streamsRun).toBe(1);
   });
 
   it('is ignored without the header: every POST runs', async () => {

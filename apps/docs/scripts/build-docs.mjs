@@ -31,10 +31,8 @@ export function docsSpec(bundle, decisionsMarkdown) {
   }
   // DECISIONS.md becomes a section of its own in the menu (a tag without operations, `x-traitTag`); it
   // replaces the overview's short "Design decisions" paragraph, which only points at the file.
-  spec.tags = [
-    { name: DECISIONS_TAG, description: decisionsMarkdown.replace(/^# .*\n+/, ''), 'x-traitTag': true },
-    ...(spec.tags ?? []),
-  ];
+  const decisionsTag = { name: DECISIONS_TAG, description: decisionsMarkdown.replace(/^# .*\n+/, ''), 'x-traitTag': true };
+  spec.tags = [decisionsTag, ...(spec.tags ?? [])];
   if (spec.info.description) {
     spec.info.description = spec.info.description.replace(/\n*^## Design decisions\n[\s\S]*?(?=^## |(?![\s\S]))/m, '\n\n');
   }

@@ -76,7 +76,7 @@ export function typescriptSample(request, options = {}) {
     lines.push(
       `// Streamed as Server-Sent Events (the client sends \`stream: true\`):\n` +
         `const stream = await persona.stream('${request.path}'${tsInit(request, { withoutStream: true })});\n` +
-        `for await (const event of stream) console.log(event.type);`,
+        `for await (const event of stream) console.log(event);`,
     );
   }
   return lines.join('\n\n');

@@ -55,7 +55,7 @@ const mock = await startMock({
 
 console.log(
   `\nPersona API mock: ${mock.url}/api/v1 (the spec's paths also answer at the root, ${mock.url}).` +
-    `\nSend any 'Authorization: Bearer svc_live_…' key. Prism's own port above is internal: use this one.\n`,
+    `\nSend any 'Authorization: Bearer svc_live_…' key. (Prism listens on an internal port behind this one.)\n`,
 );
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {

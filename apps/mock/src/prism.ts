@@ -77,7 +77,11 @@ export async function startPrism(options: PrismOptions): Promise<PrismProcess> {
     stdio: ['ignore', options.logLevel === 'silent' ? 'ignore' : 'inherit', 'inherit'],
   });
   const url = `http://${host}:${port}`;
+  // Prism never outlives the process that started it (a crash or process.exit included).
+  const killOnExit = () => child.kill('SIGTERM');
+  process.once('exit', killOnExit);
   const stop = async (): Promise<void> => {
+    process.off('exit', killOnExit);
     if (child.exitCode !== null || child.signalCode !== null) return;
     const exited = once(child, 'exit');
     child.kill('SIGTERM');

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, eq, isNull, sql } from 'drizzle-orm';
 import { API_KEY_PATTERN } from '../config.js';
-import type { Executor } from '../db/client.js';
+import type { Database } from '../db/client.js';
 import { accounts, apiKeys, tiers } from '../db/schema/index.js';
 import { randomBase62 } from '../lib/ids.js';
 
@@ -39,13 +39,12 @@ export function bearerToken(header: string | undefined): string | null {
 }
 
 /**
- * Finds the live key whose hash matches. The lookup is by SHA-256 digest, so its timing depends on
- * the digest and not on how many characters of a real key were guessed; the final comparison is
- * constant-time as well.
+ * Returns the lookup of live keys by hash, prepared once (it runs on every request). The lookup is by
+ * SHA-256 digest, so its timing depends on the digest and not on how many characters of a real key
+ * were guessed; the final comparison is constant-time as well.
  */
-export async function findApiKey(db: Executor, key: string): Promise<AuthContext | null> {
-  const digest = hashApiKey(key);
-  const [row] = await db
+export function apiKeyFinder(db: Database): (key: string) => Promise<AuthContext | null> {
+  const query = db
     .select({
       apiKeyId: apiKeys.id,
       keyHash: apiKeys.keyHash,
@@ -57,9 +56,14 @@ export async function findApiKey(db: Executor, key: string): Promise<AuthContext
     .from(apiKeys)
     .innerJoin(accounts, eq(accounts.id, apiKeys.accountId))
     .innerJoin(tiers, eq(tiers.id, accounts.tierId))
-    .where(and(eq(apiKeys.keyHash, digest), isNull(apiKeys.revokedAt)))
-    .limit(1);
-  if (!row || !timingSafeEqual(Buffer.from(row.keyHash, 'hex'), Buffer.from(digest, 'hex'))) return null;
-  const { keyHash: _hash, ...auth } = row;
-  return auth;
+    .where(and(eq(apiKeys.keyHash, sql.placeholder('digest')), isNull(apiKeys.revokedAt)))
+    .limit(1)
+    .prepare('find_api_key');
+  return async (key) => {
+    const digest = hashApiKey(key);
+    const [row] = await query.execute({ digest });
+    if (!row || !timingSafeEqual(Buffer.from(row.keyHash, 'hex'), Buffer.from(digest, 'hex'))) return null;
+    const { keyHash: _hash, ...auth } = row;
+    return auth;
+  };
 }

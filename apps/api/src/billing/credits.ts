@@ -122,9 +122,13 @@ interface Locked {
   limited: Limited[];
 }
 
-/** Locks the account, workspace and project rows (in that order, so concurrent charges serialise). */
+/**
+ * Locks the account, workspace and project rows (in that order, so concurrent charges serialise).
+ * NO KEY UPDATE, not UPDATE: it must not conflict with the KEY SHARE locks that inserting rows which
+ * reference these (a thread, a ledger entry) takes, or two charging transactions would deadlock.
+ */
 async function lockScope(tx: Executor, scope: ChargeScope, lock: boolean): Promise<Locked> {
-  const forUpdate = <T extends { for(strength: 'update'): unknown }>(query: T) => (lock ? query.for('update') : query);
+  const forUpdate = <T extends { for(strength: 'no key update'): unknown }>(query: T) => (lock ? query.for('no key update') : query);
   const [account] = (await forUpdate(tx.select().from(accounts).where(eq(accounts.id, scope.accountId)))) as (typeof accounts.$inferSelect)[];
   if (!account) throw new Error(`no account ${scope.accountId}`);
   const limited: Limited[] = [

@@ -18,6 +18,12 @@ export interface RequestContext {
   log: FastifyBaseLogger;
   now(): Date;
   meter: RequestMeter;
+  /**
+   * For a handler that writes its own response (a stream): stores what it sent as the response an
+   * Idempotency-Key retry replays. Without it such a key is released when the response ends.
+   * `openEventStream` does this itself.
+   */
+  recordForReplay(response: { status: number; body: string; contentType: string }): Promise<void>;
   /** Escape hatches for streaming handlers; return STREAMED after writing to `reply.raw`. */
   request: FastifyRequest;
   reply: FastifyReply;

@@ -4,8 +4,11 @@ import type { RequestContext } from './context.js';
 export interface EventStream {
   /** One SSE event: `event: <name>` (when given) and `data: <JSON>`. */
   send(data: unknown, event?: string): void;
-  /** Ends the stream with `data: [DONE]`. Returns STREAMED for the handler to return. */
-  done(): Streamed;
+  /**
+   * Ends the stream with `data: [DONE]` and keeps the transcript for Idempotency-Key retries (which
+   * replay the recorded events). Returns STREAMED for the handler to return.
+   */
+  done(): Promise<Streamed>;
   /** Whether the client has gone away. */
   readonly closed: boolean;
 }
@@ -18,11 +21,12 @@ export function openEventStream(ctx: RequestContext): EventStream {
   const { reply } = ctx;
   reply.hijack();
   const raw = reply.raw;
+  const contentType = 'text/event-stream; charset=utf-8';
   const headers: Record<string, string | number | string[]> = {};
   for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) headers[name] = value;
   raw.writeHead(200, {
     ...headers,
-    'content-type': 'text/event-stream; charset=utf-8',
+    'content-type': contentType,
     'cache-control': 'no-cache',
     connection: 'keep-alive',
     // Proxies such as nginx must not buffer the stream.
@@ -32,12 +36,17 @@ export function openEventStream(ctx: RequestContext): EventStream {
   raw.on('close', () => {
     closed = true;
   });
+  let transcript = '';
   return {
     send(data, event) {
-      if (closed) return;
-      raw.write(`${event ? `event: ${event}\n` : ''}data: ${JSON.stringify(data)}\n\n`);
+      const chunk = `${event ? `event: ${event}\n` : ''}data: ${JSON.stringify(data)}\n\n`;
+      transcript += chunk;
+      if (!closed) raw.write(chunk);
     },
-    done() {
+    async done() {
+      transcript += 'data: [DONE]\n\n';
+      // Recorded before the end: the end of the response releases a key that has no stored response.
+      await ctx.recordForReplay({ status: 200, body: transcript, contentType });
       if (!closed) raw.end('data: [DONE]\n\n');
       return STREAMED;
     },

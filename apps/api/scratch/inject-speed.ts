@@ -1,0 +1,25 @@
+import { pino } from 'pino';
+import { bootstrapIfEmpty, createWorkspaceFor } from '../src/admin/accounts.js';
+import { buildApp } from '../src/app.js';
+import { openDatabase } from '../src/db/client.js';
+import { seedCatalogs } from '../src/db/seed.js';
+import { MemoryRateLimiter } from '../src/http/rate-limit.js';
+import { handlers } from '../src/handlers/index.js';
+const url = process.argv[2];
+const database = url ? await openDatabase({ driver: 'postgres', url }) : await openDatabase({ driver: 'pglite' });
+await database.migrate(); await seedCatalogs(database.db);
+const boot = (await bootstrapIfEmpty(database.db, {}))!;
+for (let i = 0; i < 19; i++) await createWorkspaceFor(database.db, { accountId: boot.accountId, name: `w${i}` });
+const app = await buildApp({ database, rateLimiter: new MemoryRateLimiter(), logger: pino({ level: 'silent' }), rateLimitMultiplier: 100000 });
+await app.ready();
+const headers = { authorization: `Bearer ${boot.apiKey}` };
+for (let i = 0; i < 200; i++) await app.inject({ url: '/api/v1/workspaces?limit=20', headers });
+let cpu = process.cpuUsage(); let t = Date.now();
+const N = 1000;
+for (let i = 0; i < N; i++) await app.inject({ url: '/api/v1/workspaces?limit=20', headers });
+let c = process.cpuUsage(cpu); console.log('full request: wall ms/req', (Date.now() - t) / N, 'cpu ms/req', (c.user + c.system) / 1000 / N);
+// handler only
+cpu = process.cpuUsage(); t = Date.now();
+const res = await app.inject({ url: '/api/v1/workspaces?limit=20', headers });
+console.log(res.statusCode);
+await app.close(); await database.close();

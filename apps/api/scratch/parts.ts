@@ -1,0 +1,34 @@
+import { and, eq } from 'drizzle-orm';
+import { pino } from 'pino';
+import { bootstrapIfEmpty, createWorkspaceFor } from '../src/admin/accounts.js';
+import { apiKeyFinder } from '../src/auth/api-keys.js';
+import { buildApp } from '../src/app.js';
+import { openDatabase } from '../src/db/client.js';
+import { seedCatalogs } from '../src/db/seed.js';
+import { workspaceMembers, workspaces } from '../src/db/schema/index.js';
+import { MemoryRateLimiter } from '../src/http/rate-limit.js';
+import { listWorkspaces } from '../src/handlers/workspaces.js';
+const url = process.argv[2];
+const database = url ? await openDatabase({ driver: 'postgres', url }) : await openDatabase({ driver: 'pglite' });
+await database.migrate(); await seedCatalogs(database.db);
+const boot = (await bootstrapIfEmpty(database.db, {}))!;
+for (let i = 0; i < 19; i++) await createWorkspaceFor(database.db, { accountId: boot.accountId, name: `w${i}` });
+const find = apiKeyFinder(database.db);
+const auth = (await find(boot.apiKey))!;
+async function time(name: string, fn: () => Promise<unknown>) {
+  for (let i = 0; i < 100; i++) await fn();
+  const c0 = process.cpuUsage(); const t0 = performance.now();
+  for (let i = 0; i < 1000; i++) await fn();
+  const c = process.cpuUsage(c0);
+  console.log(name.padEnd(30), 'wall', ((performance.now() - t0) / 1000).toFixed(3), 'cpu', ((c.user + c.system) / 1e6).toFixed(3), 'ms');
+}
+await time('auth (prepared)', () => find(boot.apiKey));
+await time('select 1', () => database.db.execute('select 1' as never));
+const ctx = { db: database.db, auth, now: () => new Date() } as never;
+await time('listWorkspaces handler', () => listWorkspaces({ query: { limit: 20 } } as never, ctx));
+await time('simple drizzle list', () => database.db.select().from(workspaces).innerJoin(workspaceMembers, and(eq(workspaceMembers.workspaceId, workspaces.id), eq(workspaceMembers.userId, auth.userId))).limit(21));
+const app = await buildApp({ database, rateLimiter: new MemoryRateLimiter(), logger: pino({ level: 'silent' }), rateLimitMultiplier: 100000 });
+await app.ready();
+await time('inject list', () => app.inject({ url: '/api/v1/workspaces?limit=20', headers: { authorization: `Bearer ${boot.apiKey}` } }));
+await time('inject healthz', () => app.inject({ url: '/healthz' }));
+await app.close(); await database.close();
