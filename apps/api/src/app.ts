@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { createEngine, type Engine } from '@persona-api/engine';
 import Fastify, {
   LogController,
   type FastifyBaseLogger,
@@ -10,6 +11,7 @@ import Fastify, {
 } from 'fastify';
 import openapiGlue from 'fastify-openapi-glue';
 import FindMyWay from 'find-my-way';
+import { DEFAULT_SOURCE_FETCH, type SourceFetchOptions } from './ai/sources.js';
 import { apiKeyFinder, bearerToken, type AuthContext } from './auth/api-keys.js';
 import { UsageRecorder } from './billing/usage-recorder.js';
 import { STREAMED, type HandlerMap, type OperationId } from './contract/handler-types.js';
@@ -46,6 +48,10 @@ export interface AppOptions {
   rateLimitMultiplier?: number;
   /** Extra readiness checks (e.g. Redis); a throw makes /readyz answer 503. */
   readinessChecks?: (() => Promise<void>)[];
+  /** The model engine; by default the one MODEL_* in the environment describes (offline without MODEL_BASE_URL). */
+  engine?: Engine;
+  /** Persona-suggestion URL sources; by default 5 s per page and no private addresses. */
+  sourceFetch?: Partial<SourceFetchOptions>;
 }
 
 interface RouteConfig {
@@ -72,6 +78,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const prefix = basePath(spec);
   const operations = new Map<string, OperationInfo>(listOperations(spec).map((op) => [op.operationId, op]));
   const handlers: Partial<HandlerMap> = { ...defaultHandlers, ...options.handlers };
+  const engine = options.engine ?? createEngine();
+  const sourceFetch: SourceFetchOptions = { ...DEFAULT_SOURCE_FETCH, ...options.sourceFetch };
   let shuttingDown = false;
 
   const app = Fastify({
@@ -215,8 +223,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     return payload;
   };
 
-  app.addHook('onResponse', async (request, reply) => {
-    if (!request.auth) return;
+  // Runs once per request: from onResponse, or for a stream whose client left (see below).
+  const settled = new WeakSet<FastifyRequest>();
+  const afterResponse = async (request: FastifyRequest, reply: FastifyReply) => {
+    if (!request.auth || settled.has(request)) return;
+    settled.add(request);
     // A streamed (hijacked) reply that never sent a stored response must not keep its key claimed.
     if (request.idempotencyKey) await releaseIdempotencyKey(db, request.auth.apiKeyId, request.idempotencyKey);
     usageRecorder.record({
@@ -227,7 +238,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       promptTokens: request.meter.promptTokens,
       completionTokens: request.meter.completionTokens,
     });
-  });
+  };
+  app.addHook('onResponse', afterResponse);
 
   const makeContext = (request: FastifyRequest, reply: FastifyReply, operationId: string): RequestContext => ({
     db,
@@ -240,6 +252,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     log: request.log,
     now,
     meter: request.meter,
+    engine,
+    sourceFetch,
     recordForReplay: async (response) => {
       const key = request.idempotencyKey;
       if (!key || !request.auth) return;
@@ -270,7 +284,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
           if (!handler) throw errors.notImplemented();
           const input = { params: request.params, query: request.query ?? {}, body: request.body, headers: request.headers };
           const result = await handler(input, makeContext(request, reply, operationId));
-          if (result === STREAMED) return reply;
+          if (result === STREAMED) {
+            // When the client closed the connection mid-stream Node emits neither 'finish' nor 'error',
+            // so Fastify never runs onResponse: release the key and count the request here.
+            if (!reply.raw.writableFinished && (reply.raw.destroyed || reply.raw.socket?.destroyed)) await afterResponse(request, reply);
+            return reply;
+          }
           return reply.code(200).send(result);
         },
       };

@@ -1,3 +1,4 @@
+import { EngineConfigError, parseEngineConfig, type EngineConfig } from '@persona-api/engine';
 import { z } from 'zod';
 
 /** API keys: `svc_live_` then at least 32 characters of base62 (DECISIONS.md issues 40). */
@@ -32,9 +33,15 @@ const configSchema = z.object({
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   // Multiplies every tier's requests per minute: for load tests and staging only (bench/api sets it).
   RATE_LIMIT_MULTIPLIER: z.coerce.number().int().min(1).max(100_000).default(1),
+  // Persona suggestion sources of type url: how long one page may take, and whether private and
+  // loopback addresses may be fetched (off by default: the server must not become a proxy into its
+  // own network).
+  SOURCE_FETCH_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
+  SOURCE_FETCH_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false').transform((value) => value === 'true'),
 });
 
-export type Config = z.infer<typeof configSchema>;
+/** The server's settings; `engine` is the model engine's (MODEL_*, OFFLINE_ENGINE_SEED), parsed by @persona-api/engine. */
+export type Config = z.infer<typeof configSchema> & { engine: EngineConfig };
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -46,13 +53,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     Object.entries(env).filter(([, value]) => value !== undefined && value !== ''),
   );
   const parsed = configSchema.safeParse(present);
-  if (parsed.success) return parsed.data;
-  const lines = parsed.error.issues.map((issue) => {
+  // The engine's own parser names its variables in each message (and never echoes MODEL_API_KEY).
+  let engine: EngineConfig | undefined;
+  let engineIssues: string[] = [];
+  try {
+    engine = parseEngineConfig(present);
+  } catch (err) {
+    if (!(err instanceof EngineConfigError)) throw err;
+    engineIssues = err.issues;
+  }
+  if (parsed.success && engine) return { ...parsed.data, engine };
+  const lines = (parsed.success ? [] : parsed.error.issues).map((issue) => {
     const name = issue.path.join('.');
     const given = present[name];
     // Never echo a secret back; the other variables are safe to show.
     const shown = given === undefined || /KEY|URL/.test(name) ? '' : ` (got ${JSON.stringify(given)})`;
     return `  ${name}: ${issue.message}${shown}`;
   });
+  lines.push(...engineIssues.map((issue) => `  ${issue}`));
   throw new ConfigError(`Invalid configuration in the environment:\n${lines.join('\n')}`);
 }

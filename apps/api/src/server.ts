@@ -1,3 +1,4 @@
+import { createEngine } from '@persona-api/engine';
 import type { FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
 import { bootstrapIfEmpty } from './admin/accounts.js';
@@ -41,10 +42,14 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     }
     rateLimiter = config.REDIS_URL ? new RedisRateLimiter(config.REDIS_URL) : new MemoryRateLimiter();
     const limiter = rateLimiter;
+    const engine = createEngine(config.engine);
+    logger.info({ engine: engine.kind, upstream_model: engine.describe().upstream_model }, engine.kind === 'offline' ? 'model engine: offline (a deterministic development engine, not a language model)' : 'model engine: openai-compatible');
     const app = await buildApp({
       database,
       rateLimiter: limiter,
       logger,
+      engine,
+      sourceFetch: { timeoutMs: config.SOURCE_FETCH_TIMEOUT_MS, allowPrivateAddresses: config.SOURCE_FETCH_ALLOW_PRIVATE },
       rateLimitMultiplier: config.RATE_LIMIT_MULTIPLIER,
       readinessChecks: limiter instanceof RedisRateLimiter ? [() => limiter.ping()] : [],
     });

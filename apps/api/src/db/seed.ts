@@ -1,6 +1,7 @@
-import { sql } from 'drizzle-orm';
+import { basePersonas } from '@persona-api/engine';
+import { and, eq, notInArray, sql } from 'drizzle-orm';
 import type { Database } from './client.js';
-import { tiers } from './schema/index.js';
+import { personas, tiers } from './schema/index.js';
 
 const GB = 1e9;
 
@@ -33,4 +34,52 @@ export async function seedCatalogs(db: Database): Promise<void> {
         transcriptionMinutesIncluded: sql`excluded.transcription_minutes_included`,
       },
     });
+  await seedBasePersonas(db);
+}
+
+/**
+ * The engine's curated base personas, as rows of the persona table so lists page through base and
+ * custom personas together. Their system prompts stay in the engine's catalog; personas dropped from
+ * the catalog are removed.
+ */
+async function seedBasePersonas(db: Database): Promise<void> {
+  const rows = basePersonas.map((persona) => ({
+    id: persona.id,
+    isCustom: false,
+    accountId: null,
+    workspaceId: null,
+    createdByUserId: null,
+    name: persona.name,
+    category: persona.category,
+    description: persona.description,
+    type: persona.type ?? null,
+    pipelineType: persona.pipeline_type,
+    details: persona.details,
+    aiGenerated: null,
+    creditsCharged: 0,
+    createdAt: new Date(persona.created_at * 1000),
+    updatedAt: new Date(persona.created_at * 1000),
+  }));
+  await db.transaction(async (tx) => {
+    await tx
+      .insert(personas)
+      .values(rows)
+      .onConflictDoUpdate({
+        target: personas.id,
+        set: {
+          name: sql`excluded.name`,
+          category: sql`excluded.category`,
+          description: sql`excluded.description`,
+          type: sql`excluded.type`,
+          pipelineType: sql`excluded.pipeline_type`,
+          details: sql`excluded.details`,
+          createdAt: sql`excluded.created_at`,
+          updatedAt: sql`excluded.updated_at`,
+        },
+        // Never turn a custom persona into a base one (ids have different prefixes; this is a guard).
+        setWhere: eq(personas.isCustom, false),
+      });
+    const ids = rows.map((row) => row.id);
+    await tx.delete(personas).where(and(eq(personas.isCustom, false), notInArray(personas.id, ids)));
+  });
 }

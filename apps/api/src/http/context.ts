@@ -1,4 +1,6 @@
+import type { Engine } from '@persona-api/engine';
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
+import type { SourceFetchOptions } from '../ai/sources.js';
 import type { AuthContext } from '../auth/api-keys.js';
 import type { Database } from '../db/client.js';
 
@@ -18,6 +20,10 @@ export interface RequestContext {
   log: FastifyBaseLogger;
   now(): Date;
   meter: RequestMeter;
+  /** The model engine serving `service-1`: created once at start from MODEL_* (offline without MODEL_BASE_URL). */
+  engine: Engine;
+  /** How persona-suggestion sources of type url are fetched. */
+  sourceFetch: SourceFetchOptions;
   /**
    * For a handler that writes its own response (a stream): stores what it sent as the response an
    * Idempotency-Key retry replays. Without it such a key is released when the response ends.

@@ -1,3 +1,4 @@
+import type { FastifyReply } from 'fastify';
 import { STREAMED, type Streamed } from '../contract/handler-types.js';
 import type { RequestContext } from './context.js';
 
@@ -9,8 +10,29 @@ export interface EventStream {
    * replay the recorded events). Returns STREAMED for the handler to return.
    */
   done(): Promise<Streamed>;
+  /**
+   * For a stream whose client has gone: nothing more is written and nothing is recorded, so an
+   * Idempotency-Key retry runs the request again instead of replaying a truncated stream.
+   */
+  abandon(): Streamed;
   /** Whether the client has gone away. */
   readonly closed: boolean;
+}
+
+/**
+ * An AbortSignal that fires when the client closes the connection before the response is complete
+ * (not when it ends normally). For handlers to cancel work nobody will read, e.g. an upstream model call.
+ */
+export function clientDisconnectSignal(reply: FastifyReply): AbortSignal {
+  const controller = new AbortController();
+  const raw = reply.raw;
+  if (raw.destroyed && !raw.writableFinished) controller.abort(new Error('The client closed the connection.'));
+  else {
+    raw.once('close', () => {
+      if (!raw.writableFinished) controller.abort(new Error('The client closed the connection.'));
+    });
+  }
+  return controller.signal;
 }
 
 /**
@@ -32,7 +54,9 @@ export function openEventStream(ctx: RequestContext): EventStream {
     // Proxies such as nginx must not buffer the stream.
     'x-accel-buffering': 'no',
   });
-  let closed = false;
+  // Headers go out now, so a client sees the stream open before the first event.
+  raw.flushHeaders();
+  let closed = raw.destroyed;
   raw.on('close', () => {
     closed = true;
   });
@@ -48,6 +72,10 @@ export function openEventStream(ctx: RequestContext): EventStream {
       // Recorded before the end: the end of the response releases a key that has no stored response.
       await ctx.recordForReplay({ status: 200, body: transcript, contentType });
       if (!closed) raw.end('data: [DONE]\n\n');
+      return STREAMED;
+    },
+    abandon() {
+      if (!raw.writableEnded) raw.end();
       return STREAMED;
     },
     get closed() {

@@ -151,6 +151,10 @@ export function validationError(
   }
   let param = path.length > 0 ? path.join('.') : null;
   if (context === 'headers' && param) param = headerNames[param.toLowerCase()] ?? param;
+  // A model the service does not offer has its own code (DECISIONS.md, Errors).
+  if (context === 'body' && param === 'model' && code === 'invalid_parameter') {
+    return new ApiError(400, 'invalid_model', 'That model does not exist; use one that GET /models lists (service-1).', 'model');
+  }
 
   let message: string;
   if (code === 'missing_parameter') message = `${param} is required`;

@@ -10,7 +10,25 @@ export function randomBase62(length: number): string {
 }
 
 /** Prefixed opaque ids (DECISIONS.md): `ws_…`, `proj_…`; 16 base62 characters is ~95 bits. */
-export type IdPrefix = 'acct' | 'usr' | 'key' | 'ws' | 'proj' | 'txn' | 'alert' | 'thr' | 'gen' | 'file';
+export type IdPrefix =
+  | 'acct'
+  | 'usr'
+  | 'key'
+  | 'ws'
+  | 'proj'
+  | 'txn'
+  | 'alert'
+  | 'thr'
+  | 'gen'
+  | 'file'
+  // Responses and their output items, legacy chat completions, custom personas, persona suggestions.
+  | 'resp'
+  | 'msg'
+  | 'fc'
+  | 'call'
+  | 'chatcmpl'
+  | 'cp'
+  | 'psug';
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${randomBase62(16)}`;

@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm';
+import { and, asc, eq } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
 import { workspaceMembers, workspaces } from '../db/schema/index.js';
 import { ApiError, errors } from '../http/errors.js';
@@ -24,6 +24,21 @@ export async function requireMembership(db: Executor, workspaceId: string, userI
     .limit(1);
   if (!row) throw errors.notFound('workspace', workspaceId, param);
   return { workspace: row.workspace, role: row.role as WorkspaceRole };
+}
+
+/**
+ * The caller's default workspace (DECISIONS.md): the oldest workspace they own, or null when they own
+ * none. Operations without a `workspace_id` (responses, chat, suggestions) charge and check roles there.
+ */
+export async function defaultWorkspace(db: Executor, userId: string): Promise<Membership | null> {
+  const [row] = await db
+    .select({ workspace: workspaces, role: workspaceMembers.role })
+    .from(workspaces)
+    .innerJoin(workspaceMembers, and(eq(workspaceMembers.workspaceId, workspaces.id), eq(workspaceMembers.userId, userId)))
+    .where(eq(workspaces.ownerUserId, userId))
+    .orderBy(asc(workspaces.createdAt), asc(workspaces.id))
+    .limit(1);
+  return row ? { workspace: row.workspace, role: row.role as WorkspaceRole } : null;
 }
 
 export const roleLabel = (role: WorkspaceRole) => role.replace(/_/g, ' ');

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { basePersonas } from '@persona-api/engine';
 import { MIGRATIONS_FOLDER } from '../../src/db/client.js';
 
 /** Changes whenever a migration or the seeded catalogs change, so a cached template is never stale. */
@@ -11,5 +12,7 @@ export function templateFingerprint(): string {
     hash.update(name).update(readFileSync(join(MIGRATIONS_FOLDER, name)));
   }
   hash.update(readFileSync(new URL('../../src/db/seed.ts', import.meta.url)));
+  // The seeded base personas come from the engine's catalog.
+  hash.update(JSON.stringify(basePersonas));
   return hash.digest('hex').slice(0, 16);
 }

@@ -1,3 +1,4 @@
 export * from './tenancy.js';
 export * from './billing.js';
 export * from './content.js';
+export * from './ai.js';

@@ -1,0 +1,50 @@
+import type { EngineStreamEvent, GenerateRequest, GenerateResult } from '@persona-api/engine';
+import type { RequestContext } from '../http/context.js';
+import { apiErrorOf } from './model-call.js';
+
+export interface StartedStream {
+  /** The first event, already produced: the upstream answered, so the HTTP stream may open. */
+  first: EngineStreamEvent | null;
+  rest: AsyncIterator<EngineStreamEvent>;
+}
+
+/**
+ * Starts the engine's stream and waits for its first event before anything is sent, so a model server
+ * that fails or times out before answering is an HTTP 502/504 (DECISIONS.md), not a stream event.
+ */
+export async function startEngineStream(ctx: RequestContext, request: GenerateRequest, signal: AbortSignal): Promise<StartedStream> {
+  const rest = ctx.engine.stream(request, signal)[Symbol.asyncIterator]();
+  try {
+    const step = await rest.next();
+    return { first: step.done ? null : step.value, rest };
+  } catch (error) {
+    throw apiErrorOf(ctx, error);
+  }
+}
+
+export interface Drained {
+  /** The complete result (`done`), or null when the stream stopped without one. */
+  result: GenerateResult | null;
+  /** What interrupted the stream after it had started (an EngineError from the model server), if anything. */
+  failure: unknown;
+}
+
+/** Feeds every event to `onEvent` until `done`, a failure, or the client leaving (the signal). */
+export async function drainEngineStream(started: StartedStream, onEvent: (event: EngineStreamEvent) => void): Promise<Drained> {
+  let result: GenerateResult | null = null;
+  try {
+    let event = started.first;
+    while (event) {
+      if (event.type === 'done') result = event.result;
+      else onEvent(event);
+      const step = await started.rest.next();
+      event = step.done ? null : step.value;
+    }
+    return { result, failure: null };
+  } catch (failure) {
+    return { result: null, failure };
+  } finally {
+    // Closes the upstream connection if the engine is still reading it.
+    await started.rest.return?.().catch(() => undefined);
+  }
+}

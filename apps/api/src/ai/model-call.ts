@@ -1,0 +1,179 @@
+import {
+  countPromptTokens,
+  countTokens,
+  countToolCallTokens,
+  creditsForTokens,
+  EngineError,
+  type EngineToolCall,
+  type EngineUsage,
+  type GenerateRequest,
+} from '@persona-api/engine';
+import { eq } from 'drizzle-orm';
+import { billingPeriod, budgetAlertHeader, chargeCredits, checkCredits, creditsUsedSince, type ChargeResult } from '../billing/credits.js';
+import { creditLedger, modelResponses, workspaces } from '../db/schema/index.js';
+import type { RequestContext } from '../http/context.js';
+import { ApiError, errors } from '../http/errors.js';
+import { defaultWorkspace, requireRole } from '../workspaces/access.js';
+import { enginePersonaOf, findPersona, type PersonaRow } from './personas.js';
+
+/** DECISIONS.md, Credits: `analysis_mode` costs 5 credits on top of the tokens. */
+export const ANALYSIS_CREDITS = 5;
+
+export interface PreparedCall {
+  request: GenerateRequest;
+  persona: PersonaRow;
+  /** The caller's default workspace, whose limits apply and where the charge is booked; null if they own none. */
+  workspaceId: string | null;
+  /** Input tokens of the request as the engine will send it: the floor of what it costs. */
+  inputTokens: number;
+}
+
+/**
+ * What every paid model call does before the model runs: the persona (404 naming `persona_id`), the
+ * `ai.call` permission in the default workspace, and the balance check on the input's cost (402,
+ * nothing done).
+ */
+export async function prepareModelCall(
+  ctx: RequestContext,
+  input: { personaId: string; request: Omit<GenerateRequest, 'persona'>; extraCredits?: number },
+): Promise<PreparedCall> {
+  const { row: persona } = await findPersona(ctx.db, ctx.auth.userId, input.personaId, 'persona_id');
+  const membership = await defaultWorkspace(ctx.db, ctx.auth.userId);
+  if (membership) requireRole(membership.role, 'ai.call', 'make paid AI calls in this workspace');
+  const request: GenerateRequest = { ...input.request, persona: enginePersonaOf(persona) };
+  const systemTexts = [request.persona?.system_prompt ?? '', request.instructions ?? ''].filter((text) => text.trim().length > 0);
+  const inputTokens = countPromptTokens(systemTexts, request.messages, request.tools ?? []);
+  await checkCredits(ctx.db, {
+    accountId: ctx.auth.accountId,
+    workspaceId: membership?.workspace.id ?? null,
+    estimate: creditsForTokens(inputTokens) + (input.extraCredits ?? 0),
+    pricing: 'metered',
+    now: ctx.now(),
+  });
+  return { request, persona, workspaceId: membership?.workspace.id ?? null, inputTokens };
+}
+
+/** Tokens of what a stream had sent when its client left: the input plus the output delivered. */
+export function usageOfCutStream(prepared: PreparedCall, text: string, calls: readonly EngineToolCall[]): EngineUsage {
+  return {
+    input_tokens: prepared.inputTokens,
+    output_tokens: countTokens(text) + countToolCallTokens(calls),
+    cached_tokens: 0,
+    reasoning_tokens: 0,
+    source: 'tokenizer',
+  };
+}
+
+export type StoredStatus = (typeof modelResponses.$inferInsert)['status'];
+
+export interface Settlement {
+  id: string;
+  object: 'response' | 'chat.completion';
+  status: StoredStatus;
+  stream: boolean;
+  usage: EngineUsage;
+  /** Credits to charge (0 for a failed call); the balance is taken at most to zero. */
+  credits: number;
+  request: Record<string, unknown>;
+  /** The body as the caller receives it, given the credits actually charged. */
+  body: (creditsCharged: number) => Record<string, unknown>;
+}
+
+/**
+ * Charges the call and stores its result in one transaction (DECISIONS.md, Credits): the ledger row and
+ * the stored response exist together or not at all. Returns the body with the credits charged and the
+ * Budget-Alert header value.
+ */
+export async function settleModelCall(
+  ctx: RequestContext,
+  prepared: PreparedCall,
+  settlement: Settlement,
+): Promise<{ body: Record<string, unknown>; budgetAlert: string | undefined; charged: number }> {
+  const now = ctx.now();
+  const description = ctx.engine.describe();
+  const result = await ctx.db.transaction(async (tx) => {
+    let charge: ChargeResult | null = null;
+    if (settlement.credits > 0) {
+      charge = await chargeCredits(tx, {
+        accountId: ctx.auth.accountId,
+        workspaceId: prepared.workspaceId,
+        apiKeyId: ctx.auth.apiKeyId,
+        amount: settlement.credits,
+        pricing: 'metered',
+        description: `${settlement.object === 'response' ? 'Response' : 'Chat completion'} ${settlement.id} (${settlement.usage.input_tokens + settlement.usage.output_tokens} tokens)`,
+        operationId: ctx.operationId,
+        requestId: ctx.requestId,
+        now,
+      });
+    }
+    const charged = charge?.charged ?? 0;
+    const body = settlement.body(charged);
+    await tx.insert(modelResponses).values({
+      id: settlement.id,
+      object: settlement.object,
+      accountId: ctx.auth.accountId,
+      workspaceId: prepared.workspaceId,
+      apiKeyId: ctx.auth.apiKeyId,
+      requestId: ctx.requestId,
+      personaId: prepared.persona.id,
+      status: settlement.status,
+      stream: settlement.stream,
+      engine: description.engine,
+      upstreamModel: description.upstream_model,
+      request: settlement.request,
+      body,
+      inputTokens: settlement.usage.input_tokens,
+      outputTokens: settlement.usage.output_tokens,
+      creditsUsed: charged,
+      createdAt: now,
+    });
+    return { body, charge, charged };
+  });
+  ctx.meter.promptTokens += settlement.usage.input_tokens;
+  ctx.meter.completionTokens += settlement.usage.output_tokens;
+  return { body: result.body, budgetAlert: result.charge ? budgetAlertHeader(result.charge) : undefined, charged: result.charged };
+}
+
+/**
+ * The Budget-Alert header for a stream, whose headers go out before the charge: the workspace alert as
+ * it stands when the stream opens (set once an earlier charge crossed the threshold).
+ */
+export async function budgetAlertBeforeStream(ctx: RequestContext, workspaceId: string | null): Promise<string | undefined> {
+  if (!workspaceId) return undefined;
+  const [workspace] = await ctx.db.select({ budgetAlert: workspaces.budgetAlert }).from(workspaces).where(eq(workspaces.id, workspaceId));
+  if (workspace?.budgetAlert == null) return undefined;
+  const used = await creditsUsedSince(ctx.db, eq(creditLedger.workspaceId, workspaceId), billingPeriod(ctx.now()).start);
+  return used >= workspace.budgetAlert ? 'workspace' : undefined;
+}
+
+/** An engine failure as the error envelope: 502 upstream_error, 504 upstream_timeout (DECISIONS.md). */
+export function apiErrorOf(ctx: RequestContext, error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  if (error instanceof EngineError) {
+    if (error.code !== 'aborted') ctx.log.warn({ engine_error: error.code, upstream_status: error.upstream_status, detail: error.detail }, error.message);
+    switch (error.code) {
+      case 'upstream_error':
+        return new ApiError(502, 'upstream_error', error.message);
+      case 'upstream_timeout':
+        return new ApiError(504, 'upstream_timeout', error.message);
+      case 'structured_output_invalid':
+        return new ApiError(502, 'structured_output_invalid', error.message);
+      case 'invalid_request':
+        return new ApiError(400, 'invalid_parameter', error.message);
+      case 'aborted':
+        // Nobody is left to read it.
+        return new ApiError(400, 'invalid_parameter', 'The client closed the connection.');
+      default:
+        break;
+    }
+  }
+  ctx.log.error({ err: error }, 'model call failed');
+  return errors.internal(ctx.requestId);
+}
+
+/** The `error` object of a response that failed after it started (ResponseError). */
+export function responseErrorOf(ctx: RequestContext, error: unknown): { code: 'upstream_error' | 'upstream_timeout' | 'internal_error'; message: string } {
+  const api = apiErrorOf(ctx, error);
+  if (api.code === 'upstream_error' || api.code === 'upstream_timeout') return { code: api.code, message: api.message };
+  return { code: 'internal_error', message: api.message };
+}

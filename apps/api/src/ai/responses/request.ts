@@ -1,0 +1,173 @@
+import { compileSchema, EngineError, type EngineMessage, type EngineResponseFormat, type EngineTool, type EngineToolChoice, type GenerateRequest } from '@persona-api/engine';
+import type { components } from '@persona-api/types';
+import { ApiError, errors } from '../../http/errors.js';
+
+type CreateRequest = components['schemas']['ResponseCreateRequest'];
+type InputItem = components['schemas']['ResponseInputItem'];
+export type ResponseObject = components['schemas']['ResponseObject'];
+type FunctionTool = components['schemas']['FunctionTool'];
+type FlatFormat = components['schemas']['ResponseFormatJsonSchema'];
+
+/** DECISIONS.md, Responses: the text of the whole input is at most 100 000 characters. */
+export const MAX_INPUT_CHARS = 100_000;
+
+/** The settings a response echoes (ResponseObject minus what generation fills in). */
+export type ResponseSettings = Omit<ResponseObject, 'id' | 'created_at' | 'status' | 'error' | 'incomplete_details' | 'output' | 'usage' | 'parsed' | 'analysis' | 'server_tool_calls'>;
+
+export interface ResponseRequest {
+  /** The engine request without its persona (added once the persona is found). */
+  engine: Omit<GenerateRequest, 'persona'>;
+  settings: ResponseSettings;
+  jsonSchema: boolean;
+  analysis: boolean;
+  stream: boolean;
+}
+
+const conflict = (param: string, message: string) => new ApiError(400, 'parameter_conflict', message, param);
+
+const textOf = (content: string | { text: string }[]) => (typeof content === 'string' ? content : content.map((part) => part.text).join('\n'));
+
+/** A caller's JSON Schema must compile and have an object root (400 naming where it is). */
+export function checkObjectSchema(schema: Record<string, unknown>, param: string): void {
+  if (schema.type !== 'object') throw errors.invalidParameter(param, `${param} must be a JSON Schema whose root is {"type": "object", ...}.`);
+  try {
+    compileSchema(schema);
+  } catch (error) {
+    if (error instanceof EngineError) throw errors.invalidParameter(param, error.message);
+    throw error;
+  }
+}
+
+/** The conversation for the engine: messages, echoed output items and tool results (history lives in `input`). */
+export function inputMessages(input: CreateRequest['input']): EngineMessage[] {
+  if (typeof input === 'string') return [{ role: 'user', content: input }];
+  const messages: EngineMessage[] = [];
+  const callIds = new Set<string>();
+  let characters = 0;
+  input.forEach((item: InputItem, index) => {
+    if ('type' in item && item.type === 'function_call') {
+      characters += item.arguments.length;
+      callIds.add(item.call_id);
+      const call = { call_id: item.call_id, name: item.name, arguments: item.arguments };
+      const previous = messages.at(-1);
+      // Calls of one turn belong to one assistant message, as the chat format expects.
+      if (previous?.role === 'assistant') previous.tool_calls = [...(previous.tool_calls ?? []), call];
+      else messages.push({ role: 'assistant', content: null, tool_calls: [call] });
+    } else if ('type' in item && item.type === 'function_call_output') {
+      characters += item.output.length;
+      if (!callIds.has(item.call_id)) {
+        throw errors.invalidParameter(`input.${index}.call_id`, `No function_call with call_id ${item.call_id} comes before this function_call_output in input.`);
+      }
+      messages.push({ role: 'tool', call_id: item.call_id, content: item.output });
+    } else if ('id' in item) {
+      // An assistant message echoed back from an earlier response's output.
+      const text = item.content.map((part) => part.text).join('');
+      characters += text.length;
+      messages.push({ role: 'assistant', content: text });
+    } else {
+      const text = textOf(item.content);
+      characters += text.length;
+      messages.push(item.role === 'assistant' ? { role: 'assistant', content: text } : { role: item.role, content: text });
+    }
+  });
+  if (characters > MAX_INPUT_CHARS) throw errors.invalidParameter('input', `The text of input is ${characters} characters; at most ${MAX_INPUT_CHARS} are allowed.`);
+  return messages;
+}
+
+/** Tools with their defaults (a `default` inside a oneOf branch is not applied by Ajv). */
+export function functionTools(tools: FunctionTool[] | undefined): { echo: FunctionTool[]; engine: EngineTool[] } {
+  const echo: FunctionTool[] = [];
+  const seen = new Set<string>();
+  (tools ?? []).forEach((tool, index) => {
+    if (seen.has(tool.name)) throw errors.invalidParameter(`tools.${index}.name`, `Tool names must be unique; ${tool.name} appears twice.`);
+    seen.add(tool.name);
+    if (tool.parameters) checkObjectSchema(tool.parameters as Record<string, unknown>, `tools.${index}.parameters`);
+    echo.push({
+      type: 'function',
+      name: tool.name,
+      description: tool.description ?? null,
+      ...(tool.parameters ? { parameters: tool.parameters } : {}),
+      strict: tool.strict ?? true,
+    });
+  });
+  const engine = echo.map((tool) => ({
+    name: tool.name,
+    description: tool.description ?? null,
+    ...(tool.parameters ? { parameters: tool.parameters as Record<string, unknown> } : {}),
+    strict: tool.strict ?? true,
+  }));
+  return { echo, engine };
+}
+
+/** `tool_choice` for the engine; `required` or a named function without matching tools is a conflict. */
+export function engineToolChoice(choice: CreateRequest['tool_choice'], tools: { name: string }[]): EngineToolChoice {
+  const value = choice ?? 'auto';
+  if (typeof value === 'string') {
+    if (value === 'required' && tools.length === 0) throw conflict('tool_choice', 'tool_choice "required" needs at least one tool in tools.');
+    return value;
+  }
+  if (!tools.some((tool) => tool.name === value.name)) throw conflict('tool_choice', `tool_choice names ${value.name}, which is not one of tools.`);
+  return { name: value.name };
+}
+
+/** Reads and checks a `POST /responses` body: 400s for everything that can be known before generating. */
+export function readResponseRequest(body: CreateRequest): ResponseRequest {
+  const format = body.text?.format;
+  let flat: FlatFormat | null = null;
+  if (format?.type === 'json_schema') {
+    const spec = 'json_schema' in format ? format.json_schema : format;
+    flat = {
+      type: 'json_schema',
+      name: spec.name,
+      ...(spec.description !== undefined ? { description: spec.description } : {}),
+      schema: spec.schema,
+      strict: spec.strict ?? false,
+    };
+    if (body.analysis_mode) throw conflict('analysis_mode', 'analysis_mode cannot be combined with a json_schema text.format.');
+    if (body.artifact_mode) throw conflict('artifact_mode', 'artifact_mode cannot be combined with a json_schema text.format.');
+    checkObjectSchema(flat.schema as Record<string, unknown>, 'json_schema' in format ? 'text.format.json_schema.schema' : 'text.format.schema');
+  }
+  const tools = functionTools(body.tools);
+  const toolChoice = engineToolChoice(body.tool_choice, tools.engine);
+  const messages = inputMessages(body.input);
+  const verbosity = body.text?.verbosity ?? 'medium';
+  const effort = body.reasoning?.effort ?? 'medium';
+  const responseFormat: EngineResponseFormat = flat
+    ? { type: 'json_schema', name: flat.name, description: flat.description ?? null, schema: flat.schema as Record<string, unknown>, strict: flat.strict ?? false }
+    : { type: 'text' };
+  return {
+    engine: {
+      instructions: body.instructions ?? null,
+      messages,
+      tools: tools.engine,
+      tool_choice: toolChoice,
+      response_format: responseFormat,
+      analysis: body.analysis_mode ?? false,
+      artifact: body.artifact_mode ?? false,
+      reasoning_effort: effort,
+      verbosity,
+      temperature: body.temperature ?? 1,
+      max_output_tokens: body.max_output_tokens ?? null,
+    },
+    settings: {
+      object: 'response',
+      model: body.model,
+      persona_id: body.persona_id,
+      instructions: body.instructions ?? null,
+      tools: tools.echo,
+      tool_choice: body.tool_choice ?? 'auto',
+      text: { format: flat ?? { type: 'text' }, verbosity },
+      reasoning: { effort },
+      temperature: body.temperature ?? 1,
+      max_output_tokens: body.max_output_tokens ?? null,
+      previous_response_id: body.previous_response_id ?? null,
+      store: body.store ?? true,
+      metadata: body.metadata ?? {},
+      analysis_mode: body.analysis_mode ?? false,
+      artifact_mode: body.artifact_mode ?? false,
+    },
+    jsonSchema: flat !== null,
+    analysis: body.analysis_mode ?? false,
+    stream: body.stream ?? false,
+  };
+}
