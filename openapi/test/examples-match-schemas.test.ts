@@ -2,14 +2,14 @@
 // media-type examples (component examples included), parameter and header examples, schema-level
 // `examples`, and SSE transcripts event by event.
 import { describe, expect, it } from 'vitest';
-import { createSchemaCompiler } from './support/ajv.js';
+import { createContractAjv } from '@persona-api/openapi/ajv';
 import { loadBundle, type OpenApiDocument } from './support/bundle.js';
 import { checkExample, collectExamples, parseSse } from './support/examples.js';
 
 const doc = loadBundle();
 const cases = collectExamples(doc);
 
-const compilersFor = (d: OpenApiDocument) => ({ strict: createSchemaCompiler(d), lenient: createSchemaCompiler(d, { strict: false }) });
+const compilersFor = (d: OpenApiDocument) => ({ strict: createContractAjv(d), lenient: createContractAjv(d, { strict: false }) });
 
 describe('examples of the bundle', () => {
   const compilers = compilersFor(doc);

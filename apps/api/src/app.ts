@@ -15,7 +15,7 @@ import { DEFAULT_SOURCE_FETCH, type SourceFetchOptions } from './ai/sources.js';
 import { apiKeyFinder, bearerToken, type AuthContext } from './auth/api-keys.js';
 import { UsageRecorder } from './billing/usage-recorder.js';
 import { STREAMED, type HandlerMap, type OperationId } from './contract/handler-types.js';
-import { basePath, listOperations, loadSpec, type OpenApiDocument, type OperationInfo } from './contract/spec.js';
+import { basePath, listOperations, loadSpec, withOpenFreeFormObjects, type OpenApiDocument, type OperationInfo } from './contract/spec.js';
 import type { DatabaseHandle } from './db/client.js';
 import { handlers as defaultHandlers } from './handlers/index.js';
 import type { RequestContext, RequestMeter } from './http/context.js';
@@ -72,7 +72,7 @@ declare module 'fastify' {
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
-  const spec = options.spec ?? loadSpec();
+  const spec = withOpenFreeFormObjects(options.spec ?? loadSpec());
   const now = options.now ?? (() => new Date());
   const { db } = options.database;
   const prefix = basePath(spec);
@@ -287,7 +287,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
           if (result === STREAMED) {
             // When the client closed the connection mid-stream Node emits neither 'finish' nor 'error',
             // so Fastify never runs onResponse: release the key and count the request here.
-            if (!reply.raw.writableFinished && (reply.raw.destroyed || reply.raw.socket?.destroyed)) await afterResponse(request, reply);
+            // (afterResponse runs once, whichever comes first.)
+            if (reply.raw.destroyed) await afterResponse(request, reply);
             return reply;
           }
           return reply.code(200).send(result);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BODY_LIMIT_BYTES } from '../src/app.js';
+import { notImplemented } from '../src/handlers/index.js';
 import { errorOf, Harness, type Tenant } from './support/harness.js';
 
 // Issue point 3: every failure answers the contract's envelope with the documented status, and no
@@ -17,6 +18,8 @@ beforeAll(async () => {
         const err = new Error(sqlLeak);
         throw err;
       },
+      // Stands in for an operation whose issue has not landed.
+      listModels: notImplemented,
     },
   });
   alice = await h.tenant();

@@ -20,8 +20,8 @@ let streamsRun = 0;
 const streamingResponse: Handler<'createResponse'> = async (_input, ctx) => {
   streamsRun++;
   const stream = openEventStream(ctx);
-  stream.send({ type: 'response.created', sequence_number: 0 }, 'response.created');
-  stream.send({ type: 'response.output_text.delta', sequence_number: 1, delta: `run ${streamsRun}` }, 'response.output_text.delta');
+  // A stream-level `error` event is the smallest event the contract accepts on its own.
+  stream.send({ type: 'error', sequence_number: 0, code: 'internal_error', message: `run ${streamsRun}`, param: null }, 'error');
   return stream.done();
 };
 

@@ -7,7 +7,7 @@
 //    equal the payload's `type`.
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { deref, operationParameters, operations, walkAllSchemas } from '../../spectral/lib/openapi-walk.js';
-import { formatErrors, type SchemaCompiler } from './ajv.js';
+import { validationErrors, type ContractAjv } from '@persona-api/openapi/ajv';
 import { pointer, type OpenApiDocument } from './bundle.js';
 
 type Path = ReadonlyArray<string | number>;
@@ -139,14 +139,14 @@ function streamProblems(transcript: unknown, validate: (value: unknown) => strin
  * refuses is compiled by the lenient compiler instead, so its examples are still checked (the strict
  * failure itself is reported by schemas-compile-under-ajv-strict.test.ts).
  */
-export function checkExample(compilers: { strict: SchemaCompiler; lenient: SchemaCompiler }, example: ExampleCase): string[] {
+export function checkExample(compilers: { strict: ContractAjv; lenient: ContractAjv }, example: ExampleCase): string[] {
   let validateFn;
   try {
-    validateFn = compilers.strict.compileAt(example.schemaPath);
+    validateFn = compilers.strict.validatorAt(example.schemaPath);
   } catch {
-    validateFn = compilers.lenient.compileAt(example.schemaPath);
+    validateFn = compilers.lenient.validatorAt(example.schemaPath);
   }
-  const validate = (value: unknown) => (validateFn(value) ? [] : formatErrors(validateFn));
+  const validate = (value: unknown) => validationErrors(validateFn, value);
   if (isObject(example.value) && 'externalValue' in example.value) return ['examples must be inline (`value`), not externalValue'];
   return example.stream ? streamProblems(example.value, validate) : validate(example.value);
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { countTokens as exactCount } from 'gpt-tokenizer/encoding/o200k_base';
 import { countPromptTokens, countTokens, creditsForTokens, truncateToTokens } from '../src/index.js';
 
 describe('token counting', () => {
@@ -6,6 +7,16 @@ describe('token counting', () => {
     expect(countTokens('')).toBe(0);
     expect(countTokens('Hello world')).toBe(2);
     expect(countTokens('The quick brown fox jumps over the lazy dog.')).toBe(10);
+  });
+
+  it('counts a run longer than 512 characters without spaces in pieces, within a token per piece of the exact count', () => {
+    const run = 'y'.repeat(5_000);
+    const exact = exactCount(`Hello ${run} world`);
+    const pieces = Math.ceil(run.length / 512);
+    expect(Math.abs(countTokens(`Hello ${run} world`) - exact)).toBeLessThanOrEqual(pieces);
+    // Ordinary text (no such run) is counted exactly.
+    const prose = 'The quick brown fox jumps over the lazy dog. '.repeat(100);
+    expect(countTokens(prose)).toBe(exactCount(prose));
   });
 
   it('adds the per-message overhead and tool definitions to prompt tokens', () => {

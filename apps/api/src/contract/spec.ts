@@ -83,3 +83,25 @@ export function listOperations(spec: OpenApiDocument): OperationInfo[] {
   }
   return operations;
 }
+
+/**
+ * The contract with every free-form JSON object (`x-free-form: true`: a caller's JSON Schema, a parsed
+ * structured output) given `additionalProperties: true`. Validation is the same (an absent
+ * `additionalProperties` allows anything too), but Fastify's serializer writes only declared
+ * properties unless told otherwise, and would send such objects as `{}`.
+ */
+export function withOpenFreeFormObjects(spec: OpenApiDocument): OpenApiDocument {
+  const visit = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(visit);
+    if (!node || typeof node !== 'object') return node;
+    const copy: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(node)) copy[key] = visit(value);
+    const type = copy.type;
+    const isObject = type === 'object' || (Array.isArray(type) && type.includes('object'));
+    if (copy['x-free-form'] === true && isObject && copy.additionalProperties === undefined && copy.properties === undefined) {
+      copy.additionalProperties = true;
+    }
+    return copy;
+  };
+  return visit(spec) as OpenApiDocument;
+}

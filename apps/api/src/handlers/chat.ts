@@ -1,6 +1,6 @@
 import { creditsForTokens, isEngineError, type EngineUsage, type GenerateResult } from '@persona-api/engine';
 import type { components } from '@persona-api/types';
-import type { Handler } from '../contract/handler-types.js';
+import type { Handler, Streamed } from '../contract/handler-types.js';
 import type { RequestContext } from '../http/context.js';
 import { ApiError } from '../http/errors.js';
 import { clientDisconnectSignal, openEventStream } from '../http/sse.js';
@@ -92,7 +92,7 @@ function pieces(text: string): string[] {
   return out;
 }
 
-async function completeStreamed(call: Call, ctx: RequestContext, signal: AbortSignal) {
+async function completeStreamed(call: Call, ctx: RequestContext, signal: AbortSignal): Promise<Streamed> {
   const started = await startEngineStream(ctx, call.prepared.request, signal);
   const alert = await budgetAlertBeforeStream(ctx, call.prepared.workspaceId);
   if (alert) ctx.reply.header('budget-alert', alert);

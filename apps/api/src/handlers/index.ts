@@ -1,5 +1,9 @@
 import type { HandlerMap } from '../contract/handler-types.js';
 import { errors } from '../http/errors.js';
+import { createChatCompletion } from './chat.js';
+import { getModel, listModels } from './models.js';
+import { createPersona, deletePersona, getPersona, listPersonas, suggestPersonas, updatePersona } from './personas.js';
+import { createResponse } from './responses.js';
 import { createProject, deleteProject, getProject, listProjects, updateProject } from './projects.js';
 import { getUsage } from './usage.js';
 import {
@@ -42,22 +46,20 @@ export const handlers = {
   deleteProject,
   // Usage
   getUsage,
+  // Responses, legacy chat, models
+  createResponse,
+  createChatCompletion,
+  listModels,
+  getModel,
+  // Personas
+  listPersonas,
+  createPersona,
+  suggestPersonas,
+  getPersona,
+  updatePersona,
+  deletePersona,
 
   // Not implemented yet: answered with 501 until their issues land.
-  // Responses
-  createResponse: notImplemented,
-  // Chat
-  createChatCompletion: notImplemented,
-  // Models
-  listModels: notImplemented,
-  getModel: notImplemented,
-  // Personas
-  listPersonas: notImplemented,
-  createPersona: notImplemented,
-  suggestPersonas: notImplemented,
-  getPersona: notImplemented,
-  updatePersona: notImplemented,
-  deletePersona: notImplemented,
   // Focus groups
   listFocusGroups: notImplemented,
   createFocusGroup: notImplemented,

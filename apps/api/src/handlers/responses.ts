@@ -1,5 +1,5 @@
 import { creditsForTokens, isEngineError, type GenerateResult } from '@persona-api/engine';
-import type { Handler } from '../contract/handler-types.js';
+import type { Handler, Streamed } from '../contract/handler-types.js';
 import type { RequestContext } from '../http/context.js';
 import { clientDisconnectSignal, openEventStream } from '../http/sse.js';
 import { newId } from '../lib/ids.js';
@@ -67,7 +67,7 @@ async function respond(call: Call, ctx: RequestContext, signal: AbortSignal): Pr
   return settled.body as ResponseObject;
 }
 
-async function respondStreamed(call: Call, ctx: RequestContext, signal: AbortSignal) {
+async function respondStreamed(call: Call, ctx: RequestContext, signal: AbortSignal): Promise<Streamed> {
   const started = await startEngineStream(ctx, call.prepared.request, signal);
   const alert = await budgetAlertBeforeStream(ctx, call.prepared.workspaceId);
   if (alert) ctx.reply.header('budget-alert', alert);

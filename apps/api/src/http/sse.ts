@@ -75,7 +75,7 @@ export function openEventStream(ctx: RequestContext): EventStream {
       return STREAMED;
     },
     abandon() {
-      if (!raw.writableEnded) raw.end();
+      if (!raw.destroyed && !raw.writableEnded) raw.end();
       return STREAMED;
     },
     get closed() {

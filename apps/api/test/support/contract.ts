@@ -103,6 +103,8 @@ export class ContractValidator {
       if (!mediaType) problems.push(`content-type ${contentType || '(none)'} is not documented for ${operation.operationId} ${status}`);
       else if (mediaType === 'application/json') {
         problems.push(...this.checkBody(`${base}/content/${escapePointer(mediaType)}/schema`, contentType, body));
+      } else if (mediaType === 'text/event-stream') {
+        problems.push(...this.checkEventStream(`${base}/content/${escapePointer(mediaType)}/schema`, body));
       }
     }
     for (const [name, header] of Object.entries(response.headers ?? {})) {
@@ -121,6 +123,39 @@ export class ContractValidator {
     return problems;
   }
 
+  /**
+   * A Server-Sent Events body: every `data:` line but the closing `[DONE]` validates against the
+   * operation's event schema, a named event's name equals its payload's `type`, `sequence_number`s (when
+   * the events carry them) count from 0 by 1, and the stream ends with `data: [DONE]`.
+   */
+  checkEventStream(pointer: string, body: string): string[] {
+    const problems: string[] = [];
+    const events = parseEventStream(body);
+    if (events.at(-1)?.data !== '[DONE]') problems.push('the stream does not end with data: [DONE]');
+    const validate = this.validator(pointer);
+    let expected = 0;
+    events.forEach(({ event, data }, index) => {
+      if (data === '[DONE]') {
+        if (index !== events.length - 1) problems.push(`event ${index}: [DONE] before the end of the stream`);
+        return;
+      }
+      let payload: Record<string, unknown>;
+      try {
+        payload = JSON.parse(data) as Record<string, unknown>;
+      } catch {
+        problems.push(`event ${index}: data is not JSON`);
+        return;
+      }
+      if (!validate(payload)) problems.push(`event ${index} (${String(payload.type ?? payload.object)}) does not match ${pointer}: ${this.ajv.errorsText(validate.errors)}`);
+      if (event !== null && event !== payload.type) problems.push(`event ${index}: SSE event name ${event} differs from type ${String(payload.type)}`);
+      if (typeof payload.sequence_number === 'number') {
+        if (payload.sequence_number !== expected) problems.push(`event ${index}: sequence_number ${payload.sequence_number}, expected ${expected}`);
+        expected = payload.sequence_number + 1;
+      }
+    });
+    return problems;
+  }
+
   private checkBody(pointer: string, contentType: string, body: string): string[] {
     if (!contentType.startsWith('application/json')) return [`expected a JSON body, got content-type ${contentType || '(none)'}`];
     let data: unknown;
@@ -132,6 +167,22 @@ export class ContractValidator {
     const validate = this.validator(pointer);
     return validate(data) ? [] : [`body does not match ${pointer}: ${this.ajv.errorsText(validate.errors)}`];
   }
+}
+
+/** The events of an SSE body: the `event:` name (null when unnamed) and the `data:` text of each. */
+export function parseEventStream(body: string): { event: string | null; data: string }[] {
+  const events: { event: string | null; data: string }[] = [];
+  for (const block of body.split(/\n\n/)) {
+    if (block.trim() === '') continue;
+    let event: string | null = null;
+    const data: string[] = [];
+    for (const line of block.split('\n')) {
+      if (line.startsWith('event:')) event = line.slice(6).trim();
+      else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
+    }
+    events.push({ event, data: data.join('\n') });
+  }
+  return events;
 }
 
 let shared: ContractValidator | undefined;

@@ -1,4 +1,6 @@
+import { createOfflineEngine, type Engine } from '@persona-api/engine';
 import type { FastifyInstance } from 'fastify';
+import type { SourceFetchOptions } from '../../src/ai/sources.js';
 import { pino, type Logger } from 'pino';
 import { createAccount, createApiKey, createWorkspaceFor } from '../../src/admin/accounts.js';
 import { buildApp } from '../../src/app.js';
@@ -52,6 +54,9 @@ export interface HarnessOptions {
   rateLimiter?: RateLimiter;
   logger?: Logger;
   database?: DatabaseHandle;
+  /** The model engine (default: the offline engine, whatever MODEL_* the environment says). */
+  engine?: Engine;
+  sourceFetch?: Partial<SourceFetchOptions>;
 }
 
 let emails = 0;
@@ -79,6 +84,8 @@ export class Harness {
       logger: options.logger ?? pino({ level: 'silent' }),
       handlers: options.handlers,
       now: clock.now,
+      engine: options.engine ?? createOfflineEngine(),
+      ...(options.sourceFetch ? { sourceFetch: options.sourceFetch } : {}),
     });
     await app.ready();
     return new Harness(app, database, clock, rateLimiter, !options.database);
