@@ -19,7 +19,7 @@ import { basePath, listOperations, loadSpec, withOpenFreeFormObjects, type OpenA
 import type { DatabaseHandle } from './db/client.js';
 import { handlers as defaultHandlers } from './handlers/index.js';
 import type { RequestContext, RequestMeter } from './http/context.js';
-import { ApiError, errors } from './http/errors.js';
+import { ApiError, CLIENT_CLOSED_REQUEST, errors } from './http/errors.js';
 import {
   claimIdempotencyKey,
   completeIdempotencyKey,
@@ -210,7 +210,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     const key = request.idempotencyKey;
     if (!key || !request.auth) return payload;
     request.idempotencyKey = null;
-    if (reply.statusCode >= 500 || typeof payload !== 'string') {
+    // A server error, or a client that left (499): a retry must run the request again.
+    if (reply.statusCode >= 500 || reply.statusCode === CLIENT_CLOSED_REQUEST || typeof payload !== 'string') {
       await releaseIdempotencyKey(db, request.auth.apiKeyId, key);
     } else {
       const contentType = reply.getHeader('content-type');
@@ -283,14 +284,18 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
           // The contract may have grown since this server was built: answer 501, as for a known gap.
           if (!handler) throw errors.notImplemented();
           const input = { params: request.params, query: request.query ?? {}, body: request.body, headers: request.headers };
-          const result = await handler(input, makeContext(request, reply, operationId));
-          if (result === STREAMED) {
-            // When the client closed the connection mid-stream Node emits neither 'finish' nor 'error',
-            // so Fastify never runs onResponse: release the key and count the request here.
-            // (afterResponse runs once, whichever comes first.)
-            if (reply.raw.destroyed) await afterResponse(request, reply);
-            return reply;
-          }
+          const running = handler(input, makeContext(request, reply, operationId));
+          // A client that closes the connection before the response is complete makes Node emit neither
+          // 'finish' nor 'error', so Fastify never runs onResponse. Once the handler is done (a stream may
+          // still be charging for what it sent), release the Idempotency-Key and count the request here;
+          // afterResponse runs once, whichever comes first.
+          reply.raw.once('close', () => {
+            if (reply.raw.writableFinished) return;
+            const settle = () => setImmediate(() => void afterResponse(request, reply).catch((err: unknown) => request.log.warn({ err }, 'settling a closed request failed')));
+            running.then(settle, settle);
+          });
+          const result = await running;
+          if (result === STREAMED) return reply;
           return reply.code(200).send(result);
         },
       };

@@ -10,7 +10,7 @@ export { STREAMED, type Handler, type HandlerInput, type HandlerMap, type Operat
 export { handlers, notImplemented } from './handlers/index.js';
 export type { RequestContext, RequestMeter } from './http/context.js';
 export { ApiError, errors, type ErrorCode, type ErrorType } from './http/errors.js';
-export { openEventStream, type EventStream } from './http/sse.js';
+export { clientDisconnectSignal, openEventStream, type EventStream } from './http/sse.js';
 export { MemoryRateLimiter, RedisRateLimiter, type RateLimiter, type RateLimitDecision } from './http/rate-limit.js';
 export {
   billingPeriod,
@@ -28,3 +28,9 @@ export { newId } from './lib/ids.js';
 export { requireMembership, requireRole } from './workspaces/access.js';
 export { can, type Action, type WorkspaceRole } from './workspaces/roles.js';
 export { createAccount, createApiKey, createWorkspaceFor, revokeApiKey, bootstrapIfEmpty } from './admin/accounts.js';
+// Model calls (responses, chat, and the AI operations of later issues).
+export { prepareModelCall, settleModelCall, apiErrorOf, usageOfCutStream, budgetAlertBeforeStream, type PreparedCall } from './ai/model-call.js';
+export { startEngineStream, drainEngineStream } from './ai/engine-stream.js';
+export { ResponseEventWriter, responseObject, responseUsage, outputOf } from './ai/responses/output.js';
+export { findPersona, enginePersonaOf, personaForCall, toPersona, toCustomPersona } from './ai/personas.js';
+export { defaultWorkspace } from './workspaces/access.js';

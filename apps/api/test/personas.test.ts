@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { basePersonas, createOfflineEngine } from '@persona-api/engine';
+import { basePersonas, createOfflineEngine, type Engine } from '@persona-api/engine';
 import type { FakeUpstream } from '@persona-api/engine/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SOURCE_FETCH, fetchSourceText } from '../src/ai/sources.js';
@@ -18,13 +18,23 @@ import { errorOf, Harness, type Tenant } from './support/harness.js';
 let h: Harness;
 let t: Tenant;
 let fake: FakeUpstream;
+let upstreamEngine: Engine;
 const engine = new SwitchableEngine(createOfflineEngine());
+
+async function onUpstream<T>(run: () => Promise<T>): Promise<T> {
+  engine.current = upstreamEngine;
+  try {
+    return await run();
+  } finally {
+    engine.current = createOfflineEngine();
+  }
+}
 let pages: Server;
 let pagesUrl: string;
 const pageRequests: string[] = [];
 
 beforeAll(async () => {
-  fake = (await fakeUpstreamEngine()).fake;
+  ({ fake, engine: upstreamEngine } = await fakeUpstreamEngine());
   // The suggestion sources live on loopback: allowed here, refused by default (see the last test).
   h = await Harness.create({ engine, sourceFetch: { allowPrivateAddresses: true, timeoutMs: 2_000 } });
   t = await h.tenant({ credits: 10_000 });
@@ -81,13 +91,8 @@ describe('models', () => {
   });
 
   it('names the upstream model when an OpenAI-compatible server serves it', async () => {
-    const { engine: upstream } = await fakeUpstreamEngine();
-    engine.current = upstream;
-    try {
-      expect((await h.get('/models/service-1', t.key)).body).toMatchObject({ engine: 'openai-compatible', upstream_model: 'fake-gpt' });
-    } finally {
-      engine.current = createOfflineEngine();
-    }
+    const model = await onUpstream(() => h.get('/models/service-1', t.key));
+    expect(model.body).toMatchObject({ engine: 'openai-compatible', upstream_model: 'fake-gpt' });
   });
 });
 
@@ -136,6 +141,22 @@ describe('custom personas', () => {
     expect((await h.post('/responses', tenant.key, { model: 'service-1', persona_id: persona.id, input: 'How do you pick vendors?' })).status).toBe(200);
   });
 
+  it('on the OpenAI-compatible engine: generates the profile upstream; an upstream failure charges and creates nothing', async () => {
+    const tenant = await h.tenant({ credits: 1_000 });
+    const profile = await createOfflineEngine().generatePersona({ description: createBody().description, pipeline_type: 'intermediate' });
+    fake.enqueue({ content: JSON.stringify({ name: profile.name, category: profile.category, type: profile.type, details: profile.details, ai_generated: profile.ai_generated }) });
+    const res = await onUpstream(() => h.post('/personas', tenant.key, createBody({ pipeline_type: 'intermediate' })));
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ name: profile.name, category: profile.category, credits_charged: 300, details: { goals: profile.details.goals } });
+    expect(fake.requests.at(-1)!.body.response_format.json_schema.name).toBe('persona_profile');
+
+    fake.enqueue({ status: 500 });
+    const failed = await onUpstream(() => h.post('/personas', tenant.key, createBody()));
+    expect(errorOf(failed)).toEqual({ type: 'api_error', code: 'upstream_error', param: null });
+    expect(await balanceOf(h, tenant.accountId)).toBe(700);
+    expect(await listAll(tenant.key, 'is_custom=true')).toHaveLength(1);
+  });
+
   it('keeps a given name, type and category, and answers 402 with nothing created below 300 credits', async () => {
     const named = await h.post('/personas', t.key, createBody({ name: 'Priya, People Ops', type: 'B2B', category: 'Human Resources' }));
     expect(named.body).toMatchObject({ name: 'Priya, People Ops', type: 'B2B', category: 'Human Resources' });
@@ -154,7 +175,7 @@ describe('custom personas', () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ name: 'Priya, Head of People', description: created.description, details: { pains: ['Burnout in the night shift'], role_title: null, goals: created.details.goals } });
     expect(res.body.ai_generated).toEqual(created.ai_generated);
-    expect(await balanceOf(h, before === 0 ? t.accountId : t.accountId)).toBe(before);
+    expect(await balanceOf(h, t.accountId)).toBe(before);
     expect((await h.get(`/personas/${created.id}`, t.key)).body).toEqual(res.body);
     expect(errorOf(await h.patch(`/personas/${created.id}`, t.key, {})).code).toBe('invalid_parameter');
   });
@@ -225,6 +246,7 @@ describe('the persona list', () => {
 
   it('filters by type, category (any case), is_custom, name search and workspace', async () => {
     const tenant = await h.tenant({ credits: 2_000 });
+    h.clock.advance(1_000); // the default workspace is the oldest one the caller owns
     const second = (await h.post('/workspaces', tenant.key, { name: 'Second' })).body.id;
     const inDefault = (await h.post('/personas', tenant.key, createBody({ name: 'Finance Fiona', category: 'Finance', type: 'B2B' }))).body;
     const inSecond = (await h.post('/personas', tenant.key, createBody({ name: 'Second Sam', category: 'People', workspace_id: second }))).body;
@@ -314,6 +336,18 @@ describe('persona suggestions', () => {
       const res = await h.post('/personas/suggestions', t.key, request(extra));
       expect(errorOf(res), param).toEqual({ type: 'invalid_request_error', code: 'invalid_parameter', param });
     }
+  });
+
+  it('on the OpenAI-compatible engine: sends the sources read to the model and returns its suggestions', async () => {
+    const offline = await createOfflineEngine().suggestPersonas({ business_description: request().business_description, target_customers: request().target_customers, goals: request().goals });
+    fake.enqueue({ content: JSON.stringify({ suggestions: offline.data.map(({ id: _id, object: _object, ...rest }) => rest) }) });
+    const res = await onUpstream(() => h.post('/personas/suggestions', t.key, request({ sources: [{ type: 'url', url: `${pagesUrl}/how-it-works`, name: 'How it works' }] })));
+    expect(res.status).toBe(200);
+    expect(res.body.data.map((s: any) => s.name).sort()).toEqual(offline.data.map((s) => s.name).sort());
+    expect(res.body.input_summary.sources_count).toBe(1);
+    const sent = fake.requests.at(-1)!.body;
+    expect(sent.response_format.json_schema.name).toBe('persona_suggestions');
+    expect(sent.messages.at(-1).content).toContain('Weekly organic meal kits for busy families');
   });
 
   it('does not fetch private or loopback addresses unless allowed', async () => {

@@ -5,6 +5,7 @@ import { basePersonaSystemPrompt, countPromptTokens, countTokens, createOpenAICo
 import type { FakeUpstream } from '@persona-api/engine/testing';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createApiKey } from '../src/admin/accounts.js';
 import { idempotencyKeys } from '../src/db/schema/index.js';
 import { contract } from './support/contract.js';
 import {
@@ -14,10 +15,10 @@ import {
   eventually,
   fakeUpstreamEngine,
   postAndDisconnect,
+  postAndLeave,
   storedResponse,
   storedResponsesOf,
   SwitchableEngine,
-  typesOf,
   UPSTREAM_KEY,
 } from './support/ai.js';
 import { errorOf, Harness, type Tenant } from './support/harness.js';
@@ -166,12 +167,29 @@ describe('streaming through the server', () => {
     expect(contract().checkEventStream('/components/schemas/ResponseStreamEvent', res.text)).toEqual([]);
   });
 
-  it('streams tool calls from upstream as function_call items', async () => {
-    fake.enqueue({ tool_calls: [{ id: 'call_streamed1', name: 'get_price_quote', arguments: '{"seats":240}' }] });
+  it('streams several tool calls from upstream as function_call items, one after the other', async () => {
+    fake.enqueue({
+      tool_calls: [
+        { id: 'call_streamed1', name: 'get_price_quote', arguments: '{"seats":240}' },
+        { id: 'call_streamed2', name: 'get_price_quote', arguments: '{"seats":1000}' },
+      ],
+    });
     const res = await h.post('/responses', t.key, base({ stream: true, tools: [quoteTool] }));
-    const final = events(res.text).at(-1)?.data.response;
-    expect(final.output).toEqual([expect.objectContaining({ type: 'function_call', call_id: 'call_streamed1', arguments: '{"seats":240}', status: 'completed' })]);
-    expect(typesOf(res.text)).toContain('response.function_call_arguments.delta');
+    const all = events(res.text);
+    const final = all.at(-1)?.data.response;
+    expect(final.output).toEqual([
+      expect.objectContaining({ type: 'function_call', call_id: 'call_streamed1', arguments: '{"seats":240}', status: 'completed' }),
+      expect.objectContaining({ type: 'function_call', call_id: 'call_streamed2', arguments: '{"seats":1000}', status: 'completed' }),
+    ]);
+    const done = all.filter((e) => e.data.type === 'response.function_call_arguments.done').map((e) => [e.data.output_index, e.data.arguments]);
+    expect(done).toEqual([
+      [0, '{"seats":240}'],
+      [1, '{"seats":1000}'],
+    ]);
+    for (const index of [0, 1]) {
+      const pieces = all.filter((e) => e.data.type === 'response.function_call_arguments.delta' && e.data.output_index === index).map((e) => e.data.delta);
+      expect(pieces.join('')).toBe(final.output[index].arguments);
+    }
   });
 });
 
@@ -187,6 +205,11 @@ describe('upstream failures', () => {
     expect(streamed.headers['content-type']).toMatch(/^application\/json/);
     expect(await storedResponsesOf(h, tenant.accountId)).toHaveLength(0);
     expect(await balanceOf(h, tenant.accountId)).toBe(1_000);
+    // Their keys were not kept: a retry runs (and is answered) rather than replaying a failure.
+    fake.enqueue({ content: 'Here now.' });
+    const retry = await h.post('/responses', tenant.key, base(), { 'idempotency-key': `left-false-${process.pid}` });
+    expect(retry.status).toBe(200);
+    expect(retry.headers['idempotent-replayed']).toBeUndefined();
   });
 
   it('never passes on the upstream key, even when the upstream quotes it', async () => {
@@ -234,8 +257,35 @@ describe('upstream failures', () => {
   });
 });
 
-describe('a client that disconnects mid-stream', () => {
-  it('aborts the upstream request, charges for what was sent, and releases its Idempotency-Key', async () => {
+describe('a client that disconnects', () => {
+  it('before the first token, streamed or not: the upstream request is aborted and nothing is charged or stored', async () => {
+    const tenant = await h.tenant({ credits: 1_000 });
+    for (const stream of [false, true]) {
+      fake.enqueue({ hang: true });
+      const count = fake.requests.length;
+      await postAndLeave(h, '/responses', tenant.key, base({ stream }), eventually(async () => fake.requests.length > count), { 'idempotency-key': `left-${stream}-${process.pid}` });
+      const upstreamRequest = fake.requests[count]!;
+      await upstreamRequest.closed;
+      expect(upstreamRequest.closedEarly).toBe(true);
+    }
+    // Once the server has finished (and counted) both requests, nothing may have been kept. A second
+    // key reads the usage, so that only the two abandoned requests count for the first.
+    const reader = await createApiKey(h.db, { accountId: tenant.accountId, name: 'Reader', now: h.clock.now() });
+    await eventually(async () => {
+      await h.app.usageRecorder.flush();
+      const usage = (await h.get('/usage', reader.key)).body;
+      return usage.api_requests.by_key.find((entry: { api_key_id: string }) => entry.api_key_id === tenant.apiKeyId)?.requests === 2;
+    });
+    expect(await storedResponsesOf(h, tenant.accountId)).toHaveLength(0);
+    expect(await balanceOf(h, tenant.accountId)).toBe(1_000);
+    // Their keys were not kept: a retry runs (and is answered) rather than replaying a failure.
+    fake.enqueue({ content: 'Here now.' });
+    const retry = await h.post('/responses', tenant.key, base(), { 'idempotency-key': `left-false-${process.pid}` });
+    expect(retry.status).toBe(200);
+    expect(retry.headers['idempotent-replayed']).toBeUndefined();
+  });
+
+  it('mid-stream: aborts the upstream request, charges for what was sent, and releases its Idempotency-Key', async () => {
     const tenant = await h.tenant({ credits: 10_000 });
     const content = Array.from({ length: 60 }, (_, i) => `word${i}`).join(' ');
     fake.enqueue({ content, tokenDelayMs: 25 });

@@ -12,16 +12,16 @@ import { eq } from 'drizzle-orm';
 import { billingPeriod, budgetAlertHeader, chargeCredits, checkCredits, creditsUsedSince, type ChargeResult } from '../billing/credits.js';
 import { creditLedger, modelResponses, workspaces } from '../db/schema/index.js';
 import type { RequestContext } from '../http/context.js';
-import { ApiError, errors } from '../http/errors.js';
+import { ApiError, CLIENT_CLOSED_REQUEST, errors } from '../http/errors.js';
 import { defaultWorkspace, requireRole } from '../workspaces/access.js';
-import { enginePersonaOf, findPersona, type PersonaRow } from './personas.js';
+import { personaForCall } from './personas.js';
 
 /** DECISIONS.md, Credits: `analysis_mode` costs 5 credits on top of the tokens. */
 export const ANALYSIS_CREDITS = 5;
 
 export interface PreparedCall {
   request: GenerateRequest;
-  persona: PersonaRow;
+  personaId: string;
   /** The caller's default workspace, whose limits apply and where the charge is booked; null if they own none. */
   workspaceId: string | null;
   /** Input tokens of the request as the engine will send it: the floor of what it costs. */
@@ -37,10 +37,10 @@ export async function prepareModelCall(
   ctx: RequestContext,
   input: { personaId: string; request: Omit<GenerateRequest, 'persona'>; extraCredits?: number },
 ): Promise<PreparedCall> {
-  const { row: persona } = await findPersona(ctx.db, ctx.auth.userId, input.personaId, 'persona_id');
+  const { id: personaId, persona } = await personaForCall(ctx.db, ctx.auth.userId, input.personaId, 'persona_id');
   const membership = await defaultWorkspace(ctx.db, ctx.auth.userId);
   if (membership) requireRole(membership.role, 'ai.call', 'make paid AI calls in this workspace');
-  const request: GenerateRequest = { ...input.request, persona: enginePersonaOf(persona) };
+  const request: GenerateRequest = { ...input.request, persona };
   const systemTexts = [request.persona?.system_prompt ?? '', request.instructions ?? ''].filter((text) => text.trim().length > 0);
   const inputTokens = countPromptTokens(systemTexts, request.messages, request.tools ?? []);
   await checkCredits(ctx.db, {
@@ -50,7 +50,7 @@ export async function prepareModelCall(
     pricing: 'metered',
     now: ctx.now(),
   });
-  return { request, persona, workspaceId: membership?.workspace.id ?? null, inputTokens };
+  return { request, personaId, workspaceId: membership?.workspace.id ?? null, inputTokens };
 }
 
 /** Tokens of what a stream had sent when its client left: the input plus the output delivered. */
@@ -115,7 +115,7 @@ export async function settleModelCall(
       workspaceId: prepared.workspaceId,
       apiKeyId: ctx.auth.apiKeyId,
       requestId: ctx.requestId,
-      personaId: prepared.persona.id,
+      personaId: prepared.personaId,
       status: settlement.status,
       stream: settlement.stream,
       engine: description.engine,
@@ -161,8 +161,8 @@ export function apiErrorOf(ctx: RequestContext, error: unknown): ApiError {
       case 'invalid_request':
         return new ApiError(400, 'invalid_parameter', error.message);
       case 'aborted':
-        // Nobody is left to read it.
-        return new ApiError(400, 'invalid_parameter', 'The client closed the connection.');
+        // nginx's 499 "client closed request": nobody reads it, and it does not keep an Idempotency-Key.
+        return new ApiError(CLIENT_CLOSED_REQUEST, 'service_unavailable', 'The client closed the connection before the answer was ready.');
       default:
         break;
     }

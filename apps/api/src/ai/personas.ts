@@ -71,3 +71,15 @@ export function enginePersonaOf(row: PersonaRow): EnginePersona {
   if (row.isCustom) return enginePersonaFromCustom(toCustomPersona(row));
   return enginePersonaFromBase(getBasePersona(row.id) ?? (toPersona(row) as BasePersona));
 }
+
+/**
+ * The persona a model call answers as. Base personas come straight from the engine's catalog (the
+ * table holds the same rows, seeded from it), which saves the hot path a query; custom ones are read
+ * with the caller's visibility (another tenant's is a 404 naming `param`).
+ */
+export async function personaForCall(db: Executor, userId: string, id: string, param: string): Promise<{ id: string; persona: EnginePersona }> {
+  const base = getBasePersona(id);
+  if (base) return { id, persona: enginePersonaFromBase(base) };
+  const { row } = await findPersona(db, userId, id, param);
+  return { id: row.id, persona: enginePersonaOf(row) };
+}

@@ -94,6 +94,11 @@ function pieces(text: string): string[] {
 
 async function completeStreamed(call: Call, ctx: RequestContext, signal: AbortSignal): Promise<Streamed> {
   const started = await startEngineStream(ctx, call.prepared.request, signal);
+  // The client left before the model's first token: nothing was sent, nothing is charged.
+  if (signal.aborted) {
+    await started.rest.return?.();
+    return openEventStream(ctx).abandon();
+  }
   const alert = await budgetAlertBeforeStream(ctx, call.prepared.workspaceId);
   if (alert) ctx.reply.header('budget-alert', alert);
   const stream = openEventStream(ctx);

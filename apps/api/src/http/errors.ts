@@ -18,6 +18,9 @@ const TYPE_OF_STATUS: Record<number, ErrorType> = {
   429: 'rate_limit_error',
 };
 
+/** nginx's status for a request whose client went away before the answer: never seen by anyone. */
+export const CLIENT_CLOSED_REQUEST = 499;
+
 /** An error the client is meant to see: it becomes the spec's envelope with this status. */
 export class ApiError extends Error {
   override name = 'ApiError';

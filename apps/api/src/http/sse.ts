@@ -46,17 +46,19 @@ export function openEventStream(ctx: RequestContext): EventStream {
   const contentType = 'text/event-stream; charset=utf-8';
   const headers: Record<string, string | number | string[]> = {};
   for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) headers[name] = value;
-  raw.writeHead(200, {
-    ...headers,
-    'content-type': contentType,
-    'cache-control': 'no-cache',
-    connection: 'keep-alive',
-    // Proxies such as nginx must not buffer the stream.
-    'x-accel-buffering': 'no',
-  });
-  // Headers go out now, so a client sees the stream open before the first event.
-  raw.flushHeaders();
   let closed = raw.destroyed;
+  if (!closed) {
+    raw.writeHead(200, {
+      ...headers,
+      'content-type': contentType,
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+      // Proxies such as nginx must not buffer the stream.
+      'x-accel-buffering': 'no',
+    });
+    // Headers go out now, so a client sees the stream open before the first event.
+    raw.flushHeaders();
+  }
   raw.on('close', () => {
     closed = true;
   });

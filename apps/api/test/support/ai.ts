@@ -112,6 +112,20 @@ export function postAndDisconnect(h: Harness, path: string, key: string, body: u
   });
 }
 
+/** A POST over a real connection that the client drops once `leave` resolves, before any answer. */
+export function postAndLeave(h: Harness, path: string, key: string, body: unknown, leave: Promise<unknown>, headers: Record<string, string> = {}): Promise<void> {
+  const { port } = h.app.server.address() as AddressInfo;
+  return new Promise((resolve) => {
+    const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: `/api/v1${path}`, agent: false, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers } });
+    req.on('error', () => resolve());
+    req.end(JSON.stringify(body));
+    void leave.then(() => {
+      req.destroy();
+      resolve();
+    });
+  });
+}
+
 /** Waits until `check` holds (for effects that finish after the client has gone), at most `ms`. */
 export async function eventually<T>(check: () => Promise<T | undefined | null | false>, ms = 5_000): Promise<T> {
   const deadline = Date.now() + ms;

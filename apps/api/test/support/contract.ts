@@ -146,7 +146,8 @@ export class ContractValidator {
         problems.push(`event ${index}: data is not JSON`);
         return;
       }
-      if (!validate(payload)) problems.push(`event ${index} (${String(payload.type ?? payload.object)}) does not match ${pointer}: ${this.ajv.errorsText(validate.errors)}`);
+      const valid = validate(payload);
+      if (!valid) problems.push(`event ${index} (${String(payload.type ?? payload.object)}) does not match ${pointer}: ${this.ajv.errorsText(validate.errors)}`);
       if (event !== null && event !== payload.type) problems.push(`event ${index}: SSE event name ${event} differs from type ${String(payload.type)}`);
       if (typeof payload.sequence_number === 'number') {
         if (payload.sequence_number !== expected) problems.push(`event ${index}: sequence_number ${payload.sequence_number}, expected ${expected}`);

@@ -94,6 +94,7 @@ export class ResponseEventWriter {
   /** What the client has been sent, for charging a stream it left. */
   text = '';
   readonly calls: { call_id: string; name: string; arguments: string }[] = [];
+  private readonly callItems = new Map<number, { item: FunctionCallItem; call: { arguments: string } }>();
 
   constructor(private readonly sendEvent: (event: StreamEvent) => void) {}
 
@@ -127,7 +128,9 @@ export class ResponseEventWriter {
     const item: FunctionCallItem = { id: newId('fc'), type: 'function_call', call_id: callId, name, arguments: '', status: 'in_progress' };
     const index = this.output.length;
     this.output.push(item);
-    this.calls.push({ call_id: callId, name, arguments: '' });
+    const call = { call_id: callId, name, arguments: '' };
+    this.calls.push(call);
+    this.callItems.set(engineIndex, { item, call });
     this.open = { kind: 'call', index, item, engineIndex };
     this.emit({ type: 'response.output_item.added', output_index: index, item: { ...item } });
   }
@@ -138,8 +141,8 @@ export class ResponseEventWriter {
     if (open?.kind !== 'call' || open.engineIndex !== engineIndex || delta.length === 0) return;
     for (const piece of split(delta)) {
       open.item.arguments += piece;
-      const call = this.calls.at(-1);
-      if (call) call.arguments += piece;
+      const known = this.callItems.get(engineIndex);
+      if (known) known.call.arguments = open.item.arguments;
       this.emit({ type: 'response.function_call_arguments.delta', item_id: open.item.id, output_index: open.index, delta: piece });
     }
   }
@@ -147,14 +150,22 @@ export class ResponseEventWriter {
   toolCallDone(engineIndex: number, args: string): void {
     const open = this.open;
     if (open?.kind === 'call' && open.engineIndex === engineIndex) {
-      // The engine's complete arguments are authoritative.
+      // The engine's complete arguments are authoritative: send what the deltas did not.
       const missing = args.startsWith(open.item.arguments) ? args.slice(open.item.arguments.length) : '';
       if (missing) this.toolCallDelta(engineIndex, missing);
-      open.item.arguments = args;
-      const call = this.calls.at(-1);
-      if (call) call.arguments = args;
+      this.setArguments(engineIndex, args);
       this.closeOpen('completed');
+    } else {
+      // A call closed early (the next item had started): its final form carries the full arguments.
+      this.setArguments(engineIndex, args);
     }
+  }
+
+  private setArguments(engineIndex: number, args: string): void {
+    const known = this.callItems.get(engineIndex);
+    if (!known) return;
+    known.item.arguments = args;
+    known.call.arguments = args;
   }
 
   /**
