@@ -1,12 +1,11 @@
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import type { ValidateFunction } from 'ajv';
+import { createContractAjv, formatErrors, type ContractAjv } from '@persona-api/openapi/ajv';
 import FindMyWay from 'find-my-way';
 import { inject } from 'vitest';
 import { basePath, loadSpec, type OpenApiDocument } from '../../src/contract/spec.js';
 
-const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 
 export interface ContractViolation {
   request: string;
@@ -30,17 +29,14 @@ const escapePointer = (part: string) => part.replace(/~/g, '~0').replace(/\//g, 
 export class ContractValidator {
   readonly spec: OpenApiDocument;
   readonly prefix: string;
-  private readonly ajv: Ajv2020;
+  private readonly contractAjv: ContractAjv;
   private readonly router = FindMyWay();
-  private readonly compiled = new Map<string, ValidateFunction>();
 
   constructor(spec: OpenApiDocument = loadSpec()) {
     this.spec = spec;
     this.prefix = basePath(spec);
     // Lenient about the document's own keywords (openapi, paths, discriminator…), strict about data.
-    this.ajv = new Ajv2020({ strict: false, allErrors: true, allowUnionTypes: true, validateFormats: true });
-    addFormats(this.ajv);
-    this.ajv.addSchema(spec as object, 'spec');
+    this.contractAjv = createContractAjv(spec, { strict: false });
     for (const [path, item] of Object.entries(spec.paths ?? {})) {
       for (const method of ['get', 'post', 'put', 'patch', 'delete']) {
         const operation = item[method] as { operationId?: string } | undefined;
@@ -57,14 +53,9 @@ export class ContractValidator {
     return (found?.store as { operationId: string; path: string; method: string } | undefined) ?? undefined;
   }
 
+  /** The shared contract Ajv compiles each location once and caches it. */
   private validator(pointer: string): ValidateFunction {
-    let fn = this.compiled.get(pointer);
-    if (!fn) {
-      fn = this.ajv.getSchema(`spec#${pointer}`);
-      if (!fn) throw new Error(`no schema at ${pointer}`);
-      this.compiled.set(pointer, fn);
-    }
-    return fn;
+    return this.contractAjv.validatorAt(`#${pointer}`);
   }
 
   private resolve<T>(value: unknown): { value: T; pointer?: string } {
@@ -118,7 +109,7 @@ export class ContractValidator {
       const schema = headerObject.schema as { type?: string } | undefined;
       const value = schema?.type === 'integer' || schema?.type === 'number' ? Number(raw) : raw;
       const validate = this.validator(schemaPointer);
-      if (!validate(value)) problems.push(`header ${name}=${String(raw)}: ${this.ajv.errorsText(validate.errors)}`);
+      if (!validate(value)) problems.push(`header ${name}=${String(raw)}: ${formatErrors(validate.errors).join('; ')}`);
     }
     return problems;
   }
@@ -147,7 +138,7 @@ export class ContractValidator {
         return;
       }
       const valid = validate(payload);
-      if (!valid) problems.push(`event ${index} (${String(payload.type ?? payload.object)}) does not match ${pointer}: ${this.ajv.errorsText(validate.errors)}`);
+      if (!valid) problems.push(`event ${index} (${String(payload.type ?? payload.object)}) does not match ${pointer}: ${formatErrors(validate.errors).join('; ')}`);
       if (event !== null && event !== payload.type) problems.push(`event ${index}: SSE event name ${event} differs from type ${String(payload.type)}`);
       if (typeof payload.sequence_number === 'number') {
         if (payload.sequence_number !== expected) problems.push(`event ${index}: sequence_number ${payload.sequence_number}, expected ${expected}`);
@@ -166,7 +157,7 @@ export class ContractValidator {
       return ['body is not JSON'];
     }
     const validate = this.validator(pointer);
-    return validate(data) ? [] : [`body does not match ${pointer}: ${this.ajv.errorsText(validate.errors)}`];
+    return validate(data) ? [] : [`body does not match ${pointer}: ${formatErrors(validate.errors).join('; ')}`];
   }
 }
 
