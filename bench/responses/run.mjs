@@ -9,18 +9,19 @@
 // streamed tokens/s of one long answer, direct vs. through. PGlite always; PostgreSQL as well when
 // BENCH_DATABASE_URL (else TEST_DATABASE_URL) reaches a server (a scratch database, dropped afterwards).
 // Only 127.0.0.1 is ever a target, and every phase is bounded in time or count.
-import { spawn, execFile } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
-import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs, promisify } from 'node:util';
 import { basePersonaSystemPrompt, countTokens } from '@persona-api/engine';
 import { startFakeUpstream } from '@persona-api/engine/testing';
-import autocannon from 'autocannon';
+import { measureLoad } from '../lib/load.mjs';
+import { log } from '../lib/log.mjs';
+import { scratchDatabase } from '../lib/postgres.mjs';
+import { apiDir, startApiServer, stopProcess } from '../lib/servers.mjs';
 
 const { values: args } = parseArgs({
   options: {
@@ -43,48 +44,6 @@ const words = (n) => Array.from({ length: n }, (_, i) => `token${i % 50}`).join(
 const SHORT_ANSWER = words(100);
 const LONG_ANSWER = words(2_000);
 
-const require = createRequire(import.meta.url);
-const apiDir = dirname(require.resolve('@persona-api/api/package.json'));
-const log = (line) => process.stderr.write(`${line}\n`);
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
-
-/** Starts the API and waits until /readyz answers (it logs at warn, so there is no line to wait for). */
-async function startApi(env, port) {
-  const child = spawn(process.execPath, [join(apiDir, 'dist/main.js')], { env: { ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout.on('data', (chunk) => (output += chunk));
-  child.stderr.on('data', (chunk) => (output += chunk));
-  const deadline = Date.now() + 90_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`the API exited (${child.exitCode}):\n${output}`);
-    const ready = await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => null);
-    if (ready?.status === 200) return child;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  child.kill('SIGKILL');
-  throw new Error(`the API did not start in 90 s:\n${output}`);
-}
-
-function stop(child) {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null) return resolve();
-    child.removeAllListeners('exit');
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-    setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
-  });
-}
-
 /** An enterprise account with plenty of credits, made with the admin CLI before the server starts. */
 async function createAccount(env) {
   const { stdout } = await promisify(execFile)(
@@ -97,18 +56,10 @@ async function createAccount(env) {
   return key;
 }
 
-function cannon(options, duration) {
-  return new Promise((resolve, reject) => {
-    autocannon({ ...options, duration, pipelining: 1 }, (err, result) => (err ? reject(err) : resolve(result)));
-  });
-}
-
 async function load(name, options, connections) {
-  await cannon({ ...options, connections }, WARMUP);
-  const result = await cannon({ ...options, connections }, DURATION);
-  const bad = result.non2xx + result.errors + result.timeouts;
-  if (bad > 0) throw new Error(`${name}: ${bad} failed requests`);
-  return { requests_per_s: Math.round(result.requests.average), p50_ms: result.latency.p50, p99_ms: result.latency.p99 };
+  const { requests_per_s, p50_ms, p99_ms, failed } = await measureLoad({ ...options, connections }, { warmup: WARMUP, duration: DURATION });
+  if (failed > 0) throw new Error(`${name}: ${failed} failed requests`);
+  return { requests_per_s, p50_ms, p99_ms };
 }
 
 /**
@@ -180,30 +131,6 @@ const p99 = (values) => {
 };
 const round = (value, digits = 1) => Math.round(value * 10 ** digits) / 10 ** digits;
 
-async function postgresUrl() {
-  const url = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
-  if (!url) return null;
-  try {
-    const postgres = require(require.resolve('postgres', { paths: [apiDir] }));
-    const admin = postgres(url, { max: 1, onnotice: () => {}, connect_timeout: 3 });
-    const name = `persona_bench_responses_${process.pid}`;
-    await admin.unsafe(`drop database if exists "${name}"`);
-    await admin.unsafe(`create database "${name}"`);
-    const target = new URL(url);
-    target.pathname = `/${name}`;
-    return {
-      url: target.toString(),
-      drop: async () => {
-        await admin.unsafe(`drop database if exists "${name}" with (force)`);
-        await admin.end();
-      },
-    };
-  } catch (err) {
-    log(`PostgreSQL not reachable (${err.message}); skipping it.`);
-    return null;
-  }
-}
-
 const fake = await startFakeUpstream();
 const upstreamUrl = `${fake.baseUrl}/chat/completions`;
 // What the server sends upstream for this request: the persona's prompt, then the user's input.
@@ -269,10 +196,10 @@ try {
   log(`Benchmark: POST /responses through the server vs. the fake upstream directly; ${WARMUP} s warm-up + ${DURATION} s per load phase`);
   const dataDir = mkdtempSync(join(tmpdir(), 'persona-bench-responses-'));
   cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
-  const common = { HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_MULTIPLIER: '100000', MODEL_BASE_URL: fake.baseUrl, MODEL_NAME: 'bench-model' };
+  const common = { MODEL_BASE_URL: fake.baseUrl, MODEL_NAME: 'bench-model' };
 
   const targets = [{ label: 'PGlite', env: { DATA_DIR: join(dataDir, 'pglite') } }];
-  const pg = await postgresUrl();
+  const pg = await scratchDatabase('persona_bench_responses');
   if (pg) {
     cleanups.push(pg.drop);
     targets.push({ label: 'PostgreSQL', env: { DATABASE_URL: pg.url, DATA_DIR: join(dataDir, 'unused') } });
@@ -280,12 +207,11 @@ try {
   for (const target of targets) {
     const env = { ...common, ...target.env };
     const key = await createAccount(env);
-    const port = await freePort();
-    const api = await startApi(env, port);
+    const api = await startApiServer(env);
     try {
-      rows.push(await measureTarget(target.label, `http://127.0.0.1:${port}`, key));
+      rows.push(await measureTarget(target.label, api.baseUrl, key));
     } finally {
-      await stop(api);
+      await stopProcess(api.child);
     }
   }
 } finally {

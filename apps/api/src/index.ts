@@ -30,7 +30,7 @@ export { can, type Action, type WorkspaceRole } from './workspaces/roles.js';
 export { createAccount, createApiKey, createWorkspaceFor, revokeApiKey, bootstrapIfEmpty } from './admin/accounts.js';
 // Model calls (responses, chat, and the AI operations of later issues).
 export { prepareModelCall, settleModelCall, apiErrorOf, usageOfCutStream, budgetAlertBeforeStream, type PreparedCall } from './ai/model-call.js';
-export { startEngineStream, drainEngineStream } from './ai/engine-stream.js';
+export { startEngineStream, openModelStream, drainEngineStream, type OpenedModelStream } from './ai/engine-stream.js';
 export { ResponseEventWriter, responseObject, responseUsage, outputOf } from './ai/responses/output.js';
 export { findPersona, enginePersonaOf, personaForCall, toPersona, toCustomPersona } from './ai/personas.js';
 export { defaultWorkspace } from './workspaces/access.js';

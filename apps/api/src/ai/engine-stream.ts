@@ -1,6 +1,8 @@
 import type { EngineStreamEvent, GenerateRequest, GenerateResult } from '@persona-api/engine';
+import type { Streamed } from '../contract/handler-types.js';
 import type { RequestContext } from '../http/context.js';
-import { apiErrorOf } from './model-call.js';
+import { openEventStream, type EventStream } from '../http/sse.js';
+import { apiErrorOf, budgetAlertBeforeStream, type PreparedCall } from './model-call.js';
 
 export interface StartedStream {
   /** The first event, already produced: the upstream answered, so the HTTP stream may open. */
@@ -20,6 +22,29 @@ export async function startEngineStream(ctx: RequestContext, request: GenerateRe
   } catch (error) {
     throw apiErrorOf(ctx, error);
   }
+}
+
+export type OpenedModelStream =
+  | { started: StartedStream; stream: EventStream }
+  | {
+      /** The client left before the model's first event: nothing was sent or charged; the handler returns this. */
+      abandoned: Streamed;
+    };
+
+/**
+ * The common start of a streamed model call (chat completions and responses): the engine's first event,
+ * then the SSE stream, with the Budget-Alert header set first because a stream's headers go out before
+ * the charge.
+ */
+export async function openModelStream(ctx: RequestContext, prepared: PreparedCall, signal: AbortSignal): Promise<OpenedModelStream> {
+  const started = await startEngineStream(ctx, prepared.request, signal);
+  if (signal.aborted) {
+    await started.rest.return?.();
+    return { abandoned: openEventStream(ctx).abandon() };
+  }
+  const alert = await budgetAlertBeforeStream(ctx, prepared.workspaceId);
+  if (alert) ctx.reply.header('budget-alert', alert);
+  return { started, stream: openEventStream(ctx) };
 }
 
 export interface Drained {

@@ -3,11 +3,11 @@ import type { components } from '@persona-api/types';
 import type { Handler, Streamed } from '../contract/handler-types.js';
 import type { RequestContext } from '../http/context.js';
 import { ApiError } from '../http/errors.js';
-import { clientDisconnectSignal, openEventStream } from '../http/sse.js';
+import { clientDisconnectSignal } from '../http/sse.js';
 import { newId } from '../lib/ids.js';
 import { readChatRequest, type ChatRequest } from '../ai/chat.js';
-import { drainEngineStream, startEngineStream } from '../ai/engine-stream.js';
-import { apiErrorOf, budgetAlertBeforeStream, prepareModelCall, settleModelCall, usageOfCutStream, type PreparedCall } from '../ai/model-call.js';
+import { drainEngineStream, openModelStream } from '../ai/engine-stream.js';
+import { apiErrorOf, prepareModelCall, settleModelCall, usageOfCutStream, type PreparedCall } from '../ai/model-call.js';
 
 type ChatCompletion = components['schemas']['ChatCompletion'];
 type ChatChunk = components['schemas']['ChatCompletionChunk'];
@@ -93,15 +93,9 @@ function pieces(text: string): string[] {
 }
 
 async function completeStreamed(call: Call, ctx: RequestContext, signal: AbortSignal): Promise<Streamed> {
-  const started = await startEngineStream(ctx, call.prepared.request, signal);
-  // The client left before the model's first token: nothing was sent, nothing is charged.
-  if (signal.aborted) {
-    await started.rest.return?.();
-    return openEventStream(ctx).abandon();
-  }
-  const alert = await budgetAlertBeforeStream(ctx, call.prepared.workspaceId);
-  if (alert) ctx.reply.header('budget-alert', alert);
-  const stream = openEventStream(ctx);
+  const opened = await openModelStream(ctx, call.prepared, signal);
+  if ('abandoned' in opened) return opened.abandoned;
+  const { started, stream } = opened;
   const chunk = (delta: ChatChunk['choices'][number]['delta'], finish: ChatChunk['choices'][number]['finish_reason'] = null): ChatChunk => ({
     id: call.id,
     object: 'chat.completion.chunk',

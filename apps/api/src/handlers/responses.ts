@@ -1,18 +1,18 @@
 import { creditsForTokens, isEngineError, type GenerateResult } from '@persona-api/engine';
 import type { Handler, Streamed } from '../contract/handler-types.js';
 import type { RequestContext } from '../http/context.js';
-import { clientDisconnectSignal, openEventStream } from '../http/sse.js';
+import { clientDisconnectSignal } from '../http/sse.js';
 import { newId } from '../lib/ids.js';
-import { drainEngineStream, startEngineStream } from '../ai/engine-stream.js';
+import { drainEngineStream, openModelStream } from '../ai/engine-stream.js';
 import {
   ANALYSIS_CREDITS,
   apiErrorOf,
-  budgetAlertBeforeStream,
   prepareModelCall,
   responseErrorOf,
   settleModelCall,
   usageOfCutStream,
   type PreparedCall,
+  type Settlement,
 } from '../ai/model-call.js';
 import { outputOf, ResponseEventWriter, responseObject, responseUsage, type ResponseState } from '../ai/responses/output.js';
 import { readResponseRequest, type ResponseObject, type ResponseRequest } from '../ai/responses/request.js';
@@ -25,7 +25,28 @@ interface Call {
   body: Record<string, unknown>;
 }
 
-const optionsOf = (call: Call) => ({ jsonSchema: call.request.jsonSchema, analysis: call.request.analysis });
+/** The response object of this call in a given state (stored, returned, and sent in stream events). */
+const snapshotOf = (call: Call, state: ResponseState): ResponseObject =>
+  responseObject(call.id, call.createdAt, call.request.settings, state, { jsonSchema: call.request.jsonSchema, analysis: call.request.analysis });
+
+/**
+ * settleModelCall with the fields every outcome of a response shares; `state` is given the credits
+ * actually charged, which the stored and returned response's usage reports.
+ */
+async function settleResponse(
+  ctx: RequestContext,
+  call: Call,
+  { state, ...settlement }: Pick<Settlement, 'status' | 'stream' | 'usage' | 'credits'> & { state: (charged: number) => ResponseState },
+): Promise<{ response: ResponseObject; budgetAlert: string | undefined }> {
+  const settled = await settleModelCall(ctx, call.prepared, {
+    ...settlement,
+    id: call.id,
+    object: 'response',
+    request: call.body,
+    body: (charged) => snapshotOf(call, state(charged)) as Record<string, unknown>,
+  });
+  return { response: settled.body as ResponseObject, budgetAlert: settled.budgetAlert };
+}
 
 /**
  * The terminal state of a generated answer. Output that does not validate against the json_schema is
@@ -53,33 +74,23 @@ async function respond(call: Call, ctx: RequestContext, signal: AbortSignal): Pr
   });
   const { state, credits } = outcome(call, result);
   const output = outputOf(result);
-  const settled = await settleModelCall(ctx, call.prepared, {
-    id: call.id,
-    object: 'response',
+  const settled = await settleResponse(ctx, call, {
     status: state.status === 'failed' ? 'failed' : 'completed',
     stream: false,
     usage: result.usage,
     credits,
-    request: call.body,
-    body: (charged) => responseObject(call.id, call.createdAt, call.request.settings, { ...state, output, usage: responseUsage(result.usage, charged) }, optionsOf(call)) as Record<string, unknown>,
+    state: (charged) => ({ ...state, output, usage: responseUsage(result.usage, charged) }),
   });
   if (settled.budgetAlert) ctx.reply.header('budget-alert', settled.budgetAlert);
-  return settled.body as ResponseObject;
+  return settled.response;
 }
 
 async function respondStreamed(call: Call, ctx: RequestContext, signal: AbortSignal): Promise<Streamed> {
-  const started = await startEngineStream(ctx, call.prepared.request, signal);
-  // The client left before the model's first token: nothing was sent, nothing is charged.
-  if (signal.aborted) {
-    await started.rest.return?.();
-    return openEventStream(ctx).abandon();
-  }
-  const alert = await budgetAlertBeforeStream(ctx, call.prepared.workspaceId);
-  if (alert) ctx.reply.header('budget-alert', alert);
-  const stream = openEventStream(ctx);
+  const opened = await openModelStream(ctx, call.prepared, signal);
+  if ('abandoned' in opened) return opened.abandoned;
+  const { started, stream } = opened;
   const writer = new ResponseEventWriter((event) => stream.send(event, event.type));
-  const snapshot = (state: ResponseState) => responseObject(call.id, call.createdAt, call.request.settings, state, optionsOf(call));
-  writer.start(snapshot({ status: 'in_progress', output: [], usage: null }));
+  writer.start(snapshotOf(call, { status: 'in_progress', output: [], usage: null }));
 
   const { result, failure } = await drainEngineStream(started, (event) => {
     if (event.type === 'text_delta') writer.textDelta(event.delta);
@@ -92,15 +103,12 @@ async function respondStreamed(call: Call, ctx: RequestContext, signal: AbortSig
     if (signal.aborted || stream.closed) {
       // The client left: the upstream request is closed already; charge for what was sent.
       const usage = usageOfCutStream(call.prepared, writer.text, writer.calls);
-      await settleModelCall(ctx, call.prepared, {
-        id: call.id,
-        object: 'response',
+      await settleResponse(ctx, call, {
         status: 'cancelled',
         stream: true,
         usage,
         credits: creditsForTokens(usage.input_tokens + usage.output_tokens),
-        request: call.body,
-        body: (charged) => snapshot({ status: 'in_progress', output: writer.outputSoFar(), usage: responseUsage(usage, charged) }) as Record<string, unknown>,
+        state: (charged) => ({ status: 'in_progress', output: writer.outputSoFar(), usage: responseUsage(usage, charged) }),
       });
       return stream.abandon();
     }
@@ -108,32 +116,26 @@ async function respondStreamed(call: Call, ctx: RequestContext, signal: AbortSig
       // The model server failed after the stream started: response.failed, nothing charged.
       const error = responseErrorOf(ctx, failure ?? new Error('The engine stream ended without a result.'));
       const usage = (isEngineError(failure) && failure.usage) || usageOfCutStream(call.prepared, writer.text, writer.calls);
-      const settled = await settleModelCall(ctx, call.prepared, {
-        id: call.id,
-        object: 'response',
+      const settled = await settleResponse(ctx, call, {
         status: 'failed',
         stream: true,
         usage,
         credits: 0,
-        request: call.body,
-        body: () => snapshot({ status: 'failed', error, output: writer.outputSoFar(), usage: responseUsage(usage, 0) }) as Record<string, unknown>,
+        state: () => ({ status: 'failed', error, output: writer.outputSoFar(), usage: responseUsage(usage, 0) }),
       });
-      writer.finish(settled.body as ResponseObject);
+      writer.finish(settled.response);
       return await stream.done();
     }
     const { state, credits } = outcome(call, result);
     writer.finishItems(result.finish_reason === 'length');
-    const settled = await settleModelCall(ctx, call.prepared, {
-      id: call.id,
-      object: 'response',
+    const settled = await settleResponse(ctx, call, {
       status: state.status === 'failed' ? 'failed' : 'completed',
       stream: true,
       usage: result.usage,
       credits,
-      request: call.body,
-      body: (charged) => snapshot({ ...state, output: writer.output, usage: responseUsage(result.usage, charged) }) as Record<string, unknown>,
+      state: (charged) => ({ ...state, output: writer.output, usage: responseUsage(result.usage, charged) }),
     });
-    writer.finish(settled.body as ResponseObject);
+    writer.finish(settled.response);
     return await stream.done();
   } catch (error) {
     // Not tied to a generated response (e.g. the database failed while storing it): an `error` event.

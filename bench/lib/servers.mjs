@@ -1,0 +1,93 @@
+// Servers the benchmarks measure, each in its own child process on 127.0.0.1.
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
+import { dirname, join } from 'node:path';
+
+/** The @persona-api/api package folder (its dist/ is what the benchmarks run). */
+export const apiDir = dirname(createRequire(import.meta.url).resolve('@persona-api/api/package.json'));
+
+const START_TIMEOUT_MS = 90_000;
+
+/** A TCP port free on 127.0.0.1 right now. */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+/**
+ * Starts a child process and waits until its output (stdout or stderr) matches `ready`.
+ * @param {string} name for error messages
+ * @param {RegExp} ready
+ * @returns {Promise<import('node:child_process').ChildProcess>}
+ */
+export function startProcess(name, command, argv, env, ready) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, argv, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${name} did not start in 90 s:\n${output}`));
+    }, START_TIMEOUT_MS);
+    const onData = (chunk) => {
+      output += chunk;
+      if (ready.test(output)) {
+        clearTimeout(timer);
+        child.stdout.off('data', onData);
+        child.stderr.off('data', onData);
+        resolve(child);
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${name} exited (${code}):\n${output}`));
+    });
+  });
+}
+
+/** Stops a child process: SIGTERM, then SIGKILL after 10 s. */
+export function stopProcess(child) {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.removeAllListeners('exit');
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+    setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
+  });
+}
+
+/**
+ * Starts the built API server (`dist/main.js`) on a free port and waits until /readyz answers 200
+ * (it logs at warn, so there is no line to wait for). The rate limiter stays in the measured path;
+ * only its ceiling is raised, so every response is measured, none refused.
+ * @param {Record<string, string>} env the database and anything else the benchmark sets
+ * @returns {Promise<{ child: import('node:child_process').ChildProcess, baseUrl: string }>}
+ */
+export async function startApiServer(env) {
+  const port = await freePort();
+  const child = spawn(process.execPath, [join(apiDir, 'dist/main.js')], {
+    env: { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_MULTIPLIER: '100000', ...env, PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`the API exited (${child.exitCode}):\n${output}`);
+    const ready = await fetch(`${baseUrl}/readyz`).catch(() => null);
+    if (ready?.status === 200) return { child, baseUrl };
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`the API did not start in 90 s:\n${output}`);
+}
