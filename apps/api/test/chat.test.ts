@@ -27,14 +27,7 @@ afterAll(async () => {
   await fake.close();
 });
 
-async function onUpstream<T>(run: () => Promise<T>): Promise<T> {
-  engine.current = upstreamEngine;
-  try {
-    return await run();
-  } finally {
-    engine.current = createOfflineEngine();
-  }
-}
+const onUpstream = <T>(run: () => Promise<T>): Promise<T> => engine.using(upstreamEngine, run);
 
 const base = (extra: Record<string, unknown> = {}) => ({
   model: 'service-1',

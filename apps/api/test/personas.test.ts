@@ -21,14 +21,7 @@ let fake: FakeUpstream;
 let upstreamEngine: Engine;
 const engine = new SwitchableEngine(createOfflineEngine());
 
-async function onUpstream<T>(run: () => Promise<T>): Promise<T> {
-  engine.current = upstreamEngine;
-  try {
-    return await run();
-  } finally {
-    engine.current = createOfflineEngine();
-  }
-}
+const onUpstream = <T>(run: () => Promise<T>): Promise<T> => engine.using(upstreamEngine, run);
 let pages: Server;
 let pagesUrl: string;
 const pageRequests: string[] = [];

@@ -193,11 +193,19 @@ describe('streaming through the server', () => {
   });
 });
 
+/** The Idempotency-Key of a failed or abandoned request was not kept: a retry runs (and is answered) rather than replaying it. */
+async function expectKeyReleased(tenant: Tenant, key: string): Promise<void> {
+  fake.enqueue({ content: 'Here now.' });
+  const retry = await h.post('/responses', tenant.key, base(), { 'idempotency-key': key });
+  expect(retry.status).toBe(200);
+  expect(retry.headers['idempotent-replayed']).toBeUndefined();
+}
+
 describe('upstream failures', () => {
   it('maps an upstream error before any output to 502 upstream_error, streamed or not, with nothing stored or charged', async () => {
     const tenant = await h.tenant({ credits: 1_000 });
     fake.enqueue({ status: 500 }, { status: 500 });
-    const plain = await h.post('/responses', tenant.key, base());
+    const plain = await h.post('/responses', tenant.key, base(), { 'idempotency-key': `failed-${process.pid}` });
     expect(plain.status).toBe(502);
     expect(errorOf(plain)).toEqual({ type: 'api_error', code: 'upstream_error', param: null });
     const streamed = await h.post('/responses', tenant.key, base({ stream: true }));
@@ -205,11 +213,7 @@ describe('upstream failures', () => {
     expect(streamed.headers['content-type']).toMatch(/^application\/json/);
     expect(await storedResponsesOf(h, tenant.accountId)).toHaveLength(0);
     expect(await balanceOf(h, tenant.accountId)).toBe(1_000);
-    // Their keys were not kept: a retry runs (and is answered) rather than replaying a failure.
-    fake.enqueue({ content: 'Here now.' });
-    const retry = await h.post('/responses', tenant.key, base(), { 'idempotency-key': `left-false-${process.pid}` });
-    expect(retry.status).toBe(200);
-    expect(retry.headers['idempotent-replayed']).toBeUndefined();
+    await expectKeyReleased(tenant, `failed-${process.pid}`);
   });
 
   it('never passes on the upstream key, even when the upstream quotes it', async () => {
@@ -278,11 +282,7 @@ describe('a client that disconnects', () => {
     });
     expect(await storedResponsesOf(h, tenant.accountId)).toHaveLength(0);
     expect(await balanceOf(h, tenant.accountId)).toBe(1_000);
-    // Their keys were not kept: a retry runs (and is answered) rather than replaying a failure.
-    fake.enqueue({ content: 'Here now.' });
-    const retry = await h.post('/responses', tenant.key, base(), { 'idempotency-key': `left-false-${process.pid}` });
-    expect(retry.status).toBe(200);
-    expect(retry.headers['idempotent-replayed']).toBeUndefined();
+    await expectKeyReleased(tenant, `left-false-${process.pid}`);
   });
 
   it('mid-stream: aborts the upstream request, charges for what was sent, and releases its Idempotency-Key', async () => {

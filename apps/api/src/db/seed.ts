@@ -1,7 +1,8 @@
 import { basePersonas } from '@persona-api/engine';
-import { and, eq, notInArray, sql } from 'drizzle-orm';
+import { and, eq, notInArray } from 'drizzle-orm';
 import type { Database } from './client.js';
 import { personas, tiers } from './schema/index.js';
+import { fromExcluded } from './sql.js';
 
 const GB = 1e9;
 
@@ -26,13 +27,7 @@ export async function seedCatalogs(db: Database): Promise<void> {
     .values([...TIER_CATALOG])
     .onConflictDoUpdate({
       target: tiers.id,
-      set: {
-        name: sql`excluded.name`,
-        requestsPerMinute: sql`excluded.requests_per_minute`,
-        includedCredits: sql`excluded.included_credits`,
-        storageBytesIncluded: sql`excluded.storage_bytes_included`,
-        transcriptionMinutesIncluded: sql`excluded.transcription_minutes_included`,
-      },
+      set: fromExcluded(tiers, ['name', 'requestsPerMinute', 'includedCredits', 'storageBytesIncluded', 'transcriptionMinutesIncluded']),
     });
   await seedBasePersonas(db);
 }
@@ -66,16 +61,7 @@ async function seedBasePersonas(db: Database): Promise<void> {
       .values(rows)
       .onConflictDoUpdate({
         target: personas.id,
-        set: {
-          name: sql`excluded.name`,
-          category: sql`excluded.category`,
-          description: sql`excluded.description`,
-          type: sql`excluded.type`,
-          pipelineType: sql`excluded.pipeline_type`,
-          details: sql`excluded.details`,
-          createdAt: sql`excluded.created_at`,
-          updatedAt: sql`excluded.updated_at`,
-        },
+        set: fromExcluded(personas, ['name', 'category', 'description', 'type', 'pipelineType', 'details', 'createdAt', 'updatedAt']),
         // Never turn a custom persona into a base one (ids have different prefixes; this is a guard).
         setWhere: eq(personas.isCustom, false),
       });

@@ -1,5 +1,5 @@
-import { getTableName, sql, type SQL } from 'drizzle-orm';
-import type { AnyPgColumn } from 'drizzle-orm/pg-core';
+import { getTableColumns, getTableName, sql, type SQL } from 'drizzle-orm';
+import type { AnyPgColumn, PgTable } from 'drizzle-orm/pg-core';
 
 /**
  * `"table"."column"`. Inside sql`` in a select list drizzle writes columns unqualified, which makes
@@ -7,4 +7,16 @@ import type { AnyPgColumn } from 'drizzle-orm/pg-core';
  */
 export function qualified(column: AnyPgColumn): SQL {
   return sql`${sql.identifier(getTableName(column.table))}.${sql.identifier(column.name)}`;
+}
+
+/**
+ * The `set` of an upsert that takes the proposed row's values (`excluded.column`) for `keys`, so a
+ * catalog written on every start updates existing rows without naming each column twice.
+ */
+export function fromExcluded<Table extends PgTable, Key extends keyof Table['_']['columns'] & string>(
+  table: Table,
+  keys: readonly Key[],
+): Record<Key, SQL> {
+  const columns = getTableColumns(table) as Record<string, AnyPgColumn>;
+  return Object.fromEntries(keys.map((key) => [key, sql`excluded.${sql.identifier(columns[key]!.name)}`])) as Record<Key, SQL>;
 }

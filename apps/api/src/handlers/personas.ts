@@ -9,6 +9,7 @@ import { ApiError } from '../http/errors.js';
 import { clientDisconnectSignal } from '../http/sse.js';
 import { newId } from '../lib/ids.js';
 import { containsPattern, keyset, toPage } from '../lib/pagination.js';
+import { applyPatch } from '../lib/patch.js';
 import { defaultWorkspace, requireMembership, requireRole, type Membership } from '../workspaces/access.js';
 import { apiErrorOf } from '../ai/model-call.js';
 import { findPersona, toCustomPersona, toPersona, visibleTo, type PersonaRow } from '../ai/personas.js';
@@ -117,7 +118,7 @@ export const createPersona: Handler<'createPersona'> = async ({ body }, ctx) => 
   return toCustomPersona(row);
 };
 
-// PATCH fields that live in `details` (everything but name and description).
+// PATCH fields that live in `details` (everything but name and description), under the same name.
 const DETAIL_FIELDS = [
   'role_title',
   'seniority',
@@ -145,6 +146,7 @@ const DETAIL_FIELDS = [
   'key_differentiators',
   'regulatory_context',
 ] as const satisfies readonly (keyof UpdateRequest & keyof PersonaDetails)[];
+const DETAIL_COLUMNS = Object.fromEntries(DETAIL_FIELDS.map((field) => [field, field])) as { [Field in (typeof DETAIL_FIELDS)[number]]: Field };
 
 export const updatePersona: Handler<'updatePersona'> = async ({ params, body }, ctx) => {
   return ctx.db.transaction(async (tx) => {
@@ -152,11 +154,8 @@ export const updatePersona: Handler<'updatePersona'> = async ({ params, body }, 
     if (!row.isCustom || !role) throw notCustomizable(row, 'changed');
     requireRole(role, 'content.update', 'update custom personas in this workspace');
     // Only the given fields change; an array replaces the whole list; nothing is regenerated.
-    const details: PersonaDetails = { ...row.details };
-    for (const field of DETAIL_FIELDS) {
-      if (body[field] !== undefined) (details as Record<string, unknown>)[field] = body[field];
-    }
-    const next: PersonaRow = { ...row, name: body.name ?? row.name, description: body.description ?? row.description, details, updatedAt: ctx.now() };
+    const details = applyPatch(row.details, body, DETAIL_COLUMNS);
+    const next: PersonaRow = { ...applyPatch(row, body, { name: 'name', description: 'description' }), details, updatedAt: ctx.now() };
     await tx.update(personas).set({ name: next.name, description: next.description, details: next.details, updatedAt: next.updatedAt }).where(eq(personas.id, row.id));
     return toCustomPersona(next);
   });

@@ -8,7 +8,8 @@ import { errors } from '../http/errors.js';
 import type { RequestContext } from '../http/context.js';
 import { newId } from '../lib/ids.js';
 import { containsPattern, keyset, toPage } from '../lib/pagination.js';
-import { checkThresholds, requireMembership, requireRole } from '../workspaces/access.js';
+import { applyPatch } from '../lib/patch.js';
+import { BILLING_COLUMNS, BILLING_FIELD_RULES, checkThresholds, requireFieldRoles, requireMembership, requireRole } from '../workspaces/access.js';
 import type { WorkspaceRole } from '../workspaces/roles.js';
 
 type Project = components['schemas']['Project'];
@@ -76,14 +77,9 @@ async function findProject(db: Executor, ctx: RequestContext, projectId: string)
   return { ...row, role: row.role as WorkspaceRole };
 }
 
-const BILLING_FIELDS = ['budget_alert', 'usage_limit', 'billing_email'] as const;
-
-/** 403 naming the first billing field the role may not set; `setting` tells which fields count as set. */
-function requireBillingRole(role: WorkspaceRole, body: Record<string, unknown>, setting: (value: unknown) => boolean): void {
-  for (const field of BILLING_FIELDS) {
-    if (field in body && setting(body[field])) requireRole(role, 'workspace.set_billing', `set the ${field} of a project`, field);
-  }
-}
+/** 403 naming the first billing field of a project the role may not set. */
+const requireBillingRole = (role: WorkspaceRole, body: object, isSet?: (value: unknown) => boolean) =>
+  requireFieldRoles(role, body, BILLING_FIELD_RULES, (field) => `set the ${field} of a project`, isSet);
 
 export const listProjects: Handler<'listProjects'> = async ({ query }, ctx) => {
   if (query.workspace_id) await requireMembership(ctx.db, query.workspace_id, ctx.auth.userId, 'workspace_id');
@@ -134,17 +130,9 @@ export const updateProject: Handler<'updateProject'> = async ({ params, body }, 
   return ctx.db.transaction(async (tx) => {
     const current = await findProject(tx, ctx, params.id);
     requireRole(current.role, 'content.update', 'update projects in this workspace');
-    requireBillingRole(current.role, body, () => true);
+    requireBillingRole(current.role, body);
     const p = current.project;
-    const next: ProjectRow = {
-      ...p,
-      name: body.name ?? p.name,
-      goal: body.goal !== undefined ? body.goal : p.goal,
-      budgetAlert: body.budget_alert !== undefined ? body.budget_alert : p.budgetAlert,
-      usageLimit: body.usage_limit !== undefined ? body.usage_limit : p.usageLimit,
-      billingEmail: body.billing_email !== undefined ? body.billing_email : p.billingEmail,
-      updatedAt: ctx.now(),
-    };
+    const next: ProjectRow = { ...applyPatch(p, body, { name: 'name', goal: 'goal', ...BILLING_COLUMNS }), updatedAt: ctx.now() };
     checkThresholds(next.budgetAlert, next.usageLimit);
     const { id: _id, ...changes } = next;
     await tx.update(projects).set(changes).where(eq(projects.id, p.id));

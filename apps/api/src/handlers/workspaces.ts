@@ -8,7 +8,8 @@ import { agentThreads, projects, users, workspaceMembers, workspaces } from '../
 import { errors } from '../http/errors.js';
 import { newId } from '../lib/ids.js';
 import { containsPattern, keyset, toPage } from '../lib/pagination.js';
-import { checkThresholds, requireMembership, requireRole, roleLabel, type Membership, type WorkspaceRow } from '../workspaces/access.js';
+import { applyPatch } from '../lib/patch.js';
+import { BILLING_COLUMNS, BILLING_FIELD_RULES, checkThresholds, requireFieldRoles, requireMembership, requireRole, roleLabel, type Membership, type WorkspaceRow } from '../workspaces/access.js';
 import { canChangeRole, canGrant, canRemove, type WorkspaceRole } from '../workspaces/roles.js';
 
 type Workspace = components['schemas']['Workspace'];
@@ -114,19 +115,8 @@ async function embeddedMembers(db: Executor, workspaceIds: string[]): Promise<Ma
   return byWorkspace;
 }
 
-/** 403 naming the first field of `body` the member's role may not set. */
-function requireFieldRoles(membership: Membership, body: Record<string, unknown>, what: string): void {
-  const rules: [string, 'workspace.rename' | 'workspace.set_billing'][] = [
-    ['name', 'workspace.rename'],
-    ['image', 'workspace.rename'],
-    ['budget_alert', 'workspace.set_billing'],
-    ['usage_limit', 'workspace.set_billing'],
-    ['billing_email', 'workspace.set_billing'],
-  ];
-  for (const [field, action] of rules) {
-    if (field in body) requireRole(membership.role, action, `change the ${field} of this ${what}`, field);
-  }
-}
+/** Renaming needs `workspace.rename`; the spending fields are a billing decision. */
+const WORKSPACE_FIELD_RULES = { name: 'workspace.rename', image: 'workspace.rename', ...BILLING_FIELD_RULES } as const;
 
 export const listWorkspaces: Handler<'listWorkspaces'> = async ({ query }, ctx) => {
   const userId = ctx.auth.userId;
@@ -193,17 +183,9 @@ export const createWorkspace: Handler<'createWorkspace'> = async ({ body }, ctx)
 export const updateWorkspace: Handler<'updateWorkspace'> = async ({ params, body }, ctx) => {
   const updated = await ctx.db.transaction(async (tx) => {
     const membership = await requireMembership(tx, params.id, ctx.auth.userId);
-    requireFieldRoles(membership, body, 'workspace');
+    requireFieldRoles(membership.role, body, WORKSPACE_FIELD_RULES, (field) => `change the ${field} of this workspace`);
     const current = membership.workspace;
-    const next: WorkspaceRow = {
-      ...current,
-      name: body.name ?? current.name,
-      image: body.image !== undefined ? body.image : current.image,
-      budgetAlert: body.budget_alert !== undefined ? body.budget_alert : current.budgetAlert,
-      usageLimit: body.usage_limit !== undefined ? body.usage_limit : current.usageLimit,
-      billingEmail: body.billing_email !== undefined ? body.billing_email : current.billingEmail,
-      updatedAt: ctx.now(),
-    };
+    const next: WorkspaceRow = { ...applyPatch(current, body, { name: 'name', image: 'image', ...BILLING_COLUMNS }), updatedAt: ctx.now() };
     checkThresholds(next.budgetAlert, next.usageLimit);
     const { id: _id, ...changes } = next;
     await tx.update(workspaces).set(changes).where(eq(workspaces.id, current.id));

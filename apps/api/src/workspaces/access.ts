@@ -48,6 +48,33 @@ export function requireRole(role: WorkspaceRole, action: Action, doing: string, 
   if (!can(role, action)) throw errors.permissionDenied(`Your role (${roleLabel(role)}) cannot ${doing}.`, param);
 }
 
+/** The spending settings a workspace and a project share, and the row columns they are stored in. */
+export const BILLING_COLUMNS = { budget_alert: 'budgetAlert', usage_limit: 'usageLimit', billing_email: 'billingEmail' } as const;
+
+/**
+ * 403 naming the first field of `body` the role may not set. `rules` gives the action each field needs;
+ * `isSet` tells which values count as setting it (a create body's null is the same as leaving it out).
+ */
+export function requireFieldRoles(
+  role: WorkspaceRole,
+  body: object,
+  rules: Readonly<Record<string, Action>>,
+  doing: (field: string) => string,
+  isSet: (value: unknown) => boolean = () => true,
+): void {
+  for (const [field, action] of Object.entries(rules)) {
+    const value = (body as Record<string, unknown>)[field];
+    if (field in body && isSet(value)) requireRole(role, action, doing(field), field);
+  }
+}
+
+/** Setting a spending field of a workspace or a project is a billing decision. */
+export const BILLING_FIELD_RULES: Readonly<Record<keyof typeof BILLING_COLUMNS, Action>> = {
+  budget_alert: 'workspace.set_billing',
+  usage_limit: 'workspace.set_billing',
+  billing_email: 'workspace.set_billing',
+};
+
 /** A budget alert above the usage limit could never fire before the limit refuses: 400 parameter_conflict. */
 export function checkThresholds(budgetAlert: number | null | undefined, usageLimit: number | null | undefined): void {
   if (budgetAlert != null && usageLimit != null && budgetAlert > usageLimit) {

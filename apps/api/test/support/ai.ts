@@ -34,6 +34,15 @@ export class SwitchableEngine implements Engine {
   suggestPersonas(input: PersonaSuggestionInput, signal?: AbortSignal) {
     return this.current.suggestPersonas(input, signal);
   }
+  /** Runs `run` with `engine` serving, then goes back to a fresh offline engine. */
+  async using<T>(engine: Engine, run: () => Promise<T>): Promise<T> {
+    this.current = engine;
+    try {
+      return await run();
+    } finally {
+      this.current = createOfflineEngine();
+    }
+  }
 }
 
 export const UPSTREAM_KEY = 'sk-test-upstream-key-0123456789';

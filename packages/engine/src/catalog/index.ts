@@ -42,31 +42,27 @@ export function basePersonaSystemPrompt(id: string): string | undefined {
   return BY_ID.get(id)?.system_prompt;
 }
 
-/** The engine's view of a base persona: public fields plus its curated system prompt. */
-export function enginePersonaFromBase(persona: BasePersona): EnginePersona {
-  const prompt = basePersonaSystemPrompt(persona.id) ?? composeSystemPrompt(persona.name, persona.description, persona.details);
+/** The engine's view of a persona: its public fields and the system prompt it speaks from. */
+function enginePersona(persona: BasePersona | CustomPersona, systemPrompt: string): EnginePersona {
   return {
     id: persona.id,
     name: persona.name,
     description: persona.description,
     category: persona.category,
     type: persona.type ?? null,
-    system_prompt: prompt,
+    system_prompt: systemPrompt,
     details: persona.details,
   };
 }
 
-/** The engine's view of a custom persona: its system prompt is composed from its profile. */
+/** A base persona speaks from its curated system prompt (composed from its profile if it has none). */
+export function enginePersonaFromBase(persona: BasePersona): EnginePersona {
+  return enginePersona(persona, basePersonaSystemPrompt(persona.id) ?? composeSystemPrompt(persona.name, persona.description, persona.details));
+}
+
+/** A custom persona's system prompt is composed from its profile. */
 export function enginePersonaFromCustom(persona: CustomPersona): EnginePersona {
-  return {
-    id: persona.id,
-    name: persona.name,
-    description: persona.description,
-    category: persona.category,
-    type: persona.type ?? null,
-    system_prompt: composeSystemPrompt(persona.name, persona.description, persona.details),
-    details: persona.details,
-  };
+  return enginePersona(persona, composeSystemPrompt(persona.name, persona.description, persona.details));
 }
 
 const list = (items: readonly string[], max = 5) => items.slice(0, max).join('; ');
