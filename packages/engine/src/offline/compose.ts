@@ -5,7 +5,7 @@
 import type { EnginePersona, Level } from '../types.js';
 import { topicPhrase } from '../text/topic.js';
 import { affinity, bestMatch, rankedItems, registerOf, roleLine, type Register } from './profile.js';
-import { asPhrase, clip, contentWords, keySentence, keywords, lowerFirst, rankedKeywords, sentences, stem, stemSet, upperFirst, valence, type Random } from '../text/index.js';
+import { asPhrase, clip, keySentence, keywords, lowerFirst, sentences, stemSet, upperFirst, valence, type Random } from '../text/index.js';
 
 type Mood = 'positive' | 'neutral' | 'negative';
 

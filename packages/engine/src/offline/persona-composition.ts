@@ -2,20 +2,8 @@
 // composition from a description's key terms, fixed templates per persona type, and the closest catalog
 // persona (for the category when none is given).
 import { basePersonas } from '../catalog/index.js';
-import { completeDetails, type DetailsField } from '../catalog/pipeline.js';
-import type {
-  BasePersona,
-  GeneratedPersona,
-  PersonaCreateHints,
-  PersonaDetails,
-  PersonaGenerationInput,
-  PersonaSuggestion,
-  PersonaSuggestionInput,
-  PersonaSuggestionResult,
-  PersonaType,
-  PipelineType,
-} from '../types.js';
-import { clamp, clip, contentWords, createRandom, keywords, round, sharedStems, stableId, stem, stemSet, upperFirst, type Random } from '../text/index.js';
+import { clip, contentWords, keywords, round, sharedStems, stem, stemSet, type Random } from '../text/index.js';
+import type { BasePersona, PersonaCreateHints, PersonaDetails, PersonaType } from '../types.js';
 
 const B2B_CUES = [
   'compani', 'busi', 'team', 'manag', 'director', 'head', 'vp', 'chief', 'cfo', 'cto', 'ceo', 'cio', 'ciso', 'founder', 'procur', 'enterpris', 'saa',

@@ -6,7 +6,7 @@ import { ArtifactStreamWriter } from '../artifact.js';
 import type { UpstreamConfig } from '../config.js';
 import { abortedError, EngineError } from '../errors.js';
 import { topicPhrase } from '../text/topic.js';
-import { createRandom, kebab, stableId, upperFirst } from '../text/index.js';
+import { kebab, stableId, upperFirst } from '../text/index.js';
 import { assertValidRequest, lastUserText } from '../request.js';
 import { parseStructuredOutput } from '../schema/validate.js';
 import { countPromptTokens, countTokens, countToolCallTokens } from '../tokens.js';
