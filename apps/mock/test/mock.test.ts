@@ -14,7 +14,7 @@ import {
   type RunningMock,
 } from '../src/index.js';
 import { basePath } from '@persona-api/openapi/document';
-import { API_KEY, findOperation, responseSchema, send, successStatus } from './support/requests.js';
+import { API_KEY, findOperation, responseSchema, send } from './support/requests.js';
 import { createValidator } from './support/validator.js';
 
 const document = loadBundle();
