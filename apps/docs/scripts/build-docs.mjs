@@ -7,7 +7,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { exampleRequest, listOperations, listStreamingOperations, loadBundle } from '@persona-api/mock';
+import { exampleRequest, listOperations, listStreamingOperations, loadBundle } from '@persona-api/openapi/document';
 import { codeSamples } from './code-samples.mjs';
 
 const require = createRequire(import.meta.url);
@@ -18,7 +18,7 @@ const htmlPath = join(distDir, 'index.html');
 
 export const DECISIONS_TAG = 'Design decisions';
 
-/** @param {import('@persona-api/mock').OpenApiDocument} bundle @param {string} decisionsMarkdown */
+/** @param {import('@persona-api/openapi/document').OpenApiDocument} bundle @param {string} decisionsMarkdown */
 export function docsSpec(bundle, decisionsMarkdown) {
   const spec = structuredClone(bundle);
   const baseUrl = spec.servers?.[0]?.url ?? '';

@@ -1,9 +1,9 @@
 // @ts-check
 // `x-codeSamples` for one operation, made from the request the spec's own examples describe
 // (the same request the mock test sends): curl, and TypeScript with @persona-api/client.
-import { isJsonMediaType } from '@persona-api/mock';
+import { isJsonMediaType } from '@persona-api/openapi/document';
 
-/** @typedef {import('@persona-api/mock').ExampleRequest} ExampleRequest */
+/** @typedef {import('@persona-api/openapi/document').ExampleRequest} ExampleRequest */
 /** @typedef {{ lang: string, label: string, source: string }} CodeSample */
 
 const API_KEY_VARIABLE = 'PERSONA_API_KEY';

@@ -4,7 +4,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { exampleRequest, listOperations, loadBundle, type OpenApiDocument } from '@persona-api/mock';
+import { exampleRequest, listOperations, loadBundle, type OpenApiDocument } from '@persona-api/openapi/document';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 

@@ -3,7 +3,7 @@
 import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { listOperations, type OpenApiDocument } from '@persona-api/mock';
+import { listOperations, type OpenApiDocument } from '@persona-api/openapi/document';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 

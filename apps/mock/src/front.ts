@@ -9,13 +9,13 @@ import {
   type ServerResponse,
 } from 'node:http';
 import {
+  basePath as serverBasePath,
   EVENT_STREAM,
   listStreamingOperations,
   pathMatcher,
-  serverBasePath,
   streamTranscripts,
   type OpenApiDocument,
-} from './spec.js';
+} from '@persona-api/openapi/document';
 import { replaySse, splitSseTranscript } from './sse.js';
 
 export interface FrontOptions {

@@ -2,20 +2,25 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { createFront } from './front.js';
 import { startPrism, type PrismLogLevel } from './prism.js';
-import { defaultBundlePath, loadBundle } from './spec.js';
+import { bundlePath, loadBundle } from '@persona-api/openapi/document';
 
+// The spec walking lives in @persona-api/openapi/document; re-exported for code that imports it from here.
 export {
   deref,
+  exampleRequest,
+  exampleRequests,
+  isJsonMediaType,
   listOperations,
   listStreamingOperations,
   loadBundle,
-  serverBasePath,
+  requiresApiKey,
   streamTranscripts,
+  successExample,
+  type ExampleRequest,
   type OpenApiDocument,
   type SpecOperation,
-} from './spec.js';
+} from '@persona-api/openapi/document';
 export { splitSseTranscript } from './sse.js';
-export { exampleRequest, exampleRequests, isJsonMediaType, requiresApiKey, successExample, type ExampleRequest } from './example-requests.js';
 
 export interface MockOptions {
   /** Public port of the mock; 0 picks a free one. Default 4010. */
@@ -48,7 +53,7 @@ export const DEFAULT_SEED = '1';
 export const DEFAULT_STREAM_DELAY_MS = 40;
 
 export async function startMock(options: MockOptions = {}): Promise<RunningMock> {
-  const specPath = options.specPath ?? defaultBundlePath();
+  const specPath = options.specPath ?? bundlePath();
   const document = loadBundle(specPath);
   const prism = await startPrism({
     specPath,

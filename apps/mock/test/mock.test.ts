@@ -7,14 +7,14 @@ import {
   exampleRequests,
   listStreamingOperations,
   loadBundle,
-  serverBasePath,
   splitSseTranscript,
   startMock,
   streamTranscripts,
   type ExampleRequest,
   type RunningMock,
 } from '../src/index.js';
-import { API_KEY, findOperation, responseSchema, send, successStatus } from './support/requests.js';
+import { basePath } from '@persona-api/openapi/document';
+import { API_KEY, findOperation, responseSchema, send } from './support/requests.js';
 import { createValidator } from './support/validator.js';
 
 const document = loadBundle();
@@ -84,7 +84,7 @@ let baseUrl: string;
 
 beforeAll(async () => {
   mock = await startMock({ port: 0, logLevel: 'silent', streamDelayMs: 15 });
-  baseUrl = `${mock.url}${serverBasePath(document)}`;
+  baseUrl = `${mock.url}${basePath(document)}`;
 });
 
 afterAll(async () => {
@@ -95,7 +95,7 @@ describe('the mock serves the bundle', () => {
   it('finds the operations and streaming operations of the spec', () => {
     expect(requests.length).toBeGreaterThan(0);
     expect(streamingRequests.map(({ path }) => path)).toContain('/responses');
-    expect(serverBasePath(document)).toBe('/api/v1');
+    expect(basePath(document)).toBe('/api/v1');
   });
 
   it.each(requests.map(byName))('%s answers its example request with a 2xx that matches the spec', async (_name, request) => {

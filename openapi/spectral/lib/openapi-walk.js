@@ -1,68 +1,21 @@
 // Shared traversal for the house rules. The rules run on the Redocly bundle, where every $ref is local
-// (`#/components/...`), so a tiny pointer resolver is enough and each component is visited exactly once
-// (refs are followed only where a rule needs the referenced shape, never while walking).
+// (`#/components/...`); each component is visited exactly once (refs are followed only where a rule needs
+// the referenced shape, never while walking). Pointers, refs, operations and parameters come from the
+// package's one document walker (lib/walk.js); this file adds the schema walks only the rules need.
 
-export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+import { HTTP_METHODS, isObject, resolvePointer } from '../../lib/walk.js';
 
-const isObject = (value) => typeof value === 'object' && value !== null && !Array.isArray(value);
-
-/** Resolves a local JSON pointer (`#/components/schemas/X`); returns undefined for anything else. */
-export function resolvePointer(doc, ref) {
-  if (typeof ref !== 'string' || !ref.startsWith('#/')) return undefined;
-  let node = doc;
-  for (const raw of ref.slice(2).split('/')) {
-    const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
-    if (!isObject(node) && !Array.isArray(node)) return undefined;
-    node = node[key];
-  }
-  return node;
-}
-
-/** Follows a chain of $ref objects; returns the target and the path it lives at. */
-export function deref(doc, node, path) {
-  const seen = new Set();
-  while (isObject(node) && typeof node.$ref === 'string' && !seen.has(node.$ref)) {
-    seen.add(node.$ref);
-    const target = resolvePointer(doc, node.$ref);
-    if (target === undefined) break;
-    path = refToPath(node.$ref);
-    node = target;
-  }
-  return { node, path };
-}
-
-export function refToPath(ref) {
-  return ref
-    .slice(2)
-    .split('/')
-    .map((raw) => decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~'));
-}
-
-/** Every operation of the document with its path template and method. */
-export function* operations(doc) {
-  for (const [pathKey, rawItem] of Object.entries(doc?.paths ?? {})) {
-    const { node: item, path: itemPath } = deref(doc, rawItem, ['paths', pathKey]);
-    if (!isObject(item)) continue;
-    for (const method of HTTP_METHODS) {
-      if (isObject(item[method])) {
-        yield { pathKey, method, operation: item[method], pathItem: item, path: [...itemPath, method], itemPath };
-      }
-    }
-  }
-}
-
-/** The parameters that apply to an operation (path-item level overridden by operation level), dereferenced. */
-export function operationParameters(doc, op) {
-  const byKey = new Map();
-  const add = (list, basePath) =>
-    (Array.isArray(list) ? list : []).forEach((raw, i) => {
-      const { node, path } = deref(doc, raw, [...basePath, 'parameters', i]);
-      if (isObject(node)) byKey.set(`${node.in}:${node.name}`, { parameter: node, path });
-    });
-  add(op.pathItem.parameters, op.itemPath);
-  add(op.operation.parameters, op.path);
-  return [...byKey.values()];
-}
+// The rules' names for the shared primitives: `deref` returns `{ node, path }` here, `operations` yields
+// each operation with its location.
+export {
+  derefAt as deref,
+  HTTP_METHODS,
+  isObject,
+  operationParameters,
+  refToPath,
+  resolvePointer,
+  walkOperations as operations,
+} from '../../lib/walk.js';
 
 // Keywords whose values are subschemas (JSON Schema 2020-12), by shape.
 const SINGLE = ['additionalProperties', 'unevaluatedProperties', 'items', 'contains', 'not', 'if', 'then', 'else', 'propertyNames', 'unevaluatedItems', 'contentSchema'];
@@ -238,4 +191,3 @@ export function findKeyword(doc, schema, keyword, seen = new Set()) {
   return undefined;
 }
 
-export { isObject };

@@ -1,7 +1,8 @@
 // The client against this repo's mock (Prism on the bundled contract, behind its streaming front): every
 // operation called with the contract's example request must succeed, which also checks that what the
 // client sends (auth, body, query serialisation, headers) is what the contract accepts.
-import { exampleRequests, listStreamingOperations, loadBundle, startMock, type ExampleRequest, type RunningMock } from '@persona-api/mock';
+import { startMock, type RunningMock } from '@persona-api/mock';
+import { exampleRequests, listStreamingOperations, loadBundle, type ExampleRequest } from '@persona-api/openapi/document';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, createClient, type PersonaClient } from '../src/index.js';
 

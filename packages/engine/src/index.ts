@@ -4,6 +4,11 @@ export { EngineError, isEngineError, type EngineErrorCode, type EngineErrorOptio
 export { countTokens, countPromptTokens, countToolCallTokens, creditsForTokens, truncateToTokens } from './tokens.js';
 export { parseEngineConfig, EngineConfigError, type EngineConfig, type UpstreamConfig } from './config.js';
 export { createEngine } from './factory.js';
+export { defineFeature, type Feature, type FeatureDefinition, type FeatureMessage, type FeatureResult, type FeatureSchema, type OfflineContext, type RunOptions } from './features/define.js';
+export { personaProfile } from './features/persona-profile/index.js';
+export { personaSuggestions } from './features/persona-suggestions/index.js';
+export { responseAnalysis, type ResponseAnalysisInput } from './features/response-analysis/index.js';
+export { contractSchema } from './schema/bundle.js';
 export { createOfflineEngine, OFFLINE_DESCRIPTION, type OfflineEngineOptions } from './offline/engine.js';
 export { createOpenAICompatibleEngine, type OpenAICompatibleEngineOptions } from './openai/engine.js';
 export {

@@ -9,6 +9,7 @@ import type {
   PersonaSuggestion,
   ResponseAnalysis,
 } from '@persona-api/types';
+import type { Feature, FeatureResult, RunOptions } from './features/define.js';
 
 export type { BasePersona, CustomPersona, PersonaCreateHints, PersonaDetails, PersonaSuggestion, ResponseAnalysis };
 
@@ -180,15 +181,26 @@ export interface PersonaSuggestionResult {
   };
 }
 
-export interface Engine {
+/** What each engine implements: free text (`generate`, `stream`) and structured features (`run`). */
+export interface EngineCore {
   readonly kind: EngineKind;
   describe(): EngineDescription;
   /** A complete answer. Rejects with an `EngineError` (`aborted` when the signal fired). */
   generate(request: GenerateRequest, signal?: AbortSignal): Promise<GenerateResult>;
   /** The answer as it is produced; ends early, without `done`, when the signal fires. */
   stream(request: GenerateRequest, signal?: AbortSignal): AsyncIterable<EngineStreamEvent>;
-  /** The profile of a custom persona from a description (`POST /personas`). */
+  /**
+   * A structured AI feature (src/features/): the upstream model answering the feature's prompt and schema,
+   * or the feature's offline implementation. Rejects with an `EngineError` (`structured_output_invalid`
+   * after one retry, `aborted`, upstream failures).
+   */
+  run<Input, Output>(feature: Feature<Input, Output>, input: Input, options?: RunOptions): Promise<FeatureResult<Output>>;
+}
+
+/** The engine the server holds: the core plus named shortcuts for the features it calls by name. */
+export interface Engine extends EngineCore {
+  /** The profile of a custom persona from a description (`POST /personas`): `run(personaProfile, …).output`. */
   generatePersona(input: PersonaGenerationInput, signal?: AbortSignal): Promise<GeneratedPersona>;
-  /** Personas that fit a business (`POST /personas/suggestions`). */
+  /** Personas that fit a business (`POST /personas/suggestions`): `run(personaSuggestions, …).output`. */
   suggestPersonas(input: PersonaSuggestionInput, signal?: AbortSignal): Promise<PersonaSuggestionResult>;
 }

@@ -274,25 +274,6 @@ describe('openai-compatible engine: structured output and analysis', () => {
     expect(result.analysis!.sentiment.label).toBe('negative');
   });
 
-  it('generates a persona through a json_schema call and enforces hints and pipeline rules', async () => {
-    const offline = await createOfflineEngine().generatePersona({ description: 'A clinic manager who buys scheduling software.', pipeline_type: 'advanced' });
-    fake.enqueue({ content: JSON.stringify({ name: offline.name, category: offline.category, type: offline.type, details: offline.details, ai_generated: offline.ai_generated }) });
-    const generated = await engine.generatePersona({ description: 'A clinic manager who buys scheduling software.', hints: { industry: 'Dental care' } });
-    expect(generated.pipeline_type).toBe('north_star');
-    expect(generated.details.industry).toBe('Dental care');
-    // Fields outside north_star are emptied whatever the model wrote.
-    expect(generated.details.mcda_weights).toEqual({});
-    expect(contractErrors('PersonaDetails', generated.details)).toEqual([]);
-    expect(fake.requests[0]!.body.response_format.json_schema.name).toBe('persona_profile');
-  });
-
-  it('suggests personas through a json_schema call', async () => {
-    const offline = await createOfflineEngine().suggestPersonas({ business_description: 'A payroll app for small shops.', target_customers: ['shop owners'], goals: ['more trials'] });
-    fake.enqueue({ content: JSON.stringify({ suggestions: offline.data.map(({ id: _id, object: _object, ...rest }) => rest) }) });
-    const result = await engine.suggestPersonas({ business_description: 'A payroll app for small shops.', target_customers: ['shop owners'], goals: ['more trials'], sources: [{ text: 'About us' }] });
-    expect(contractErrors('PersonaSuggestionList', { object: 'list', ...result })).toEqual([]);
-    expect(result.input_summary.sources_count).toBe(1);
-  });
 });
 
 describe('openai-compatible engine: failures', () => {

@@ -1,5 +1,4 @@
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { basePath as bundleBasePath, listOperations as listSpecOperations, loadBundle, type OpenApiDocument as Bundle } from '@persona-api/openapi/document';
 
 /** The parts of an OpenAPI 3.1 document this server reads; everything else is passed through to glue. */
 export interface OpenApiDocument {
@@ -24,64 +23,32 @@ export interface OperationInfo {
   rawBody: boolean;
 }
 
-const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
-
 /** Reads the bundled contract that `@persona-api/openapi` builds (openapi/dist/openapi.json). */
 export function loadSpec(): OpenApiDocument {
-  const require = createRequire(import.meta.url);
-  const file = require.resolve('@persona-api/openapi/openapi.json');
-  return JSON.parse(readFileSync(file, 'utf8')) as OpenApiDocument;
+  return loadBundle() as unknown as OpenApiDocument;
 }
 
 /** `/api/v1` from the first server URL: glue ignores `servers`, so the prefix is passed explicitly. */
 export function basePath(spec: OpenApiDocument): string {
-  const url = spec.servers?.[0]?.url;
-  if (!url) return '';
-  return new URL(url, 'http://localhost').pathname.replace(/\/$/, '');
+  return bundleBasePath(spec);
 }
 
-function resolveRef<T>(spec: OpenApiDocument, value: unknown): T {
-  let current = value as { $ref?: string };
-  // Bundled documents only hold local refs (#/components/...).
-  for (let depth = 0; current && typeof current.$ref === 'string' && depth < 20; depth++) {
-    const pointer = current.$ref.replace(/^#\//, '').split('/');
-    let target: unknown = spec;
-    for (const part of pointer) target = (target as Record<string, unknown>)?.[part.replace(/~1/g, '/').replace(/~0/g, '~')];
-    current = target as { $ref?: string };
-  }
-  return current as T;
-}
-
-/** Every operation of the contract, in document order. */
+/** Every operation of the contract, in document order, as the server's routing needs it. */
 export function listOperations(spec: OpenApiDocument): OperationInfo[] {
-  const operations: OperationInfo[] = [];
-  for (const [path, pathItem] of Object.entries(spec.paths ?? {})) {
-    const shared = (pathItem.parameters as unknown[] | undefined) ?? [];
-    for (const method of HTTP_METHODS) {
-      const operation = pathItem[method] as
-        | { operationId?: string; security?: Record<string, string[]>[]; parameters?: unknown[]; requestBody?: unknown }
-        | undefined;
-      if (!operation?.operationId) continue;
-      const security = operation.security ?? spec.security ?? [];
-      const headerNames: Record<string, string> = {};
-      for (const raw of [...shared, ...(operation.parameters ?? [])]) {
-        const parameter = resolveRef<{ in?: string; name?: string }>(spec, raw);
-        if (parameter?.in === 'header' && parameter.name) headerNames[parameter.name.toLowerCase()] = parameter.name;
-      }
-      const body = resolveRef<{ content?: Record<string, unknown> } | undefined>(spec, operation.requestBody);
-      const mediaTypes = Object.keys(body?.content ?? {});
-      operations.push({
-        operationId: operation.operationId,
-        method: method.toUpperCase(),
-        path,
-        // `security: []` or an alternative `{}` makes authentication optional.
-        requiresAuth: security.length > 0 && security.every((requirement) => Object.keys(requirement).length > 0),
-        headerNames,
-        rawBody: mediaTypes.length > 0 && !mediaTypes.some((type) => type === 'application/json' || type.endsWith('+json')),
-      });
-    }
-  }
-  return operations;
+  return listSpecOperations(spec as unknown as Bundle).map((operation) => {
+    const mediaTypes = Object.keys(operation.requestBody?.content ?? {});
+    return {
+      operationId: operation.operationId,
+      method: operation.method.toUpperCase(),
+      path: operation.path,
+      // `security: []` or an alternative `{}` makes authentication optional.
+      requiresAuth: operation.requiresApiKey,
+      headerNames: Object.fromEntries(
+        operation.parameters.filter((parameter) => parameter.in === 'header').map(({ name }) => [name.toLowerCase(), name]),
+      ),
+      rawBody: mediaTypes.length > 0 && !mediaTypes.some((type) => type === 'application/json' || type.endsWith('+json')),
+    };
+  });
 }
 
 /**

@@ -1,6 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createOfflineEngine, createOpenAICompatibleEngine, type Engine, type GenerateRequest, type PersonaGenerationInput, type PersonaSuggestionInput } from '@persona-api/engine';
+import { createOfflineEngine, createOpenAICompatibleEngine, type Engine } from '@persona-api/engine';
 import { startFakeUpstream, type FakeUpstream } from '@persona-api/engine/testing';
 import { eq } from 'drizzle-orm';
 import { accounts, creditLedger, modelResponses } from '../../src/db/schema/index.js';
@@ -9,30 +9,23 @@ import type { Harness } from './harness.js';
 
 /**
  * One server per test file, two engines: the harness gets this engine, and a test switches what it
- * delegates to (the offline engine, or the OpenAI-compatible engine pointed at a fake upstream).
+ * delegates to (the offline engine, or the OpenAI-compatible engine pointed at a fake upstream). Every
+ * Engine member is forwarded by a Proxy, so a new engine method or feature needs no edit here.
  */
-export class SwitchableEngine implements Engine {
+export interface SwitchableEngine extends Engine {}
+// Declaration merging types the instance as an Engine; the Proxy below supplies those members.
+export class SwitchableEngine {
   current: Engine;
   constructor(initial: Engine = createOfflineEngine()) {
     this.current = initial;
-  }
-  get kind() {
-    return this.current.kind;
-  }
-  describe() {
-    return this.current.describe();
-  }
-  generate(request: GenerateRequest, signal?: AbortSignal) {
-    return this.current.generate(request, signal);
-  }
-  stream(request: GenerateRequest, signal?: AbortSignal) {
-    return this.current.stream(request, signal);
-  }
-  generatePersona(input: PersonaGenerationInput, signal?: AbortSignal) {
-    return this.current.generatePersona(input, signal);
-  }
-  suggestPersonas(input: PersonaSuggestionInput, signal?: AbortSignal) {
-    return this.current.suggestPersonas(input, signal);
+    // The instance is its forwarding Proxy: members of this class first, then the current engine.
+    return new Proxy(this, {
+      get(target, property, receiver) {
+        if (property in target) return Reflect.get(target, property, receiver);
+        const value: unknown = Reflect.get(target.current, property);
+        return typeof value === 'function' ? value.bind(target.current) : value;
+      },
+    });
   }
   /** Runs `run` with `engine` serving, then goes back to a fresh offline engine. */
   async using<T>(engine: Engine, run: () => Promise<T>): Promise<T> {

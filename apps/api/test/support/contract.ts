@@ -4,6 +4,7 @@ import type { ValidateFunction } from 'ajv';
 import { createContractAjv, formatErrors, type ContractAjv } from '@persona-api/openapi/ajv';
 import FindMyWay from 'find-my-way';
 import { inject } from 'vitest';
+import { derefAt, listOperations as listSpecOperations, pathToPointer, type OpenApiDocument as Bundle } from '@persona-api/openapi/document';
 import { basePath, loadSpec, type OpenApiDocument } from '../../src/contract/spec.js';
 
 
@@ -37,13 +38,9 @@ export class ContractValidator {
     this.prefix = basePath(spec);
     // Lenient about the document's own keywords (openapi, paths, discriminator…), strict about data.
     this.contractAjv = createContractAjv(spec, { strict: false });
-    for (const [path, item] of Object.entries(spec.paths ?? {})) {
-      for (const method of ['get', 'post', 'put', 'patch', 'delete']) {
-        const operation = item[method] as { operationId?: string } | undefined;
-        if (!operation?.operationId) continue;
-        const store = { operationId: operation.operationId, path, method };
-        this.router.on(method.toUpperCase() as 'GET', this.prefix + path.replace(/{(\w+)}/g, ':$1'), () => {}, store);
-      }
+    for (const { operationId, path, method } of listSpecOperations(spec as unknown as Bundle)) {
+      const store = { operationId, path, method };
+      this.router.on(method.toUpperCase() as 'GET', this.prefix + path.replace(/{(\w+)}/g, ':$1'), () => {}, store);
     }
   }
 
@@ -58,16 +55,10 @@ export class ContractValidator {
     return this.contractAjv.validatorAt(`#${pointer}`);
   }
 
+  /** The target of a value that may be a `$ref`, and the JSON pointer of the target when it was one. */
   private resolve<T>(value: unknown): { value: T; pointer?: string } {
-    let current = value as { $ref?: string };
-    let pointer: string | undefined;
-    while (current && typeof current.$ref === 'string') {
-      pointer = current.$ref.slice(1);
-      let target: unknown = this.spec;
-      for (const part of pointer.split('/').slice(1)) target = (target as Record<string, unknown>)[part.replace(/~1/g, '/').replace(/~0/g, '~')];
-      current = target as { $ref?: string };
-    }
-    return { value: current as T, pointer };
+    const { node, path } = derefAt(this.spec, value, undefined);
+    return { value: node as T, pointer: path && pathToPointer(path) };
   }
 
   /** Problems with one response; an empty list means it matches the contract. */

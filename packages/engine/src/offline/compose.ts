@@ -3,8 +3,9 @@
 // objection… is used depends on the words the input shares with each item; the seeded random source only
 // breaks ties and picks among equivalent phrasings.
 import type { EnginePersona, Level } from '../types.js';
+import { topicPhrase } from '../text/topic.js';
 import { affinity, bestMatch, rankedItems, registerOf, roleLine, type Register } from './profile.js';
-import { asPhrase, clip, contentWords, keySentence, keywords, lowerFirst, rankedKeywords, sentences, stem, stemSet, upperFirst, valence, type Random } from './text.js';
+import { asPhrase, clip, keySentence, keywords, lowerFirst, sentences, stemSet, upperFirst, valence, type Random } from '../text/index.js';
 
 type Mood = 'positive' | 'neutral' | 'negative';
 
@@ -134,25 +135,6 @@ export function effectiveVerbosity(verbosity: Level, ...texts: string[]): Level 
   if (/\b(one sentence|in a sentence|briefly|brief|short answer|keep it short|concise|terse|tl;?dr)\b/i.test(joined)) return 'low';
   if (/\b(in detail|detailed|thorough|in depth|in-depth|elaborate|comprehensive)\b/i.test(joined)) return 'high';
   return verbosity;
-}
-
-/** The input's topic: a run of up to three content words around its most salient keyword. */
-export function topicPhrase(text: string): string | null {
-  const lead = rankedKeywords(text, 1)[0];
-  if (!lead) return null;
-  const leadStem = stem(lead);
-  const sentence = sentences(text).find((candidate) => contentWords(candidate).some((word) => stem(word) === leadStem)) ?? text;
-  const tokens = sentence.match(/[\p{L}\p{N}][\p{L}\p{N}'’-]*/gu) ?? [];
-  const content = new Set(contentWords(sentence));
-  const index = tokens.findIndex((token) => stem(token.toLowerCase()) === leadStem);
-  if (index < 0) return lead;
-  let start = index;
-  let end = index;
-  while (start > 0 && end - start < 2 && content.has((tokens[start - 1] ?? '').toLowerCase())) start -= 1;
-  while (end < tokens.length - 1 && end - start < 2 && content.has((tokens[end + 1] ?? '').toLowerCase())) end += 1;
-  // A run that starts with a verb form ("automates month-end close") reads better without it.
-  while (end > start && /(ates|izes|ises|ifies)$/i.test(tokens[start] ?? '')) start += 1;
-  return tokens.slice(start, end + 1).join(' ');
 }
 
 function mood(input: string, persona: EnginePersona): Mood {

@@ -11,17 +11,14 @@ import type {
   FinishReason,
   GenerateRequest,
   GenerateResult,
-  GeneratedPersona,
-  PersonaGenerationInput,
-  PersonaSuggestionInput,
-  PersonaSuggestionResult,
 } from '../types.js';
-import { analyzeInput } from './analysis.js';
+import type { Feature, FeatureResult, RunOptions } from '../features/define.js';
+import { responseAnalysis } from '../features/response-analysis/index.js';
+import { withFeatureShortcuts } from '../features/shortcuts.js';
 import { composeDocument, composeReply, composeToolAnswer } from './compose.js';
 import { inputFiller, personaFiller } from './fillers.js';
-import { generatePersonaOffline, suggestPersonasOffline } from './personas.js';
 import { generateInstance } from './structured.js';
-import { createRandom, kebab, stableId } from './text.js';
+import { createRandom, kebab, stableId } from '../text/index.js';
 import { chooseTool } from './tools.js';
 
 export interface OfflineEngineOptions {
@@ -67,7 +64,7 @@ export function createOfflineEngine(options: OfflineEngineOptions = {}): Engine 
     max_output_tokens: options.maxOutputTokens ?? 32_768,
   };
 
-  function run(request: GenerateRequest): GenerateResult {
+  function answer(request: GenerateRequest): GenerateResult {
     assertValidRequest(request);
     const { persona, messages } = request;
     const { verbosity, effort } = levels(request);
@@ -132,7 +129,7 @@ export function createOfflineEngine(options: OfflineEngineOptions = {}): Engine 
       }
     }
 
-    const analysis = request.analysis ? analyzeInput(input, persona, createRandom('analysis', seed, persona?.id ?? '', conversationKey)) : null;
+    const analysis = request.analysis ? responseAnalysis.offline({ text: input, persona, variation: [seed, persona?.id ?? '', conversationKey] }, { seed }) : null;
     return {
       text,
       tool_calls: toolCalls,
@@ -153,7 +150,7 @@ export function createOfflineEngine(options: OfflineEngineOptions = {}): Engine 
 
   async function* stream(request: GenerateRequest, signal?: AbortSignal): AsyncGenerator<EngineStreamEvent> {
     if (signal?.aborted) return;
-    const result = run(request);
+    const result = answer(request);
     for (const delta of wordChunks(result.text)) {
       await pause(options.chunkDelayMs ?? 0);
       if (signal?.aborted) return;
@@ -174,21 +171,20 @@ export function createOfflineEngine(options: OfflineEngineOptions = {}): Engine 
     yield { type: 'done', result };
   }
 
-  return {
+  return withFeatureShortcuts({
     kind: 'offline',
     describe: () => ({ ...description }),
     async generate(request, signal) {
       throwIfAborted(signal);
-      return run(request);
+      return answer(request);
     },
     stream,
-    async generatePersona(input: PersonaGenerationInput, signal?: AbortSignal): Promise<GeneratedPersona> {
-      throwIfAborted(signal);
-      return generatePersonaOffline(input, seed);
+    async run<Input, Output>(feature: Feature<Input, Output>, input: Input, options: RunOptions = {}): Promise<FeatureResult<Output>> {
+      throwIfAborted(options.signal);
+      const output = feature.offline(input, { seed });
+      // No model ran: the tokenizer's count of what a model would have read and written.
+      const usage = { input_tokens: countTokens(JSON.stringify(input)), output_tokens: countTokens(JSON.stringify(output)), cached_tokens: 0, reasoning_tokens: 0, source: 'tokenizer' as const };
+      return { output, usage };
     },
-    async suggestPersonas(input: PersonaSuggestionInput, signal?: AbortSignal): Promise<PersonaSuggestionResult> {
-      throwIfAborted(signal);
-      return suggestPersonasOffline(input, seed);
-    },
-  };
+  });
 }

@@ -1,10 +1,10 @@
 // What the offline engine writes into the string fields of a generated JSON instance: persona-flavoured
 // text chosen by the field's name for structured output, words of the input for tool arguments.
 import type { EnginePersona } from '../types.js';
-import { topicPhrase } from './compose.js';
+import { topicPhrase } from '../text/topic.js';
 import { bestMatch, type ProfileList } from './profile.js';
 import type { StringFiller } from './structured.js';
-import { asPhrase, clip, keySentence, keywords, stemSet, upperFirst, type Random } from './text.js';
+import { asPhrase, clip, keySentence, keywords, stemSet, upperFirst, type Random } from '../text/index.js';
 
 // Field name → the profile list it is filled from (first match wins).
 const LIST_FIELDS: ReadonlyArray<[RegExp, ProfileList]> = [

@@ -1,7 +1,7 @@
 // What the offline engine reads from a persona: first name, register (how it talks) and the items of its
 // profile that best match a text (goals, pains, objections… ranked by shared word stems).
 import type { EnginePersona, PersonaDetails } from '../types.js';
-import { sharedStems, stemSet, type Random } from './text.js';
+import { sharedStems, stemSet, type Random } from '../text/index.js';
 
 export type Register = 'executive' | 'technical' | 'casual' | 'warm' | 'courteous' | 'plain';
 

@@ -4,7 +4,7 @@
 import { generateSync } from 'json-schema-faker';
 import { compileSchema } from '../schema/validate.js';
 import type { JsonSchema } from '../types.js';
-import { round } from './text.js';
+import { round } from '../text/index.js';
 
 type Path = ReadonlyArray<string | number>;
 

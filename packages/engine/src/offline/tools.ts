@@ -8,7 +8,7 @@
 //   with the description). So one word of the name ("weather" for get_weather) is enough, or two words of
 //   the description. Generic verbs of tool names (get, list, fetch…) do not count.
 import type { EngineTool, EngineToolChoice } from '../types.js';
-import { contentWords, stem } from './text.js';
+import { contentWords, stem } from '../text/index.js';
 
 const GENERIC_NAME_WORDS = new Set(['get', 'set', 'list', 'fetch', 'find', 'search', 'lookup', 'look', 'create', 'update', 'delete', 'run', 'call', 'tool', 'function', 'data', 'info', 'do', 'make', 'query', 'send', 'post', 'put', 'by', 'for', 'the', 'a']);
 

@@ -5,11 +5,9 @@ import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { ArtifactStreamWriter } from '../artifact.js';
 import type { UpstreamConfig } from '../config.js';
 import { abortedError, EngineError } from '../errors.js';
-import { analyzeInput } from '../offline/analysis.js';
-import { topicPhrase } from '../offline/compose.js';
-import { createRandom, kebab, stableId, upperFirst } from '../offline/text.js';
+import { topicPhrase } from '../text/topic.js';
+import { kebab, stableId, upperFirst } from '../text/index.js';
 import { assertValidRequest, lastUserText } from '../request.js';
-import { contractSchema } from '../schema/bundle.js';
 import { parseStructuredOutput } from '../schema/validate.js';
 import { countPromptTokens, countTokens, countToolCallTokens } from '../tokens.js';
 import type {
@@ -22,14 +20,12 @@ import type {
   FinishReason,
   GenerateRequest,
   GenerateResult,
-  GeneratedPersona,
   JsonSchema,
-  PersonaGenerationInput,
-  PersonaSuggestionInput,
-  PersonaSuggestionResult,
   ResponseAnalysis,
 } from '../types.js';
-import { generatePersonaUpstream, suggestPersonasUpstream } from './personas.js';
+import type { Feature, FeatureResult, RunOptions } from '../features/define.js';
+import { responseAnalysis } from '../features/response-analysis/index.js';
+import { withFeatureShortcuts } from '../features/shortcuts.js';
 import { buildChatBody, mapFinishReason, normalizeCallId, readToolCalls, readUsage, type ChatBody, type ChatMessage, type WireUsage } from './wire.js';
 
 export interface OpenAICompatibleEngineOptions {
@@ -238,29 +234,34 @@ export function createOpenAICompatibleEngine(config: UpstreamConfig, options: Op
     throw new EngineError('structured_output_invalid', `The model's ${name} did not match its schema: ${lastError}`, { usage: sumUsage(usage) });
   }
 
-  /** The persona's analysis of the input: a json_schema call with ResponseAnalysis; the lexical analysis if it never validates. */
-  async function analyze(request: GenerateRequest, signal: AbortSignal | undefined): Promise<{ analysis: ResponseAnalysis; usage: EngineUsage[] }> {
-    const input = lastUserText(request.messages);
-    const who = request.persona ? `as ${request.persona.name}` : 'as the reader';
-    const messages: ChatMessage[] = [
-      {
-        role: 'system',
-        content: [
-          request.persona?.system_prompt ?? '',
-          `Now analyse, ${who}, how you perceive the input the user sends. Scores: intensities and confidences 0 to 1, sentiment and valence -1 to 1. Name real cognitive biases with the phrase of the input that triggers each (or null). You have no news feed: leave news_relevance.related_stories empty and judge relevance from the input alone. Reply with JSON only.`,
-        ]
-          .filter(Boolean)
-          .join('\n\n'),
-      },
-      { role: 'user', content: input },
-    ];
+  /**
+   * A feature through the upstream: its prompt with its schema as response_format, the reply validated
+   * (one retry), then mapped by the feature. A mapping that fails reports the usage of the calls made.
+   */
+  async function run<Input, Output>(feature: Feature<Input, Output>, input: Input, options: RunOptions = {}): Promise<FeatureResult<Output>> {
+    if (options.signal?.aborted) throw abortedError(options.signal);
+    const { value, usage } = await structured(feature.name, feature.schema(input), feature.prompt(input), options.signal);
+    const total = sumUsage(usage);
     try {
-      const { value, usage } = await structured('response_analysis', contractSchema('ResponseAnalysis'), messages, signal);
-      return { analysis: value as unknown as ResponseAnalysis, usage };
+      return { output: feature.fromReply(value, input), usage: total };
+    } catch (error) {
+      if (error instanceof EngineError && !error.usage) {
+        throw new EngineError(error.code, error.message, { usage: total, cause: error.cause, ...(error.detail ? { detail: error.detail } : {}) });
+      }
+      throw error;
+    }
+  }
+
+  /** The persona's analysis of the input (a feature); the offline lexical analysis if the model never fills the schema. */
+  async function analyze(request: GenerateRequest, signal: AbortSignal | undefined): Promise<{ analysis: ResponseAnalysis; usage: EngineUsage[] }> {
+    const text = lastUserText(request.messages);
+    const input = { text, persona: request.persona, variation: [text] };
+    try {
+      const { output, usage } = await run(responseAnalysis, input, { signal });
+      return { analysis: output, usage: [usage] };
     } catch (error) {
       if (!(error instanceof EngineError) || error.code !== 'structured_output_invalid') throw error;
-      // A model that cannot fill the schema still gets an analysis: the deterministic lexical one.
-      return { analysis: analyzeInput(input, request.persona, createRandom('analysis', input)), usage: error.usage ? [error.usage] : [] };
+      return { analysis: responseAnalysis.offline(input, { seed: 0 }), usage: error.usage ? [error.usage] : [] };
     }
   }
 
@@ -474,20 +475,13 @@ export function createOpenAICompatibleEngine(config: UpstreamConfig, options: Op
     };
   }
 
-  return {
+  return withFeatureShortcuts({
     kind: 'openai-compatible',
     describe: () => ({ ...description }),
     generate,
     stream,
-    async generatePersona(input: PersonaGenerationInput, signal?: AbortSignal): Promise<GeneratedPersona> {
-      if (signal?.aborted) throw abortedError(signal);
-      return generatePersonaUpstream(input, (name, schema, messages) => structured(name, schema, messages, signal));
-    },
-    async suggestPersonas(input: PersonaSuggestionInput, signal?: AbortSignal): Promise<PersonaSuggestionResult> {
-      if (signal?.aborted) throw abortedError(signal);
-      return suggestPersonasUpstream(input, (name, schema, messages) => structured(name, schema, messages, signal));
-    },
-  };
+    run,
+  });
 }
 
 function chatToEngineMessage(message: ChatMessage): EngineMessage {

@@ -1,8 +1,7 @@
 // Component schemas of the bundled contract (@persona-api/openapi), inlined into self-contained JSON Schemas:
 // what the upstream engine sends as `response_format` for analyses and persona generation, and what it
 // validates the replies against. Read lazily: the offline engine never needs it.
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { loadBundle } from '@persona-api/openapi/document';
 import type { JsonSchema } from '../types.js';
 
 const LOCAL_REF = '#/components/schemas/';
@@ -13,9 +12,7 @@ let components: Record<string, unknown> | null = null;
 
 function loadComponents(): Record<string, unknown> {
   if (!components) {
-    const path = createRequire(import.meta.url).resolve('@persona-api/openapi/openapi.json');
-    const document = JSON.parse(readFileSync(path, 'utf8')) as { components?: { schemas?: Record<string, unknown> } };
-    components = document.components?.schemas ?? {};
+    components = (loadBundle().components?.schemas ?? {}) as Record<string, unknown>;
   }
   return components;
 }

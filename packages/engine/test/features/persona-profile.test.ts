@@ -1,8 +1,19 @@
-import { describe, expect, it } from 'vitest';
-import { createOfflineEngine, type GeneratedPersona } from '../src/index.js';
-import { contractErrors } from './support/contract.js';
+// The persona-profile feature (`POST /personas`) on the offline engine and through an upstream model.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createOfflineEngine, createOpenAICompatibleEngine, personaProfile, type Engine, type GeneratedPersona } from '../../src/index.js';
+import { startFakeUpstream, type FakeUpstream } from '../../src/testing/index.js';
+import { contractErrors } from '../support/contract.js';
 
 const engine = createOfflineEngine();
+const API_KEY = 'sk-test-abcdefghijklmnop1234';
+let fake: FakeUpstream;
+let upstream: Engine;
+
+beforeAll(async () => {
+  fake = await startFakeUpstream({ apiKey: API_KEY });
+  upstream = createOpenAICompatibleEngine({ baseUrl: fake.baseUrl, apiKey: API_KEY, model: 'fake-model-1', timeoutMs: 2000, reasoning: false, contextWindow: 128000, maxOutputTokens: 32768 });
+});
+afterAll(() => fake.close());
 
 // The server wraps a generated persona into a CustomPersona; validating that shape checks every part.
 function asCustomPersona(generated: GeneratedPersona) {
@@ -68,30 +79,31 @@ describe('offline persona generation', () => {
   });
 });
 
-describe('offline persona suggestions', () => {
-  const request = {
-    business_description: 'We sell a scheduling and payments app for independent fitness studios.',
-    target_customers: ['studio owners', 'yoga instructors'],
-    goals: ['increase trial sign-ups', 'reduce churn'],
-  };
 
-  it('suggests 3 to 6 personas, best fit first, valid against PersonaSuggestionList', async () => {
-    const result = await engine.suggestPersonas(request);
-    expect(result.data.length).toBeGreaterThanOrEqual(3);
-    expect(result.data.length).toBeLessThanOrEqual(6);
-    expect(contractErrors('PersonaSuggestionList', { object: 'list', ...result })).toEqual([]);
-    const confidences = result.data.map((suggestion) => suggestion.confidence);
-    expect([...confidences].sort((a, b) => b - a)).toEqual(confidences);
-    expect(result.data.every((suggestion) => suggestion.id.startsWith('psug_'))).toBe(true);
-    expect(result.data.map((suggestion) => suggestion.name)).toEqual(expect.arrayContaining(['Studio Owners', 'Yoga Instructors']));
-    expect(result.input_summary).toEqual({ ...request, sources_count: 0 });
+describe('persona profile through an upstream model', () => {
+  it('generates a persona through a json_schema call and enforces hints and pipeline rules', async () => {
+    const offline = await createOfflineEngine().generatePersona({ description: 'A clinic manager who buys scheduling software.', pipeline_type: 'advanced' });
+    fake.enqueue({ content: JSON.stringify({ name: offline.name, category: offline.category, type: offline.type, details: offline.details, ai_generated: offline.ai_generated }) });
+    const generated = await upstream.generatePersona({ description: 'A clinic manager who buys scheduling software.', hints: { industry: 'Dental care' } });
+    expect(generated.pipeline_type).toBe('north_star');
+    expect(generated.details.industry).toBe('Dental care');
+    // Fields outside north_star are emptied whatever the model wrote.
+    expect(generated.details.mcda_weights).toEqual({});
+    expect(contractErrors('PersonaDetails', generated.details)).toEqual([]);
+    expect(fake.requests[0]!.body.response_format.json_schema.name).toBe('persona_profile');
   });
 
-  it('caps at 6 and counts the sources it read', async () => {
-    const many = { ...request, target_customers: ['a1', 'b2', 'c3', 'd4', 'e5', 'f6', 'g7', 'h8'], sources: [{ text: 'Studios with 2 to 10 instructors.' }, { name: 'pricing', text: 'Plans from $49.' }] };
-    const result = await engine.suggestPersonas(many);
-    expect(result.data).toHaveLength(6);
-    expect(result.input_summary.sources_count).toBe(2);
-    expect(contractErrors('PersonaSuggestionList', { object: 'list', ...result })).toEqual([]);
+});
+
+describe('persona profile as a feature', () => {
+  it('is what engine.generatePersona returns, on either engine', async () => {
+    const input = { description: 'A night-shift nurse who orders meal kits.', pipeline_type: 'intermediate' as const };
+    const { output } = await engine.run(personaProfile, input);
+    expect(output).toEqual(await engine.generatePersona(input));
+    expect(personaProfile.name).toBe('persona_profile');
+    fake.enqueue({ content: JSON.stringify({ name: output.name, category: output.category, type: output.type, details: output.details, ai_generated: output.ai_generated }) });
+    const viaRun = await upstream.run(personaProfile, input);
+    expect(viaRun.output.details.pipeline_type).toBe('intermediate');
+    expect(viaRun.usage.source).toBe('upstream');
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { basePersonas, createOfflineEngine, enginePersonaFromBase, type EnginePersona } from '../src/index.js';
-import { contractErrors } from './support/contract.js';
+import { basePersonas, createOfflineEngine, enginePersonaFromBase, type EnginePersona } from '../../src/index.js';
+import { contractErrors } from '../support/contract.js';
 
 const persona = (id: string): EnginePersona => enginePersonaFromBase(basePersonas.find((entry) => entry.id === id)!);
 const analyze = async (p: EnginePersona | null, content: string) =>

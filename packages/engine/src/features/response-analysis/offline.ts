@@ -1,9 +1,9 @@
 // The offline analysis (ResponseAnalysis.yaml): scores from lexical features of the input — AFINN valence,
 // cue words per Plutchik emotion and per cognitive bias — and from how much the input shares with the
 // persona's goals (receptive) or pains and objections (resistant). Deterministic and documented, not a model.
-import type { EnginePersona, ResponseAnalysis } from '../types.js';
-import { affinity, bestMatch, firstName } from './profile.js';
-import { asPhrase, clamp, clip, keywords, rating, round, sentences, stem, stemSet, valence, words, type Random } from './text.js';
+import type { EnginePersona, ResponseAnalysis } from '../../types.js';
+import { affinity, bestMatch, firstName } from '../../offline/profile.js';
+import { asPhrase, clamp, clip, keywords, rating, round, sentences, stem, stemSet, valence, words, type Random } from '../../text/index.js';
 
 type Emotion = 'joy' | 'trust' | 'fear' | 'surprise' | 'sadness' | 'disgust' | 'anger' | 'anticipation';
 const EMOTIONS: readonly Emotion[] = ['joy', 'trust', 'fear', 'surprise', 'sadness', 'disgust', 'anger', 'anticipation'];

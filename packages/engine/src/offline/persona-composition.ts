@@ -1,21 +1,9 @@
-// Offline persona generation (POST /personas) and suggestions (POST /personas/suggestions): deterministic
-// composition from the description's key terms, fixed templates per persona type, and the closest catalog
-// persona (for the category when none is given). Hints are copied into the details as given.
+// Offline persona composition shared by the persona-profile and persona-suggestions features: deterministic
+// composition from a description's key terms, fixed templates per persona type, and the closest catalog
+// persona (for the category when none is given).
 import { basePersonas } from '../catalog/index.js';
-import { completeDetails, type DetailsField } from '../catalog/pipeline.js';
-import type {
-  BasePersona,
-  GeneratedPersona,
-  PersonaCreateHints,
-  PersonaDetails,
-  PersonaGenerationInput,
-  PersonaSuggestion,
-  PersonaSuggestionInput,
-  PersonaSuggestionResult,
-  PersonaType,
-  PipelineType,
-} from '../types.js';
-import { clamp, clip, contentWords, createRandom, keywords, round, sharedStems, stableId, stem, stemSet, upperFirst, type Random } from './text.js';
+import { clip, contentWords, keywords, round, sharedStems, stem, stemSet, type Random } from '../text/index.js';
+import type { BasePersona, PersonaCreateHints, PersonaDetails, PersonaType } from '../types.js';
 
 const B2B_CUES = [
   'compani', 'busi', 'team', 'manag', 'director', 'head', 'vp', 'chief', 'cfo', 'cto', 'ceo', 'cio', 'ciso', 'founder', 'procur', 'enterpris', 'saa',
@@ -49,15 +37,15 @@ const CATEGORY_RULES: ReadonlyArray<[RegExp, string]> = [
   [/\b(retire|senior|pension)/i, 'Retirement'],
 ];
 
-const FIRST_NAMES = ['Alex', 'Jordan', 'Taylor', 'Morgan', 'Casey', 'Riley', 'Jamie', 'Avery', 'Robin', 'Sasha', 'Noor', 'Leila', 'Mateo', 'Ines', 'Kenji', 'Amara', 'Tomás', 'Freya', 'Omar', 'Lena'];
-const LAST_NAMES = ['Ellis', 'Moreau', 'Kowalski', 'Nakamura', 'Okafor', 'Lindqvist', 'Haddad', 'Brennan', 'Costa', 'Varga', 'Mensah', 'Reyes', 'Fischer', 'Dubois', 'Park', 'Shah'];
+export const FIRST_NAMES = ['Alex', 'Jordan', 'Taylor', 'Morgan', 'Casey', 'Riley', 'Jamie', 'Avery', 'Robin', 'Sasha', 'Noor', 'Leila', 'Mateo', 'Ines', 'Kenji', 'Amara', 'Tomás', 'Freya', 'Omar', 'Lena'];
+export const LAST_NAMES = ['Ellis', 'Moreau', 'Kowalski', 'Nakamura', 'Okafor', 'Lindqvist', 'Haddad', 'Brennan', 'Costa', 'Varga', 'Mensah', 'Reyes', 'Fischer', 'Dubois', 'Park', 'Shah'];
 
 function cueScore(text: string, cues: readonly string[]): number {
   const stems = contentWords(text).concat(text.toLowerCase().match(/\b(it|hr|vp|cfo|cto|ceo|cio|b2b|mom|mum|dad|kid)\b/g) ?? []).map(stem);
   return stems.filter((s) => cues.some((cue) => s === cue || (cue.length >= 4 && s.startsWith(cue)))).length;
 }
 
-function inferType(text: string, hints: PersonaCreateHints | undefined): { type: PersonaType; reason: string } {
+export function inferType(text: string, hints: PersonaCreateHints | undefined): { type: PersonaType; reason: string } {
   if (hints && (hints.role_title || hints.seniority || hints.industry || hints.company_size)) return { type: 'B2B', reason: 'the hints name a role or company' };
   if (hints && (hints.life_stage || hints.age_band || hints.income_band)) return { type: 'B2C', reason: 'the hints describe a household' };
   const b2b = cueScore(text, B2B_CUES);
@@ -65,7 +53,7 @@ function inferType(text: string, hints: PersonaCreateHints | undefined): { type:
   return b2b > b2c ? { type: 'B2B', reason: `the description reads as a work role (${b2b} business cue(s) against ${b2c} personal)` } : { type: 'B2C', reason: `the description reads as a private buyer (${b2c} personal cue(s) against ${b2b} business)` };
 }
 
-function categoryOf(text: string, fallback: string): string {
+export function categoryOf(text: string, fallback: string): string {
   return CATEGORY_RULES.find(([pattern]) => pattern.test(text))?.[1] ?? fallback;
 }
 
@@ -91,25 +79,25 @@ export function rolePhrase(description: string): string {
   return role.length >= 2 ? role : 'customer';
 }
 
-function titleCase(text: string): string {
+export function titleCase(text: string): string {
   return text.replace(/\b([a-z])([a-z]*)/g, (_, first: string, rest: string) => first.toUpperCase() + rest);
 }
 
-interface Vocabulary {
+export interface Vocabulary {
   role: string;
   focus: string;
   second: string;
   terms: string[];
 }
 
-function vocabulary(description: string): Vocabulary {
+export function vocabulary(description: string): Vocabulary {
   const role = rolePhrase(description);
   const roleStems = stemSet(role);
   const terms = keywords(description, 8).filter((term) => !roleStems.has(stem(term)));
   return { role, focus: terms[0] ?? 'their work', second: terms[1] ?? terms[0] ?? 'everyday tasks', terms };
 }
 
-function b2bProfile(v: Vocabulary, random: Random): Partial<PersonaDetails> {
+export function b2bProfile(v: Vocabulary, random: Random): Partial<PersonaDetails> {
   const { focus, second } = v;
   return {
     primary_use_case: `Getting better results in ${focus} with less manual effort and clearer numbers.`,
@@ -143,7 +131,7 @@ function b2bProfile(v: Vocabulary, random: Random): Partial<PersonaDetails> {
   };
 }
 
-function b2cProfile(v: Vocabulary, random: Random): Partial<PersonaDetails> {
+export function b2cProfile(v: Vocabulary, random: Random): Partial<PersonaDetails> {
   const { focus, second } = v;
   return {
     primary_use_case: `Making good everyday choices about ${focus} without wasting time or money.`,
@@ -177,7 +165,7 @@ function b2cProfile(v: Vocabulary, random: Random): Partial<PersonaDetails> {
   };
 }
 
-function weights(criteria: readonly string[], random: Random): Record<string, number> {
+export function weights(criteria: readonly string[], random: Random): Record<string, number> {
   const raw = criteria.map(() => 10 + random.int(21));
   const total = raw.reduce((sum, value) => sum + value, 0);
   const out: Record<string, number> = {};
@@ -190,7 +178,7 @@ function weights(criteria: readonly string[], random: Random): Record<string, nu
   return out;
 }
 
-function advancedProfile(type: PersonaType, v: Vocabulary, random: Random): Partial<PersonaDetails> {
+export function advancedProfile(type: PersonaType, v: Vocabulary, random: Random): Partial<PersonaDetails> {
   const criteria = type === 'B2B' ? ['total_cost', 'time_to_value', 'integration_fit', 'vendor_reliability', 'risk_and_compliance'] : ['price', 'quality', 'convenience', 'trust', 'experience'];
   return {
     mcda_weights: weights(criteria, random),
@@ -200,137 +188,5 @@ function advancedProfile(type: PersonaType, v: Vocabulary, random: Random): Part
     content_config: { preferred_formats: type === 'B2B' ? ['case study', 'one-pager', 'demo video'] : ['short video', 'comparison', 'reviews'], max_reading_minutes: type === 'B2B' ? 6 : 3, include_numbers: true, tone: type === 'B2B' ? 'professional' : 'friendly' },
     sales_config: { discovery_questions: [clip(`How do you handle ${v.focus} today?`, 200), 'What would make you switch?'], deal_cycle_days: type === 'B2B' ? 60 : 14, requires_business_case: type === 'B2B' },
     research_config: { response_style: type === 'B2B' ? 'concise and specific' : 'friendly and candid', skepticism_level: round(0.4 + random.next() * 0.4, 2), focus_areas: v.terms.slice(0, 3) },
-  };
-}
-
-const HINT_FIELDS = ['role_title', 'seniority', 'industry', 'company_size', 'life_stage', 'age_band', 'income_band', 'locale_scope', 'locale_value', 'goals', 'pains', 'channels'] as const;
-
-export function generatePersonaOffline(input: PersonaGenerationInput, seed: number): GeneratedPersona {
-  const pipeline: PipelineType = input.pipeline_type ?? 'north_star';
-  const hints = input.hints ?? {};
-  const random = createRandom('persona', seed, input.description, JSON.stringify(hints), input.name ?? '', input.type ?? '', input.category ?? '', pipeline);
-  const inferred = inferType(input.description, hints);
-  const type = input.type ?? inferred.type;
-  const v = vocabulary(input.description);
-  const archetype = closestBasePersona(input.description, type);
-  const category = input.category ?? categoryOf(`${input.description} ${hints.role_title ?? ''} ${hints.industry ?? ''}`, archetype.persona.category);
-  const name = input.name ?? clip(`${random.pick(FIRST_NAMES)} ${random.pick(LAST_NAMES)}, ${titleCase(hints.role_title ?? v.role)}`, 100);
-
-  const given: Partial<PersonaDetails> = {
-    ...(type === 'B2B' ? b2bProfile(v, random) : b2cProfile(v, random)),
-    ...advancedProfile(type, v, random),
-  };
-  if (type === 'B2B') {
-    given.role_title = titleCase(v.role);
-    given.seniority = /\b(chief|cfo|ceo|cto|cio|vp|vice|head|director|founder|owner)\b/i.test(v.role) ? 'Senior leadership' : /\bmanager|lead\b/i.test(v.role) ? 'Manager' : 'Individual contributor';
-    given.industry = v.terms[0] ? titleCase(v.terms[0]) : null;
-    given.company_size = null;
-    given.budget_authority = /\b(chief|cfo|ceo|vp|head|director|founder|owner)\b/i.test(v.role) ? 'Owns or co-owns the budget for this area.' : 'Recommends purchases; a manager signs.';
-  } else {
-    given.life_stage = titleCase(v.role);
-    given.age_band = null;
-    given.income_band = null;
-    given.household_context = [clip(upperFirst(input.description), 500)];
-  }
-  given.locale_scope = 'global';
-  given.locale_value = null;
-  given.is_localized = false;
-
-  const keep: DetailsField[] = [];
-  for (const field of HINT_FIELDS) {
-    const value = hints[field];
-    if (value === undefined) continue;
-    (given as Record<string, unknown>)[field] = value;
-    keep.push(field);
-  }
-  const details = completeDetails(given, type, pipeline, keep);
-
-  const words = contentWords(input.description).length;
-  const hintCount = keep.length;
-  const confidence = round(clamp(0.3 + 0.08 * Math.min(words / 10, 4) + 0.04 * hintCount + (input.type ? 0.05 : 0) + (archetype.overlap >= 2 ? 0.05 : 0), 0.2, 0.85), 2);
-  const rationale = clip(
-    [
-      `Composed offline from the description's key terms (${v.terms.slice(0, 4).join(', ') || 'few specific terms'}) with fixed templates for a ${type} persona and the ${pipeline} pipeline.`,
-      input.type ? `Type ${type} was given.` : `Type ${type} was inferred: ${inferred.reason}.`,
-      hintCount > 0 ? `${hintCount} hint(s) were copied as given (${keep.join(', ')}).` : null,
-      `Closest catalog persona: ${archetype.persona.name}.`,
-      'The offline engine is a deterministic development engine, not a language model: treat this profile as a draft.',
-    ]
-      .filter(Boolean)
-      .join(' '),
-    2000,
-  );
-
-  return {
-    name: name.length >= 2 ? name : `${name} persona`,
-    category: clip(category, 100),
-    description: input.description,
-    type,
-    pipeline_type: pipeline,
-    details,
-    ai_generated: { confidence, rationale },
-  };
-}
-
-const STAGES = ['Consideration', 'Awareness', 'Decision', 'Consideration', 'Awareness', 'Decision'];
-const B2B_ROLES = ['Economic buyer', 'Champion', 'End user', 'Influencer', 'Technical evaluator', 'Gatekeeper'];
-const B2C_ROLES = ['Primary buyer', 'Household decision maker', 'Influencer among friends', 'Gift buyer', 'Repeat buyer', 'First-time buyer'];
-const COMPLEMENTS_B2B = ['Budget holder for', 'Day-to-day user among', 'Technical evaluator for'];
-const COMPLEMENTS_B2C = ['Budget-minded', 'Early adopter among', 'Loyal repeat buyer among'];
-
-export function suggestPersonasOffline(input: PersonaSuggestionInput, seed: number): PersonaSuggestionResult {
-  const sourcesText = (input.sources ?? []).map((source) => source.text).join('\n');
-  const business = `${input.business_description}\n${sourcesText}`;
-  const businessStems = stemSet(business);
-  const businessTerms = keywords(business, 6);
-  const customers = input.target_customers.slice(0, 6).map((customer) => customer.trim()).filter((customer) => customer.length > 0);
-  const candidates: Array<{ label: string; base: string; complement: boolean }> = customers.map((customer) => ({ label: customer, base: customer, complement: false }));
-  const lead = customers[0] ?? 'customers';
-  const leadType = inferType(`${lead} ${input.business_description}`, undefined).type;
-  const complements = leadType === 'B2B' ? COMPLEMENTS_B2B : COMPLEMENTS_B2C;
-  for (let index = 0; candidates.length < 3; index += 1) candidates.push({ label: `${complements[index % complements.length]} ${lead}`, base: lead, complement: true });
-
-  const goals = input.goals.slice(0, 10);
-  const suggestions: Array<PersonaSuggestion & { order: number }> = candidates.map((candidate, index) => {
-    const random = createRandom('suggestion', seed, input.business_description, candidate.label, index);
-    const type = inferType(`${candidate.label} ${input.business_description}`, undefined).type;
-    const v = vocabulary(`${candidate.base} ${input.business_description}`);
-    const archetype = closestBasePersona(`${candidate.label} ${input.business_description}`, type);
-    const overlap = sharedStems(stemSet(candidate.base), businessStems).length;
-    const confidence = round(clamp(0.55 + 0.06 * overlap + (archetype.overlap >= 2 ? 0.05 : 0) - (candidate.complement ? 0.12 : 0) - 0.02 * index + 0.03 * Math.min(input.sources?.length ?? 0, 3), 0.2, 0.95), 2);
-    const profile = type === 'B2B' ? b2bProfile(v, random) : b2cProfile(v, random);
-    const goalLine = goals[0] ? goals.map((goal) => goal.replace(/[.]$/, '')).slice(0, 2).join(' and ') : 'grow';
-    const name = clip(titleCase(candidate.label), 100);
-    return {
-      order: index,
-      id: stableId('psug_', seed, input.business_description, candidate.label, index),
-      object: 'persona_suggestion',
-      name: name.length >= 2 ? name : `${name} buyer`,
-      category: clip(categoryOf(`${candidate.label} ${input.business_description}`, archetype.persona.category), 100),
-      description: clip(`${upperFirst(candidate.label)} who could buy from a business that ${input.business_description.replace(/^(we|our company|the company)\s+/i, '').replace(/[.]$/, '')}. They care most about ${v.focus} and ${v.second}.`, 2000),
-      buying_stage: STAGES[index % STAGES.length] ?? 'Consideration',
-      decision_role: (type === 'B2B' ? B2B_ROLES : B2C_ROLES)[index % 6] ?? 'Buyer',
-      rationale: clip(
-        `Fits the goal to ${goalLine.charAt(0).toLowerCase()}${goalLine.slice(1)}: ${candidate.complement ? `a complementary role next to ${lead}` : 'one of the named target customers'}, sharing ${overlap} key term(s) with the business description${businessTerms.length > 0 ? ` (${businessTerms.slice(0, 3).join(', ')})` : ''}. Composed offline by fixed rules, not by a language model.`,
-        2000,
-      ),
-      type,
-      goals: (profile.goals ?? []).slice(0, 10),
-      pains: (profile.pains ?? []).slice(0, 10),
-      channels: (profile.channels ?? []).slice(0, 10),
-      triggers: (profile.triggers ?? []).slice(0, 10),
-      confidence,
-    };
-  });
-  suggestions.sort((a, b) => b.confidence - a.confidence || a.order - b.order);
-
-  return {
-    data: suggestions.map(({ order: _order, ...suggestion }) => suggestion),
-    input_summary: {
-      business_description: clip(input.business_description, 500),
-      target_customers: input.target_customers.slice(0, 10).map((customer) => clip(customer, 200)),
-      goals: goals.map((goal) => clip(goal, 200)),
-      sources_count: Math.min(input.sources?.length ?? 0, 10),
-    },
   };
 }

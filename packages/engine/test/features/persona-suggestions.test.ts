@@ -1,0 +1,61 @@
+// The persona-suggestions feature (`POST /personas/suggestions`) on the offline engine and through an upstream model.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createOfflineEngine, createOpenAICompatibleEngine, personaSuggestions, type Engine } from '../../src/index.js';
+import { startFakeUpstream, type FakeUpstream } from '../../src/testing/index.js';
+import { contractErrors } from '../support/contract.js';
+
+const engine = createOfflineEngine();
+const API_KEY = 'sk-test-abcdefghijklmnop1234';
+let fake: FakeUpstream;
+let upstream: Engine;
+
+beforeAll(async () => {
+  fake = await startFakeUpstream({ apiKey: API_KEY });
+  upstream = createOpenAICompatibleEngine({ baseUrl: fake.baseUrl, apiKey: API_KEY, model: 'fake-model-1', timeoutMs: 2000, reasoning: false, contextWindow: 128000, maxOutputTokens: 32768 });
+});
+afterAll(() => fake.close());
+
+describe('offline persona suggestions', () => {
+  const request = {
+    business_description: 'We sell a scheduling and payments app for independent fitness studios.',
+    target_customers: ['studio owners', 'yoga instructors'],
+    goals: ['increase trial sign-ups', 'reduce churn'],
+  };
+
+  it('suggests 3 to 6 personas, best fit first, valid against PersonaSuggestionList', async () => {
+    const result = await engine.suggestPersonas(request);
+    expect(result.data.length).toBeGreaterThanOrEqual(3);
+    expect(result.data.length).toBeLessThanOrEqual(6);
+    expect(contractErrors('PersonaSuggestionList', { object: 'list', ...result })).toEqual([]);
+    const confidences = result.data.map((suggestion) => suggestion.confidence);
+    expect([...confidences].sort((a, b) => b - a)).toEqual(confidences);
+    expect(result.data.every((suggestion) => suggestion.id.startsWith('psug_'))).toBe(true);
+    expect(result.data.map((suggestion) => suggestion.name)).toEqual(expect.arrayContaining(['Studio Owners', 'Yoga Instructors']));
+    expect(result.input_summary).toEqual({ ...request, sources_count: 0 });
+  });
+
+  it('caps at 6 and counts the sources it read', async () => {
+    const many = { ...request, target_customers: ['a1', 'b2', 'c3', 'd4', 'e5', 'f6', 'g7', 'h8'], sources: [{ text: 'Studios with 2 to 10 instructors.' }, { name: 'pricing', text: 'Plans from $49.' }] };
+    const result = await engine.suggestPersonas(many);
+    expect(result.data).toHaveLength(6);
+    expect(result.input_summary.sources_count).toBe(2);
+    expect(contractErrors('PersonaSuggestionList', { object: 'list', ...result })).toEqual([]);
+  });
+});
+
+describe('persona suggestions through an upstream model', () => {
+  it('suggests personas through a json_schema call', async () => {
+    const offline = await createOfflineEngine().suggestPersonas({ business_description: 'A payroll app for small shops.', target_customers: ['shop owners'], goals: ['more trials'] });
+    fake.enqueue({ content: JSON.stringify({ suggestions: offline.data.map(({ id: _id, object: _object, ...rest }) => rest) }) });
+    const result = await upstream.suggestPersonas({ business_description: 'A payroll app for small shops.', target_customers: ['shop owners'], goals: ['more trials'], sources: [{ text: 'About us' }] });
+    expect(contractErrors('PersonaSuggestionList', { object: 'list', ...result })).toEqual([]);
+    expect(result.input_summary.sources_count).toBe(1);
+  });
+});
+
+describe('persona suggestions as a feature', () => {
+  it('is what engine.suggestPersonas returns', async () => {
+    const input = { business_description: 'Bike repairs at your door.', target_customers: ['commuters'], goals: ['more bookings'] };
+    expect((await engine.run(personaSuggestions, input)).output).toEqual(await engine.suggestPersonas(input));
+  });
+});
