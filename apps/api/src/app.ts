@@ -29,6 +29,7 @@ import {
   requestFingerprint,
 } from './http/idempotency.js';
 import type { RateLimiter } from './http/rate-limit.js';
+import type { JobQueue } from './jobs/types.js';
 import { contractValidatorCompiler, validationError } from './http/validation.js';
 
 /** Request bodies are limited to 1 MiB (DECISIONS.md). */
@@ -52,6 +53,8 @@ export interface AppOptions {
   engine?: Engine;
   /** Persona-suggestion URL sources; by default 5 s per page and no private addresses. */
   sourceFetch?: Partial<SourceFetchOptions>;
+  /** The job queue; its depth and failures per kind appear in /readyz. */
+  jobs?: JobQueue;
 }
 
 interface RouteConfig {
@@ -163,7 +166,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     try {
       await options.database.ping();
       for (const check of options.readinessChecks ?? []) await check();
-      return { status: 'ok' };
+      return options.jobs ? { status: 'ok', jobs: await options.jobs.stats() } : { status: 'ok' };
     } catch (err) {
       app.log.warn({ err }, 'readiness check failed');
       return reply.code(503).send({ status: 'unavailable' });

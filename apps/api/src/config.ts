@@ -38,6 +38,24 @@ const configSchema = z.object({
   // own network).
   SOURCE_FETCH_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
   SOURCE_FETCH_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false').transform((value) => value === 'true'),
+  // Background jobs: `on` runs the workers inside the API process; `off` leaves them to `pnpm worker`.
+  WORKERS: z.enum(['on', 'off']).default('on'),
+  WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  // Object storage: files under DATA_DIR (local) or an S3-compatible bucket.
+  STORAGE_DRIVER: z.enum(['local', 's3']).default('local'),
+  S3_ENDPOINT: optionalUrl(['http:', 'https:']),
+  S3_BUCKET: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be a bucket name: 3 to 63 lowercase letters, digits, dots or hyphens').optional(),
+  S3_REGION: z.string().min(1).default('us-east-1'),
+  S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+  S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  S3_FORCE_PATH_STYLE: z.enum(['true', 'false']).default('false').transform((value) => value === 'true'),
+}).superRefine((config, context) => {
+  if (config.STORAGE_DRIVER !== 's3') return;
+  if (!config.S3_BUCKET) context.addIssue({ code: 'custom', path: ['S3_BUCKET'], message: 'is required when STORAGE_DRIVER=s3' });
+  if (Boolean(config.S3_ACCESS_KEY_ID) !== Boolean(config.S3_SECRET_ACCESS_KEY)) {
+    const missing = config.S3_ACCESS_KEY_ID ? 'S3_SECRET_ACCESS_KEY' : 'S3_ACCESS_KEY_ID';
+    context.addIssue({ code: 'custom', path: [missing], message: 'S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY are set together or not at all' });
+  }
 });
 
 /** The server's settings; `engine` is the model engine's (MODEL_*, OFFLINE_ENGINE_SEED), parsed by @persona-api/engine. */
@@ -67,7 +85,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const name = issue.path.join('.');
     const given = present[name];
     // Never echo a secret back; the other variables are safe to show.
-    const shown = given === undefined || /KEY|URL/.test(name) ? '' : ` (got ${JSON.stringify(given)})`;
+    const shown = given === undefined || /KEY|URL|SECRET/.test(name) ? '' : ` (got ${JSON.stringify(given)})`;
     return `  ${name}: ${issue.message}${shown}`;
   });
   lines.push(...engineIssues.map((issue) => `  ${issue}`));

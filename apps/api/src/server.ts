@@ -7,11 +7,17 @@ import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/client.js';
 import { openConfiguredDatabase } from './db/open.js';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './http/rate-limit.js';
+import type { JobRuntime } from './jobs/queue.js';
+import { startJobQueue } from './jobs/start.js';
+import { createStorage } from './storage/index.js';
+import type { ObjectStorage } from './storage/types.js';
 
 export interface RunningServer {
   app: FastifyInstance;
   url: string;
   database: DatabaseHandle;
+  jobs: JobRuntime;
+  storage: ObjectStorage;
   /** Stops accepting connections, lets in-flight requests and open streams finish, then closes everything. */
   shutdown(reason: string): Promise<void>;
 }
@@ -29,6 +35,8 @@ export function createLogger(config: Pick<Config, 'LOG_LEVEL'>): Logger {
 export async function startServer(config: Config, logger: Logger = createLogger(config)): Promise<RunningServer> {
   const database = await openConfiguredDatabase(config, 'persona-api server');
   let rateLimiter: RateLimiter | undefined;
+  let jobs: JobRuntime | undefined;
+  const storage = createStorage(config);
   try {
     logger.info({ driver: database.driver }, 'database ready: migrations applied, catalogs seeded');
     const bootstrap = await bootstrapIfEmpty(database.db, { apiKey: config.BOOTSTRAP_API_KEY });
@@ -42,6 +50,9 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     }
     rateLimiter = config.REDIS_URL ? new RedisRateLimiter(config.REDIS_URL) : new MemoryRateLimiter();
     const limiter = rateLimiter;
+    jobs = await startJobQueue(config, { database, storage, logger, workers: config.WORKERS === 'on' });
+    logger.info({ workers: config.WORKERS, storage: storage.kind }, config.WORKERS === 'on' ? 'job workers run in this process' : 'job workers off: run `pnpm worker`');
+    const queue = jobs;
     const engine = createEngine(config.engine);
     logger.info({ engine: engine.kind, upstream_model: engine.describe().upstream_model }, engine.kind === 'offline' ? 'model engine: offline (a deterministic development engine, not a language model)' : 'model engine: openai-compatible');
     const app = await buildApp({
@@ -51,7 +62,8 @@ export async function startServer(config: Config, logger: Logger = createLogger(
       engine,
       sourceFetch: { timeoutMs: config.SOURCE_FETCH_TIMEOUT_MS, allowPrivateAddresses: config.SOURCE_FETCH_ALLOW_PRIVATE },
       rateLimitMultiplier: config.RATE_LIMIT_MULTIPLIER,
-      readinessChecks: limiter instanceof RedisRateLimiter ? [() => limiter.ping()] : [],
+      readinessChecks: [() => storage.ping(), ...(limiter instanceof RedisRateLimiter ? [() => limiter.ping()] : [])],
+      jobs: queue,
     });
     const url = await app.listen({ port: config.PORT, host: config.HOST });
     logger.info({ url: `${url}/api/v1`, rate_limits: config.REDIS_URL ? 'redis' : 'memory' }, 'persona-api listening');
@@ -62,14 +74,19 @@ export async function startServer(config: Config, logger: Logger = createLogger(
         logger.info({ reason }, 'shutting down: finishing in-flight requests and open streams');
         app.markShuttingDown();
         await app.close();
+        // Running jobs get the grace period to finish; then they are released to run again.
+        await queue.stop({ timeoutMs: config.SHUTDOWN_TIMEOUT_MS });
+        await storage.close();
         await limiter.close();
         await database.close();
         logger.info('shut down cleanly');
       })();
       return closing;
     };
-    return { app, url, database, shutdown };
+    return { app, url, database, jobs: queue, storage, shutdown };
   } catch (err) {
+    await jobs?.stop({ timeoutMs: 1_000 });
+    await storage.close();
     await rateLimiter?.close();
     await database.close();
     throw err;

@@ -130,7 +130,10 @@ describe('pnpm start', { timeout: 120_000 }, () => {
       };
       expect(usage.rate_limit.tier).toBe('professional');
       expect(usage.credits.remaining).toBe(50_000);
-      expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
+      const ready = await fetch(`${server.url}/readyz`);
+      expect(ready.status).toBe(200);
+      // Job queue depth and failures per kind (no resource declares a job kind yet).
+      expect(await ready.json()).toEqual({ status: 'ok', jobs: [] });
 
       if (provided.driver === 'pglite') {
         // PGlite is one process's database: the admin CLI must not open it while the server runs.

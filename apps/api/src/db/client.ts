@@ -20,6 +20,8 @@ export type Executor = Database | Transaction;
 export interface DatabaseHandle {
   db: Database;
   driver: 'pglite' | 'postgres';
+  /** What the job queue (pg-boss) connects through: the same PGlite instance, or its own pool on the same URL. */
+  connection: { driver: 'pglite'; client: PGlite } | { driver: 'postgres'; url: string };
   /** Applies the versioned migrations in drizzle/ that have not run yet. */
   migrate(): Promise<void>;
   ping(): Promise<void>;
@@ -48,6 +50,7 @@ async function openPglite(dataDir: string | undefined, loadDataDir: Blob | undef
   return {
     db: db as unknown as Database,
     driver: 'pglite',
+    connection: { driver: 'pglite', client },
     migrate: () => migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER }),
     ping: async () => {
       await client.query('select 1');
@@ -62,6 +65,7 @@ async function openPostgres(url: string, poolSize: number): Promise<DatabaseHand
   return {
     db: db as unknown as Database,
     driver: 'postgres',
+    connection: { driver: 'postgres', url },
     migrate: async () => {
       // One connection, so the session-level advisory lock covers the whole migration:
       // several instances starting at once apply each migration exactly once.
