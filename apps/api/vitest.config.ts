@@ -9,7 +9,6 @@ export default defineConfig({
     pool: 'forks',
     // PGlite instances are large; two files at a time fit the 2-core machines.
     maxWorkers: 2,
-    minWorkers: 1,
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // The drivers run one after the other, not at the same time.

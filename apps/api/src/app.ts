@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createEngine, type Engine } from '@persona-api/engine';
+import { createEngine } from '@persona-api/engine';
 import Fastify, {
   LogController,
   type FastifyBaseLogger,
@@ -11,25 +11,25 @@ import Fastify, {
 } from 'fastify';
 import openapiGlue from 'fastify-openapi-glue';
 import FindMyWay from 'find-my-way';
-import { DEFAULT_SOURCE_FETCH, type SourceFetchOptions } from './ai/sources.js';
 import { apiKeyFinder, bearerToken, type AuthContext } from './auth/api-keys.js';
 import { UsageRecorder } from './billing/usage-recorder.js';
 import { STREAMED, type HandlerMap, type OperationId } from './contract/handler-types.js';
 import { basePath, listOperations, loadSpec, withOpenFreeFormObjects, type OpenApiDocument, type OperationInfo } from './contract/spec.js';
 import type { DatabaseHandle } from './db/client.js';
-import { handlers as defaultHandlers } from './handlers/index.js';
+import { handlers as defaultHandlers } from './resources/index.js';
 import type { RequestContext, RequestMeter } from './http/context.js';
-import { ApiError, CLIENT_CLOSED_REQUEST, errors } from './http/errors.js';
+import { apiError, ApiError, CLIENT_CLOSED_REQUEST, errors } from './http/errors.js';
 import {
   claimIdempotencyKey,
   completeIdempotencyKey,
-  IDEMPOTENCY_HEADER,
   purgeExpiredIdempotencyKeys,
   releaseIdempotencyKey,
   requestFingerprint,
 } from './http/idempotency.js';
 import type { RateLimiter } from './http/rate-limit.js';
 import { contractValidatorCompiler, validationError } from './http/validation.js';
+import { createGuardedFetcher } from './lib/guarded-fetch.js';
+import { jobsNotConfigured, storageNotConfigured, type Services } from './services.js';
 
 /** Request bodies are limited to 1 MiB (DECISIONS.md). */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -43,15 +43,17 @@ export interface AppOptions {
   spec?: OpenApiDocument;
   /** Replaces some handlers (tests, and later packages that bring their own). */
   handlers?: Partial<HandlerMap>;
-  now?: () => Date;
   /** Multiplies each tier's limit (load tests only); 1 by default. */
   rateLimitMultiplier?: number;
   /** Extra readiness checks (e.g. Redis); a throw makes /readyz answer 503. */
   readinessChecks?: (() => Promise<void>)[];
-  /** The model engine; by default the one MODEL_* in the environment describes (offline without MODEL_BASE_URL). */
-  engine?: Engine;
-  /** Persona-suggestion URL sources; by default 5 s per page and no private addresses. */
-  sourceFetch?: Partial<SourceFetchOptions>;
+  /**
+   * What handlers reach as `ctx.services`; each left out gets its default: the database of
+   * `database`, the engine MODEL_* describes (offline without MODEL_BASE_URL), the system clock, the
+   * app's logger, a guarded fetcher with its default policy, and jobs and storage that refuse to work
+   * until given.
+   */
+  services?: Partial<Services>;
 }
 
 interface RouteConfig {
@@ -73,13 +75,21 @@ declare module 'fastify' {
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const spec = withOpenFreeFormObjects(options.spec ?? loadSpec());
-  const now = options.now ?? (() => new Date());
-  const { db } = options.database;
+  const services: Services = {
+    db: options.database.db,
+    engine: options.services?.engine ?? createEngine(),
+    jobs: jobsNotConfigured,
+    storage: storageNotConfigured,
+    clock: { now: () => new Date() },
+    logger: options.logger,
+    fetcher: createGuardedFetcher(),
+    ...options.services,
+  };
+  const { db, engine } = services;
+  const now = () => services.clock.now();
   const prefix = basePath(spec);
   const operations = new Map<string, OperationInfo>(listOperations(spec).map((op) => [op.operationId, op]));
   const handlers: Partial<HandlerMap> = { ...defaultHandlers, ...options.handlers };
-  const engine = options.engine ?? createEngine();
-  const sourceFetch: SourceFetchOptions = { ...DEFAULT_SOURCE_FETCH, ...options.sourceFetch };
   let shuttingDown = false;
 
   const app = Fastify({
@@ -113,7 +123,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const rawOrUnsupported = (request: FastifyRequest, payload: NodeJS.ReadableStream, done: (err: Error | null, body?: unknown) => void) => {
     const operationId = (request.routeOptions.config as Partial<RouteConfig> | undefined)?.operationId;
     if (operationId && operations.get(operationId)?.rawBody) return done(null, payload);
-    done(new ApiError(415, 'unsupported_media_type', 'Unsupported Content-Type: send the request body as application/json.'));
+    done(apiError('unsupported_media_type', 'Unsupported Content-Type: send the request body as application/json.'));
   };
   // Named as well as '*', because glue checks that every media type of the contract has a parser.
   app.addContentTypeParser(['application/octet-stream', 'text/event-stream'], rawOrUnsupported);
@@ -126,15 +136,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const apiError = toApiError(error, request, operations);
-    if (apiError.statusCode >= 500) {
+    const failure = toApiError(error, request, operations);
+    if (failure.statusCode >= 500) {
       request.log.error({ err: error }, 'request failed');
     } else {
-      request.log.info({ code: apiError.code, param: apiError.param }, apiError.message);
+      request.log.info({ code: failure.code, param: failure.param }, failure.message);
     }
-    for (const [name, value] of Object.entries(apiError.headers)) reply.header(name, value);
-    if (apiError.statusCode === 405) reply.header('allow', allowedMethods(request).join(', '));
-    return reply.code(apiError.statusCode).type('application/json; charset=utf-8').send(apiError.toBody());
+    for (const [name, value] of Object.entries(failure.headers)) reply.header(name, value);
+    if (failure.statusCode === 405) reply.header('allow', allowedMethods(request).join(', '));
+    return reply.code(failure.statusCode).type('application/json; charset=utf-8').send(failure.toBody());
   });
 
   // Which methods the contract has for a URL, to tell 405 from 404.
@@ -151,9 +161,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.setNotFoundHandler((request, reply) => {
     const allowed = allowedMethods(request);
     if (allowed.length > 0) {
-      throw new ApiError(405, 'method_not_allowed', `${request.method} is not allowed on ${request.url.split('?')[0]}; use ${allowed.join(', ')}.`);
+      throw apiError('method_not_allowed', `${request.method} is not allowed on ${request.url.split('?')[0]}; use ${allowed.join(', ')}.`);
     }
-    throw new ApiError(404, 'route_not_found', `Unknown route: ${request.method} ${request.url.split('?')[0]}.`);
+    throw apiError('route_not_found', `Unknown route: ${request.method} ${request.url.split('?')[0]}.`);
   });
 
   // Liveness and readiness stay outside /api/v1, unauthenticated and unlimited.
@@ -181,13 +191,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     reply.header('ratelimit-remaining', decision.remaining);
     reply.header('ratelimit-reset', decision.resetSeconds);
     if (!decision.allowed) {
-      throw new ApiError(
-        429,
-        'rate_limit_exceeded',
-        `Rate limit of ${decision.limit} requests per minute exceeded for this API key. Retry after ${decision.retryAfterSeconds} seconds.`,
-        null,
-        { 'retry-after': decision.retryAfterSeconds },
-      );
+      throw apiError('rate_limit_exceeded', `Rate limit of ${decision.limit} requests per minute exceeded for this API key. Retry after ${decision.retryAfterSeconds} seconds.`, null, {
+        'retry-after': decision.retryAfterSeconds,
+      });
     }
   };
 
@@ -243,6 +249,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('onResponse', afterResponse);
 
   const makeContext = (request: FastifyRequest, reply: FastifyReply, operationId: string): RequestContext => ({
+    services,
     db,
     get auth(): AuthContext {
       if (!request.auth) throw new Error(`operation ${operationId} has no authenticated caller`);
@@ -254,7 +261,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     now,
     meter: request.meter,
     engine,
-    sourceFetch,
+    setHeader: (name, value) => {
+      reply.header(name, value);
+    },
     recordForReplay: async (response) => {
       const key = request.idempotencyKey;
       if (!key || !request.auth) return;
@@ -328,22 +337,22 @@ function toApiError(error: FastifyError, request: FastifyRequest, operations: Ma
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return new ApiError(400, 'invalid_json', 'The request body is not valid JSON.');
+      return apiError('invalid_json', 'The request body is not valid JSON.');
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new ApiError(413, 'request_too_large', `The request body is larger than ${BODY_LIMIT_BYTES} bytes.`);
+      return apiError('request_too_large', `The request body is larger than ${BODY_LIMIT_BYTES} bytes.`);
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new ApiError(415, 'unsupported_media_type', 'Unsupported Content-Type: send the request body as application/json.');
+      return apiError('unsupported_media_type', 'Unsupported Content-Type: send the request body as application/json.');
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return new ApiError(400, 'invalid_parameter', 'The Content-Length header does not match the request body.', 'Content-Length');
+      return apiError('invalid_parameter', 'The Content-Length header does not match the request body.', 'Content-Length');
     default:
       break;
   }
   // Bodies that the JSON parser rejects without a Fastify code (e.g. a prototype-poisoning key).
   if (error instanceof SyntaxError || error.statusCode === 400) {
-    return new ApiError(400, 'invalid_json', 'The request body is not valid JSON.');
+    return apiError('invalid_json', 'The request body is not valid JSON.');
   }
   if (error.statusCode === 503) {
-    return new ApiError(503, 'service_unavailable', 'The server is shutting down; retry the request.');
+    return apiError('service_unavailable', 'The server is shutting down; retry the request.');
   }
   return errors.internal(request.id);
 }

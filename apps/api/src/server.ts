@@ -7,6 +7,7 @@ import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/client.js';
 import { openConfiguredDatabase } from './db/open.js';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './http/rate-limit.js';
+import { createGuardedFetcher } from './lib/guarded-fetch.js';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -48,8 +49,8 @@ export async function startServer(config: Config, logger: Logger = createLogger(
       database,
       rateLimiter: limiter,
       logger,
-      engine,
-      sourceFetch: { timeoutMs: config.SOURCE_FETCH_TIMEOUT_MS, allowPrivateAddresses: config.SOURCE_FETCH_ALLOW_PRIVATE },
+      // Jobs and storage: the not-configured defaults until their implementations land.
+      services: { engine, fetcher: createGuardedFetcher({ timeoutMs: config.SOURCE_FETCH_TIMEOUT_MS, allowPrivateAddresses: config.SOURCE_FETCH_ALLOW_PRIVATE }) },
       rateLimitMultiplier: config.RATE_LIMIT_MULTIPLIER,
       readinessChecks: limiter instanceof RedisRateLimiter ? [() => limiter.ping()] : [],
     });

@@ -1,7 +1,7 @@
 import { exampleRequests } from '@persona-api/mock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listOperations, loadSpec } from '../src/contract/spec.js';
-import { handlers, notImplemented } from '../src/handlers/index.js';
+import { handlers, notImplemented } from '../src/resources/index.js';
 import { errorOf, Harness, type Tenant } from './support/harness.js';
 
 // Issue point 11: the server answers every operation of the contract; those whose issue has not

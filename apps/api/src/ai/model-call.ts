@@ -14,7 +14,7 @@ import { creditLedger, modelResponses, workspaces } from '../db/schema/index.js'
 import type { RequestContext } from '../http/context.js';
 import { ApiError, CLIENT_CLOSED_REQUEST, errors } from '../http/errors.js';
 import { defaultWorkspace, requireRole } from '../workspaces/access.js';
-import { personaForCall } from './personas.js';
+import { personaForCall } from '../resources/personas/repository.js';
 
 /** DECISIONS.md, Credits: `analysis_mode` costs 5 credits on top of the tokens. */
 export const ANALYSIS_CREDITS = 5;

@@ -2,8 +2,8 @@ import { createOfflineEngine, creditsForTokens, type Engine } from '@persona-api
 import type { FakeUpstream } from '@persona-api/engine/testing';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { balanceOf, chargesOf, events, fakeUpstreamEngine, storedResponse, SwitchableEngine } from './support/ai.js';
-import { errorOf, Harness, type Tenant } from './support/harness.js';
+import { balanceOf, chargesOf, events, fakeUpstreamEngine, storedResponse, SwitchableEngine } from '../support/ai.js';
+import { errorOf, Harness, type Tenant } from '../support/harness.js';
 
 // Issue point 3: the legacy POST /chat/completions on the same engines: messages, nested tools and
 // tool_calls, response_format, prompt/completion token names, finish_reason, streaming as unnamed

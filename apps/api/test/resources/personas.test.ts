@@ -4,11 +4,12 @@ import type { AddressInfo } from 'node:net';
 import { basePersonas, createOfflineEngine, type Engine } from '@persona-api/engine';
 import type { FakeUpstream } from '@persona-api/engine/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_SOURCE_FETCH, fetchSourceText } from '../src/ai/sources.js';
-import { files } from '../src/db/schema/index.js';
-import { newId } from '../src/lib/ids.js';
-import { balanceOf, chargesOf, fakeUpstreamEngine, SwitchableEngine } from './support/ai.js';
-import { errorOf, Harness, type Tenant } from './support/harness.js';
+import { createGuardedFetcher } from '../../src/lib/guarded-fetch.js';
+import { fetchSourceText } from '../../src/resources/personas/sources.js';
+import { files } from '../../src/db/schema/index.js';
+import { newId } from '../../src/lib/ids.js';
+import { balanceOf, chargesOf, fakeUpstreamEngine, SwitchableEngine } from '../support/ai.js';
+import { errorOf, Harness, type Tenant } from '../support/harness.js';
 
 // Issue points 4–5: GET /models; the base persona catalog; list (base + custom, filters, keyset
 // pagination), read, create (300 credits), PATCH and DELETE of custom personas, base personas
@@ -29,7 +30,7 @@ const pageRequests: string[] = [];
 beforeAll(async () => {
   ({ fake, engine: upstreamEngine } = await fakeUpstreamEngine());
   // The suggestion sources live on loopback: allowed here, refused by default (see the last test).
-  h = await Harness.create({ engine, sourceFetch: { allowPrivateAddresses: true, timeoutMs: 2_000 } });
+  h = await Harness.create({ engine, services: { fetcher: createGuardedFetcher({ allowPrivateAddresses: true, timeoutMs: 2_000 }) } });
   t = await h.tenant({ credits: 10_000 });
   pages = createServer((req, res) => {
     pageRequests.push(req.url ?? '');
@@ -345,9 +346,9 @@ describe('persona suggestions', () => {
 
   it('does not fetch private or loopback addresses unless allowed', async () => {
     const before = pageRequests.length;
-    expect(await fetchSourceText(`${pagesUrl}/how-it-works`, DEFAULT_SOURCE_FETCH)).toBeNull();
-    expect(await fetchSourceText(`http://localhost:${new URL(pagesUrl).port}/how-it-works`, DEFAULT_SOURCE_FETCH)).toBeNull();
+    expect(await fetchSourceText(`${pagesUrl}/how-it-works`, createGuardedFetcher())).toBeNull();
+    expect(await fetchSourceText(`http://localhost:${new URL(pagesUrl).port}/how-it-works`, createGuardedFetcher())).toBeNull();
     expect(pageRequests.length).toBe(before);
-    expect(await fetchSourceText(`${pagesUrl}/how-it-works`, { ...DEFAULT_SOURCE_FETCH, allowPrivateAddresses: true })).toMatch(/GREENBOX KITCHEN[\s\S]*Weekly organic meal kits/);
+    expect(await fetchSourceText(`${pagesUrl}/how-it-works`, createGuardedFetcher({ allowPrivateAddresses: true }))).toMatch(/GREENBOX KITCHEN[\s\S]*Weekly organic meal kits/);
   });
 });

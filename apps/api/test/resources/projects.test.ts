@@ -1,9 +1,9 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agentThreads, creditLedger, generations } from '../src/db/schema/index.js';
-import type { AssignableRole, WorkspaceRole } from '../src/workspaces/roles.js';
-import { chargedCreateAgentThread, PRICE } from './support/charged-handler.js';
-import { errorOf, Harness, type Tenant } from './support/harness.js';
+import { agentThreads, creditLedger, generations } from '../../src/db/schema/index.js';
+import type { AssignableRole, WorkspaceRole } from '../../src/workspaces/roles.js';
+import { chargedCreateAgentThread, PRICE } from '../support/charged-handler.js';
+import { errorOf, Harness, type Tenant } from '../support/harness.js';
 
 // Issue point 7 (projects): list/read/create/update/delete with their counts and credits_used_14d.
 

@@ -5,9 +5,9 @@ import { basePersonaSystemPrompt, countPromptTokens, countTokens, createOpenAICo
 import type { FakeUpstream } from '@persona-api/engine/testing';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createApiKey } from '../src/admin/accounts.js';
-import { idempotencyKeys } from '../src/db/schema/index.js';
-import { contract } from './support/contract.js';
+import { createApiKey } from '../../src/admin/accounts.js';
+import { idempotencyKeys } from '../../src/db/schema/index.js';
+import { contract } from '../support/contract.js';
 import {
   balanceOf,
   chargesOf,
@@ -20,8 +20,8 @@ import {
   storedResponsesOf,
   SwitchableEngine,
   UPSTREAM_KEY,
-} from './support/ai.js';
-import { errorOf, Harness, type Tenant } from './support/harness.js';
+} from '../support/ai.js';
+import { errorOf, Harness, type Tenant } from '../support/harness.js';
 
 // Issue points 1–2 on the OpenAI-compatible engine, against a local fake upstream that streams like
 // the real one: prompts and tools as sent upstream, token pass-through, upstream usage or the

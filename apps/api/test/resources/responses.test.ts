@@ -2,10 +2,10 @@ import { basePersonaSystemPrompt, creditsForTokens, parseArtifact } from '@perso
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../src/lib/ids.js';
-import { personas } from '../src/db/schema/index.js';
-import { balanceOf, chargesOf, events, storedResponse, storedResponsesOf, typesOf } from './support/ai.js';
-import { errorOf, Harness, type Tenant } from './support/harness.js';
+import { newId } from '../../src/lib/ids.js';
+import { personas } from '../../src/db/schema/index.js';
+import { balanceOf, chargesOf, events, storedResponse, storedResponsesOf, typesOf } from '../support/ai.js';
+import { errorOf, Harness, type Tenant } from '../support/harness.js';
 
 // Issue point 2 on the offline engine (the default without MODEL_BASE_URL): POST /responses with
 // personas, instructions, tools, structured output, analysis and artifact modes, streaming, credits,

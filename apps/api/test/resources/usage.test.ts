@@ -1,10 +1,10 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey, revokeApiKey } from '../src/admin/accounts.js';
-import { grantCredits } from '../src/billing/credits.js';
-import { accounts, files } from '../src/db/schema/index.js';
-import { chargedCreateAgentThread, PRICE } from './support/charged-handler.js';
-import { Harness } from './support/harness.js';
+import { createApiKey, revokeApiKey } from '../../src/admin/accounts.js';
+import { grantCredits } from '../../src/billing/credits.js';
+import { accounts, files } from '../../src/db/schema/index.js';
+import { chargedCreateAgentThread, PRICE } from '../support/charged-handler.js';
+import { Harness } from '../support/harness.js';
 
 // Issue point 5: GET /usage reports the billing period, credits, storage, API requests per key,
 // rate limit, auto-recharge and limits, from real data.

@@ -1,10 +1,10 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount } from '../src/admin/accounts.js';
-import { agentThreads, creditLedger, projects, workspaceMembers, workspaces } from '../src/db/schema/index.js';
-import type { AssignableRole, WorkspaceRole } from '../src/workspaces/roles.js';
-import { chargedCreateAgentThread } from './support/charged-handler.js';
-import { errorOf, Harness, type Tenant } from './support/harness.js';
+import { createAccount } from '../../src/admin/accounts.js';
+import { agentThreads, creditLedger, projects, workspaceMembers, workspaces } from '../../src/db/schema/index.js';
+import type { AssignableRole, WorkspaceRole } from '../../src/workspaces/roles.js';
+import { chargedCreateAgentThread } from '../support/charged-handler.js';
+import { errorOf, Harness, type Tenant } from '../support/harness.js';
 
 // Issue point 7 (workspaces and members), with the role permissions of DECISIONS.md.
 

@@ -1,6 +1,5 @@
 import { createOfflineEngine, type Engine } from '@persona-api/engine';
 import type { FastifyInstance } from 'fastify';
-import type { SourceFetchOptions } from '../../src/ai/sources.js';
 import { pino, type Logger } from 'pino';
 import { createAccount, createApiKey, createWorkspaceFor } from '../../src/admin/accounts.js';
 import { buildApp } from '../../src/app.js';
@@ -8,6 +7,7 @@ import type { HandlerMap } from '../../src/contract/handler-types.js';
 import type { Database, DatabaseHandle } from '../../src/db/client.js';
 import type { TierId } from '../../src/db/seed.js';
 import { MemoryRateLimiter, type RateLimiter } from '../../src/http/rate-limit.js';
+import type { Services } from '../../src/services.js';
 import { contract, recordExercised } from './contract.js';
 import { openTestDatabase } from './database.js';
 
@@ -56,7 +56,8 @@ export interface HarnessOptions {
   database?: DatabaseHandle;
   /** The model engine (default: the offline engine, whatever MODEL_* the environment says). */
   engine?: Engine;
-  sourceFetch?: Partial<SourceFetchOptions>;
+  /** Services besides the engine and the clock (e.g. a fetcher that may reach the test's own pages). */
+  services?: Partial<Services>;
 }
 
 let emails = 0;
@@ -83,9 +84,7 @@ export class Harness {
       rateLimiter,
       logger: options.logger ?? pino({ level: 'silent' }),
       handlers: options.handlers,
-      now: clock.now,
-      engine: options.engine ?? createOfflineEngine(),
-      ...(options.sourceFetch ? { sourceFetch: options.sourceFetch } : {}),
+      services: { ...options.services, engine: options.engine ?? createOfflineEngine(), clock },
     });
     await app.ready();
     return new Harness(app, database, clock, rateLimiter, !options.database);

@@ -1,13 +1,14 @@
 import { creditsForTokens, isEngineError, type EngineUsage, type GenerateResult } from '@persona-api/engine';
 import type { components } from '@persona-api/types';
-import type { Handler, Streamed } from '../contract/handler-types.js';
-import type { RequestContext } from '../http/context.js';
-import { ApiError } from '../http/errors.js';
-import { clientDisconnectSignal } from '../http/sse.js';
-import { newId } from '../lib/ids.js';
-import { readChatRequest, type ChatRequest } from '../ai/chat.js';
-import { drainEngineStream, openModelStream } from '../ai/engine-stream.js';
-import { apiErrorOf, prepareModelCall, settleModelCall, usageOfCutStream, type PreparedCall } from '../ai/model-call.js';
+import type { Handler, Streamed } from '../../contract/handler-types.js';
+import type { RequestContext } from '../../http/context.js';
+import { apiError, type ApiError } from '../../http/errors.js';
+import { clientDisconnectSignal } from '../../http/sse.js';
+import { newId } from '../../lib/ids.js';
+import { unix } from '../../lib/wire.js';
+import { readChatRequest, type ChatRequest } from '../../ai/chat.js';
+import { drainEngineStream, openModelStream } from '../../ai/engine-stream.js';
+import { apiErrorOf, prepareModelCall, settleModelCall, usageOfCutStream, type PreparedCall } from '../../ai/model-call.js';
 
 type ChatCompletion = components['schemas']['ChatCompletion'];
 type ChatChunk = components['schemas']['ChatCompletionChunk'];
@@ -63,7 +64,7 @@ function completionOf(call: Call, result: GenerateResult, credits: number): Chat
 const invalidStructuredOutput = (call: Call, result: GenerateResult) => call.request.jsonSchema && result.tool_calls.length === 0 && result.structured_output_error !== null;
 
 function structuredOutputError(result: GenerateResult): ApiError {
-  return new ApiError(502, 'structured_output_invalid', `The model's output did not match the response_format schema: ${result.structured_output_error ?? ''}`.slice(0, 2000));
+  return apiError('structured_output_invalid', `The model's output did not match the response_format schema: ${result.structured_output_error ?? ''}`.slice(0, 2000));
 }
 
 async function complete(call: Call, ctx: RequestContext, signal: AbortSignal): Promise<ChatCompletion> {
@@ -82,7 +83,7 @@ async function complete(call: Call, ctx: RequestContext, signal: AbortSignal): P
     body: (charged) => completionOf(call, result, charged) as unknown as Record<string, unknown>,
   });
   if (invalid) throw structuredOutputError(result);
-  if (settled.budgetAlert) ctx.reply.header('budget-alert', settled.budgetAlert);
+  if (settled.budgetAlert) ctx.setHeader('budget-alert', settled.budgetAlert);
   return settled.body as unknown as ChatCompletion;
 }
 
@@ -186,7 +187,7 @@ export const createChatCompletion: Handler<'createChatCompletion'> = async ({ bo
   const prepared = await prepareModelCall(ctx, { personaId: body.persona_id, request: request.engine });
   const call: Call = {
     id: newId('chatcmpl'),
-    created: Math.floor(ctx.now().getTime() / 1000),
+    created: unix(ctx.now()),
     personaId: body.persona_id,
     request,
     prepared,

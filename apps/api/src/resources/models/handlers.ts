@@ -1,11 +1,9 @@
 import { CATALOG_CREATED_AT } from '@persona-api/engine';
-import type { components } from '@persona-api/types';
-import type { Handler } from '../contract/handler-types.js';
-import type { RequestContext } from '../http/context.js';
-import { errors } from '../http/errors.js';
-import { decodeCursor, toPage } from '../lib/pagination.js';
-
-type Model = components['schemas']['Model'];
+import type { Model } from '@persona-api/types';
+import type { HandlerMap } from '../../contract/handler-types.js';
+import type { RequestContext } from '../../http/context.js';
+import { errors } from '../../http/errors.js';
+import { pageOf } from '../../lib/pagination.js';
 
 /** The one model the API offers; what serves it depends on this deployment's engine (DECISIONS.md, Models). */
 export const MODEL_ID = 'service-1';
@@ -26,21 +24,12 @@ function serviceModel(ctx: RequestContext): Model {
   };
 }
 
-export const listModels: Handler<'listModels'> = async ({ query }, ctx) => {
-  const page = { list: 'models', limit: query.limit ?? 50, cursor: query.cursor };
-  const models = [serviceModel(ctx)];
+export const modelHandlers = {
   // Same ordering and cursors as every list (newest first, id tie-breaker), over a list held in memory.
-  const after = query.cursor === undefined ? null : decodeCursor(page.list, query.cursor);
-  const keyOf = (model: Model) => ({ sortKey: new Date(model.created * 1000), id: model.id });
-  const rows = models.filter((model) => {
-    if (!after) return true;
-    const key = keyOf(model);
-    return key.sortKey < after.sortKey || (key.sortKey.getTime() === after.sortKey.getTime() && key.id < after.id);
-  });
-  return toPage(page, rows.slice(0, page.limit + 1), keyOf, (model) => model);
-};
+  listModels: async ({ query }, ctx) => pageOf(query, 'models', [serviceModel(ctx)], (model) => ({ sortKey: new Date(model.created * 1000), id: model.id })),
 
-export const getModel: Handler<'getModel'> = async ({ params }, ctx) => {
-  if (params.id !== MODEL_ID) throw errors.notFound('model', params.id);
-  return serviceModel(ctx);
-};
+  getModel: async ({ params }, ctx) => {
+    if (params.id !== MODEL_ID) throw errors.notFound('model', params.id);
+    return serviceModel(ctx);
+  },
+} satisfies Pick<HandlerMap, 'listModels' | 'getModel'>;

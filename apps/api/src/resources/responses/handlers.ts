@@ -1,9 +1,10 @@
 import { creditsForTokens, isEngineError, type GenerateResult } from '@persona-api/engine';
-import type { Handler, Streamed } from '../contract/handler-types.js';
-import type { RequestContext } from '../http/context.js';
-import { clientDisconnectSignal } from '../http/sse.js';
-import { newId } from '../lib/ids.js';
-import { drainEngineStream, openModelStream } from '../ai/engine-stream.js';
+import type { Handler, Streamed } from '../../contract/handler-types.js';
+import type { RequestContext } from '../../http/context.js';
+import { clientDisconnectSignal } from '../../http/sse.js';
+import { newId } from '../../lib/ids.js';
+import { unix } from '../../lib/wire.js';
+import { drainEngineStream, openModelStream } from '../../ai/engine-stream.js';
 import {
   ANALYSIS_CREDITS,
   apiErrorOf,
@@ -13,9 +14,9 @@ import {
   usageOfCutStream,
   type PreparedCall,
   type Settlement,
-} from '../ai/model-call.js';
-import { outputOf, ResponseEventWriter, responseObject, responseUsage, type ResponseState } from '../ai/responses/output.js';
-import { readResponseRequest, type ResponseObject, type ResponseRequest } from '../ai/responses/request.js';
+} from '../../ai/model-call.js';
+import { outputOf, ResponseEventWriter, responseObject, responseUsage, type ResponseState } from '../../ai/responses/output.js';
+import { readResponseRequest, type ResponseObject, type ResponseRequest } from '../../ai/responses/request.js';
 
 interface Call {
   id: string;
@@ -81,7 +82,7 @@ async function respond(call: Call, ctx: RequestContext, signal: AbortSignal): Pr
     credits,
     state: (charged) => ({ ...state, output, usage: responseUsage(result.usage, charged) }),
   });
-  if (settled.budgetAlert) ctx.reply.header('budget-alert', settled.budgetAlert);
+  if (settled.budgetAlert) ctx.setHeader('budget-alert', settled.budgetAlert);
   return settled.response;
 }
 
@@ -155,7 +156,7 @@ export const createResponse: Handler<'createResponse'> = async ({ body }, ctx) =
   });
   const call: Call = {
     id: newId('resp'),
-    createdAt: Math.floor(ctx.now().getTime() / 1000),
+    createdAt: unix(ctx.now()),
     request,
     prepared,
     body: body as unknown as Record<string, unknown>,

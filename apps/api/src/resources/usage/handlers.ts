@@ -1,10 +1,12 @@
-import type { components } from '@persona-api/types';
+import type { Usage } from '@persona-api/types';
 import { and, desc, eq, gte, isNotNull, lt, sql } from 'drizzle-orm';
-import { billingPeriod, creditsUsedSince } from '../billing/credits.js';
-import type { Handler } from '../contract/handler-types.js';
-import { accounts, apiKeys, apiUsageDaily, creditLedger, files, tiers, workspaces } from '../db/schema/index.js';
+import { billingPeriod, creditsUsedSince } from '../../billing/credits.js';
+import type { Handler } from '../../contract/handler-types.js';
+import { apiUsageDaily, creditLedger } from '../../db/schema/billing.js';
+import { accounts, apiKeys, tiers } from '../../db/schema/tenancy.js';
+import { storedBytesOf } from '../../db/unbuilt.js';
+import { iso } from '../../lib/wire.js';
 
-type Usage = components['schemas']['Usage'];
 type Tier = Usage['rate_limit']['tier'];
 
 const BYTES_PER_GB = 1e9;
@@ -31,12 +33,7 @@ export const getUsage: Handler<'getUsage'> = async (_input, ctx) => {
   // The ledger gives balance = carried over + granted − used, so what the period included is used + remaining.
   const included = creditsUsed + remaining;
 
-  const [storage] = await ctx.db
-    .select({ bytes: sql<string>`coalesce(sum(${files.sizeBytes}), 0)` })
-    .from(files)
-    .innerJoin(workspaces, eq(workspaces.id, files.workspaceId))
-    .where(eq(workspaces.accountId, accountId));
-  const storageGb = Number(storage?.bytes ?? 0) / BYTES_PER_GB;
+  const storageGb = (await storedBytesOf(ctx.db, accountId)) / BYTES_PER_GB;
   const storageIncludedGb = account.tier.storageBytesIncluded / BYTES_PER_GB;
 
   const firstDay = period.start.toISOString().slice(0, 10);
@@ -69,7 +66,7 @@ export const getUsage: Handler<'getUsage'> = async (_input, ctx) => {
       tokens: Number(row.promptTokens) + Number(row.completionTokens),
       errors: Number(row.errors),
       avg_latency_ms: requests > 0 ? round(Number(row.latencyMsTotal) / requests, 1) : 0,
-      last_used_at: row.lastRequestAt ? new Date(row.lastRequestAt).toISOString() : null,
+      last_used_at: row.lastRequestAt ? iso(new Date(row.lastRequestAt)) : null,
       promptTokens: Number(row.promptTokens),
       completionTokens: Number(row.completionTokens),
       latencyMsTotal: Number(row.latencyMsTotal),
@@ -86,7 +83,7 @@ export const getUsage: Handler<'getUsage'> = async (_input, ctx) => {
 
   return {
     object: 'usage',
-    billing_period: { start: period.start.toISOString(), end: period.end.toISOString() },
+    billing_period: { start: iso(period.start), end: iso(period.end) },
     credits: { used: creditsUsed, included, remaining, percentage_used: percentage(creditsUsed, included) },
     transcription: {
       // Nothing records transcription minutes until meetings are implemented.
