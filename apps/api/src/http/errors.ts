@@ -1,8 +1,7 @@
-import type { components } from '@persona-api/types';
+import type { ErrorCode, ErrorResponse, ErrorType } from '@persona-api/types';
 
-export type ErrorType = components['schemas']['ErrorType'];
-export type ErrorCode = components['schemas']['ErrorCode'];
-export type ErrorBody = components['schemas']['ErrorResponse'];
+export type { ErrorCode, ErrorType };
+export type ErrorBody = ErrorResponse;
 
 /** The fixed status family of each error type (DECISIONS.md, Errors). */
 const TYPE_OF_STATUS: Record<number, ErrorType> = {

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { balanceOf, chargesOf, events, fakeUpstreamEngine, storedResponse, SwitchableEngine } from '../support/ai.js';
 import { errorOf, Harness, type Tenant } from '../support/harness.js';
 
-// Issue point 3: the legacy POST /chat/completions on the same engines: messages, nested tools and
+// The legacy POST /chat/completions on the same engines: messages, nested tools and
 // tool_calls, response_format, prompt/completion token names, finish_reason, streaming as unnamed
 // chunks (choices[0].delta.content) ending with [DONE], failures as an error line.
 

@@ -11,7 +11,7 @@ import { newId } from '../../src/lib/ids.js';
 import { balanceOf, chargesOf, fakeUpstreamEngine, SwitchableEngine } from '../support/ai.js';
 import { errorOf, Harness, type Tenant } from '../support/harness.js';
 
-// Issue points 4–5: GET /models; the base persona catalog; list (base + custom, filters, keyset
+// Personas: the base persona catalog; list (base + custom, filters, keyset
 // pagination), read, create (300 credits), PATCH and DELETE of custom personas, base personas
 // read-only, tenant isolation and roles; POST /personas/suggestions within its bounds, with URL
 // sources read over the network (a loopback page here) and unreachable ones skipped.
@@ -69,26 +69,6 @@ async function listAll(key: string, query: string): Promise<any[]> {
   } while (cursor);
   return items;
 }
-
-describe('models', () => {
-  it('lists service-1 and says what serves it: the offline development engine here', async () => {
-    const res = await h.get('/models', t.key);
-    expect(res.body).toEqual({
-      object: 'list',
-      data: [{ id: 'service-1', object: 'model', created: expect.any(Number), owned_by: 'persona-api', engine: 'offline', upstream_model: null, context_window: 128_000, max_output_tokens: 32_768 }],
-      has_more: false,
-      next_cursor: null,
-    });
-    expect((await h.get('/models/service-1', t.key)).body.engine).toBe('offline');
-    expect(errorOf(await h.get('/models/gpt-4o', t.key))).toEqual({ type: 'not_found', code: 'resource_not_found', param: 'id' });
-    expect(errorOf(await h.get('/models?cursor=bogus', t.key)).code).toBe('invalid_cursor');
-  });
-
-  it('names the upstream model when an OpenAI-compatible server serves it', async () => {
-    const model = await onUpstream(() => h.get('/models/service-1', t.key));
-    expect(model.body).toMatchObject({ engine: 'openai-compatible', upstream_model: 'fake-gpt' });
-  });
-});
 
 describe('the base catalog', () => {
   it('has at least 12 base personas, B2B and B2C, each with every details field', async () => {

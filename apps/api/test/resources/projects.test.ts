@@ -1,20 +1,14 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { agentThreads, creditLedger, generations } from '../../src/db/schema/index.js';
 import type { AssignableRole, WorkspaceRole } from '../../src/workspaces/roles.js';
 import { chargedCreateAgentThread, PRICE } from '../support/charged-handler.js';
-import { errorOf, Harness, type Tenant } from '../support/harness.js';
+import { errorOf, useHarness, useTenant, type Tenant } from '../support/harness.js';
 
-// Issue point 7 (projects): list/read/create/update/delete with their counts and credits_used_14d.
+// Projects: list/read/create/update/delete with their counts and credits_used_14d.
 
-let h: Harness;
-let owner: Tenant;
-
-beforeAll(async () => {
-  h = await Harness.create({ handlers: { createAgentThread: chargedCreateAgentThread } });
-  owner = await h.tenant({ credits: 100_000 });
-});
-afterAll(() => h.close());
+const h = useHarness({ handlers: { createAgentThread: chargedCreateAgentThread } });
+const owner = useTenant(h, { credits: 100_000 });
 
 const DAY = 24 * 60 * 60 * 1000;
 

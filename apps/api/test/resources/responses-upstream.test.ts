@@ -23,7 +23,7 @@ import {
 } from '../support/ai.js';
 import { errorOf, Harness, type Tenant } from '../support/harness.js';
 
-// Issue points 1–2 on the OpenAI-compatible engine, against a local fake upstream that streams like
+// Responses and chat on the OpenAI-compatible engine, against a local fake upstream that streams like
 // the real one: prompts and tools as sent upstream, token pass-through, upstream usage or the
 // tokenizer's count, structured-output retries, failures before and after the stream started,
 // timeouts, and a client that disconnects (the upstream request is aborted, what was sent is charged).

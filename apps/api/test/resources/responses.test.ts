@@ -1,25 +1,19 @@
 import { basePersonaSystemPrompt, creditsForTokens, parseArtifact } from '@persona-api/engine';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { newId } from '../../src/lib/ids.js';
 import { personas } from '../../src/db/schema/index.js';
 import { balanceOf, chargesOf, events, storedResponse, storedResponsesOf, typesOf } from '../support/ai.js';
-import { errorOf, Harness, type Tenant } from '../support/harness.js';
+import { errorOf, useHarness, useTenant } from '../support/harness.js';
 
-// Issue point 2 on the offline engine (the default without MODEL_BASE_URL): POST /responses with
+// On the offline engine (the default without MODEL_BASE_URL): POST /responses with
 // personas, instructions, tools, structured output, analysis and artifact modes, streaming, credits,
 // 402 and idempotent replays. Every response and every streamed event is validated against the
 // contract by the harness.
 
-let h: Harness;
-let t: Tenant;
-
-beforeAll(async () => {
-  h = await Harness.create();
-  t = await h.tenant({ credits: 100_000 });
-});
-afterAll(() => h.close());
+const h = useHarness();
+const t = useTenant(h, { credits: 100_000 });
 
 const CFO = 'persona_saas_cfo';
 const base = (extra: Record<string, unknown> = {}) => ({ model: 'service-1', persona_id: CFO, input: 'Would you pay $18 per seat for an AI forecasting add-on?', ...extra });

@@ -1,20 +1,15 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createApiKey, revokeApiKey } from '../../src/admin/accounts.js';
 import { grantCredits } from '../../src/billing/credits.js';
 import { accounts, files } from '../../src/db/schema/index.js';
 import { chargedCreateAgentThread, PRICE } from '../support/charged-handler.js';
-import { Harness } from '../support/harness.js';
+import { useHarness } from '../support/harness.js';
 
-// Issue point 5: GET /usage reports the billing period, credits, storage, API requests per key,
+// GET /usage reports the billing period, credits, storage, API requests per key,
 // rate limit, auto-recharge and limits, from real data.
 
-let h: Harness;
-
-beforeAll(async () => {
-  h = await Harness.create({ handlers: { createAgentThread: chargedCreateAgentThread } });
-});
-afterAll(() => h.close());
+const h = useHarness({ handlers: { createAgentThread: chargedCreateAgentThread } });
 
 describe('GET /usage', () => {
   it('reports the figures of the current billing period from the ledger, files and request counters', async () => {

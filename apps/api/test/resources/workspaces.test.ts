@@ -1,21 +1,15 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../../src/admin/accounts.js';
 import { agentThreads, creditLedger, projects, workspaceMembers, workspaces } from '../../src/db/schema/index.js';
 import type { AssignableRole, WorkspaceRole } from '../../src/workspaces/roles.js';
 import { chargedCreateAgentThread } from '../support/charged-handler.js';
-import { errorOf, Harness, type Tenant } from '../support/harness.js';
+import { errorOf, useHarness, useTenant, type Tenant } from '../support/harness.js';
 
-// Issue point 7 (workspaces and members), with the role permissions of DECISIONS.md.
+// (workspaces and members), with the role permissions of DECISIONS.md.
 
-let h: Harness;
-let owner: Tenant;
-
-beforeAll(async () => {
-  h = await Harness.create({ handlers: { createAgentThread: chargedCreateAgentThread } });
-  owner = await h.tenant();
-});
-afterAll(() => h.close());
+const h = useHarness({ handlers: { createAgentThread: chargedCreateAgentThread } });
+const owner = useTenant(h);
 
 /** A workspace of `owner` plus one member per role, each with their own key. */
 async function teamWorkspace(roles: AssignableRole[]) {
