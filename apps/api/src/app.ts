@@ -1,38 +1,25 @@
 import { randomBytes } from 'node:crypto';
 import { createEngine } from '@persona-api/engine';
-import Fastify, {
-  LogController,
-  type FastifyBaseLogger,
-  type FastifyError,
-  type FastifyInstance,
-  type FastifyReply,
-  type FastifyRequest,
-  type RouteOptions,
-} from 'fastify';
-import openapiGlue from 'fastify-openapi-glue';
-import FindMyWay from 'find-my-way';
-import { apiKeyFinder, bearerToken, type AuthContext } from './auth/api-keys.js';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { authentication } from './app/auth.js';
+import { BODY_LIMIT_BYTES, registerBodyParsing } from './app/body.js';
+import { registerErrorHandling } from './app/errors.js';
+import { registerHealth } from './app/health.js';
+import { idempotencyHooks, purgeIdempotencyKeysHourly } from './app/idempotency.js';
+import { registerOperations } from './app/routes.js';
+import type { AuthContext } from './auth/api-keys.js';
 import { UsageRecorder } from './billing/usage-recorder.js';
-import { STREAMED, type HandlerMap, type OperationId } from './contract/handler-types.js';
+import type { HandlerMap } from './contract/handler-types.js';
 import { basePath, listOperations, loadSpec, withOpenFreeFormObjects, type OpenApiDocument, type OperationInfo } from './contract/spec.js';
 import type { DatabaseHandle } from './db/client.js';
-import { handlers as defaultHandlers } from './resources/index.js';
 import type { RequestContext, RequestMeter } from './http/context.js';
-import { apiError, ApiError, CLIENT_CLOSED_REQUEST, errors } from './http/errors.js';
-import {
-  claimIdempotencyKey,
-  completeIdempotencyKey,
-  purgeExpiredIdempotencyKeys,
-  releaseIdempotencyKey,
-  requestFingerprint,
-} from './http/idempotency.js';
+import { completeIdempotencyKey, releaseIdempotencyKey } from './http/idempotency.js';
 import type { RateLimiter } from './http/rate-limit.js';
-import { contractValidatorCompiler, validationError } from './http/validation.js';
 import { createGuardedFetcher } from './lib/guarded-fetch.js';
+import { handlers as defaultHandlers } from './resources/index.js';
 import { jobsNotConfigured, storageNotConfigured, type Services } from './services.js';
 
-/** Request bodies are limited to 1 MiB (DECISIONS.md). */
-export const BODY_LIMIT_BYTES = 1024 * 1024;
+export { BODY_LIMIT_BYTES };
 const REQUEST_ID_SHAPE = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export interface AppOptions {
@@ -56,10 +43,6 @@ export interface AppOptions {
   services?: Partial<Services>;
 }
 
-interface RouteConfig {
-  operationId: string;
-}
-
 declare module 'fastify' {
   interface FastifyRequest {
     auth: AuthContext | null;
@@ -73,6 +56,11 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * The API server: one Fastify app whose routes, validation and response shapes come from the contract.
+ * The parts live in src/app/ (body parsing, errors, health, authentication, idempotency, routes);
+ * this composes them around one `Services` object.
+ */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const spec = withOpenFreeFormObjects(options.spec ?? loadSpec());
   const services: Services = {
@@ -116,119 +104,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorateRequest('meter', null as unknown as RequestMeter);
   app.decorateRequest('idempotencyKey', null);
 
-  // JSON only: without the text/plain parser a wrong Content-Type is a 415, not a confusing 400.
-  app.removeContentTypeParser('text/plain');
-  // Any other media type is a 415, except on an operation whose body is raw bytes (the upload
-  // target), which gets the request stream unread: the handler checks size and checksum as it goes.
-  const rawOrUnsupported = (request: FastifyRequest, payload: NodeJS.ReadableStream, done: (err: Error | null, body?: unknown) => void) => {
-    const operationId = (request.routeOptions.config as Partial<RouteConfig> | undefined)?.operationId;
-    if (operationId && operations.get(operationId)?.rawBody) return done(null, payload);
-    done(apiError('unsupported_media_type', 'Unsupported Content-Type: send the request body as application/json.'));
-  };
-  // Named as well as '*', because glue checks that every media type of the contract has a parser.
-  app.addContentTypeParser(['application/octet-stream', 'text/event-stream'], rawOrUnsupported);
-  app.addContentTypeParser('*', rawOrUnsupported);
-  app.setValidatorCompiler(contractValidatorCompiler(spec));
+  registerBodyParsing(app, spec, operations);
 
   app.addHook('onRequest', async (request, reply) => {
     request.meter = { promptTokens: 0, completionTokens: 0 };
     reply.header('x-request-id', request.id);
   });
 
-  app.setErrorHandler((error: FastifyError, request, reply) => {
-    const failure = toApiError(error, request, operations);
-    if (failure.statusCode >= 500) {
-      request.log.error({ err: error }, 'request failed');
-    } else {
-      request.log.info({ code: failure.code, param: failure.param }, failure.message);
-    }
-    for (const [name, value] of Object.entries(failure.headers)) reply.header(name, value);
-    if (failure.statusCode === 405) reply.header('allow', allowedMethods(request).join(', '));
-    return reply.code(failure.statusCode).type('application/json; charset=utf-8').send(failure.toBody());
-  });
-
-  // Which methods the contract has for a URL, to tell 405 from 404.
-  const router = FindMyWay({ ignoreTrailingSlash: false, maxParamLength: 200 });
-  for (const op of operations.values()) {
-    const url = `${prefix}${op.path.replace(/{(\w+)}/g, ':$1')}`;
-    router.on(op.method as 'GET', url, () => {});
-  }
-  const allowedMethods = (request: FastifyRequest): string[] => {
-    const path = request.url.split('?')[0] ?? '';
-    return ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((method) => router.find(method as 'GET', path) !== null);
-  };
-
-  app.setNotFoundHandler((request, reply) => {
-    const allowed = allowedMethods(request);
-    if (allowed.length > 0) {
-      throw apiError('method_not_allowed', `${request.method} is not allowed on ${request.url.split('?')[0]}; use ${allowed.join(', ')}.`);
-    }
-    throw apiError('route_not_found', `Unknown route: ${request.method} ${request.url.split('?')[0]}.`);
-  });
-
-  // Liveness and readiness stay outside /api/v1, unauthenticated and unlimited.
-  app.get('/healthz', async () => ({ status: 'ok' }));
-  app.get('/readyz', async (_request, reply) => {
-    if (shuttingDown) return reply.code(503).send({ status: 'shutting_down' });
-    try {
-      await options.database.ping();
-      for (const check of options.readinessChecks ?? []) await check();
-      return { status: 'ok' };
-    } catch (err) {
-      app.log.warn({ err }, 'readiness check failed');
-      return reply.code(503).send({ status: 'unavailable' });
-    }
-  });
-
-  const findApiKey = apiKeyFinder(db);
-  const authenticate = async (request: FastifyRequest, reply: FastifyReply) => {
-    const token = bearerToken(request.headers.authorization);
-    const auth = token ? await findApiKey(token) : null;
-    if (!auth) throw errors.invalidApiKey();
-    request.auth = auth;
-    const decision = await options.rateLimiter.consume(auth.apiKeyId, auth.requestsPerMinute * (options.rateLimitMultiplier ?? 1));
-    reply.header('ratelimit-limit', decision.limit);
-    reply.header('ratelimit-remaining', decision.remaining);
-    reply.header('ratelimit-reset', decision.resetSeconds);
-    if (!decision.allowed) {
-      throw apiError('rate_limit_exceeded', `Rate limit of ${decision.limit} requests per minute exceeded for this API key. Retry after ${decision.retryAfterSeconds} seconds.`, null, {
-        'retry-after': decision.retryAfterSeconds,
-      });
-    }
-  };
-
-  // POST + Idempotency-Key: replay a stored response, or claim the key for this request.
-  const idempotency = async (request: FastifyRequest, reply: FastifyReply) => {
-    const key = request.headers['idempotency-key'];
-    if (typeof key !== 'string' || !request.auth) return;
-    const path = request.url.split('?')[0] ?? '';
-    const claim = await claimIdempotencyKey(db, request.auth.apiKeyId, key, requestFingerprint(request.method, path, request.body), now());
-    if (claim.kind === 'replay') {
-      reply.header('idempotent-replayed', 'true');
-      if (claim.response.contentType) reply.header('content-type', claim.response.contentType);
-      // Stored already serialized: skip the response schema.
-      return reply.code(claim.response.status).serializer((payload: unknown) => payload as string).send(claim.response.body);
-    }
-    request.idempotencyKey = key;
-  };
-
-  const storeIdempotentResponse = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-    const key = request.idempotencyKey;
-    if (!key || !request.auth) return payload;
-    request.idempotencyKey = null;
-    // A server error, or a client that left (499): a retry must run the request again.
-    if (reply.statusCode >= 500 || reply.statusCode === CLIENT_CLOSED_REQUEST || typeof payload !== 'string') {
-      await releaseIdempotencyKey(db, request.auth.apiKeyId, key);
-    } else {
-      const contentType = reply.getHeader('content-type');
-      await completeIdempotencyKey(db, request.auth.apiKeyId, key, {
-        status: reply.statusCode,
-        body: payload,
-        contentType: typeof contentType === 'string' ? contentType : null,
-      });
-    }
-    return payload;
-  };
+  registerErrorHandling(app, prefix, operations);
+  registerHealth(app, { ping: () => options.database.ping(), readinessChecks: options.readinessChecks ?? [], isShuttingDown: () => shuttingDown });
 
   // Runs once per request: from onResponse, or for a stream whose client left (see below).
   const settled = new WeakSet<FastifyRequest>();
@@ -274,85 +158,22 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     reply,
   });
 
-  await app.register(openapiGlue, {
-    specification: spec,
+  await registerOperations(app, {
+    spec,
     prefix,
-    operationResolver: (operationId: string, method: string) => {
-      const op = operations.get(operationId);
-      const handler = handlers[operationId as OperationId] as
-        | ((input: unknown, ctx: RequestContext) => Promise<unknown>)
-        | undefined;
-      const config: RouteConfig = { operationId };
-      // Glue spreads these over the route it generates (method, url and schemas come from the contract).
-      const routeOptions = {
-        config,
-        onRequest: op?.requiresAuth === false ? [] : [authenticate],
-        preHandler: method === 'POST' ? [idempotency] : [],
-        onSend: method === 'POST' ? [storeIdempotentResponse] : [],
-        handler: async (request: FastifyRequest, reply: FastifyReply) => {
-          // The contract may have grown since this server was built: answer 501, as for a known gap.
-          if (!handler) throw errors.notImplemented();
-          const input = { params: request.params, query: request.query ?? {}, body: request.body, headers: request.headers };
-          const running = handler(input, makeContext(request, reply, operationId));
-          // A client that closes the connection before the response is complete makes Node emit neither
-          // 'finish' nor 'error', so Fastify never runs onResponse. Once the handler is done (a stream may
-          // still be charging for what it sent), release the Idempotency-Key and count the request here;
-          // afterResponse runs once, whichever comes first.
-          reply.raw.once('close', () => {
-            if (reply.raw.writableFinished) return;
-            const settle = () => setImmediate(() => void afterResponse(request, reply).catch((err: unknown) => request.log.warn({ err }, 'settling a closed request failed')));
-            running.then(settle, settle);
-          });
-          const result = await running;
-          if (result === STREAMED) return reply;
-          return reply.code(200).send(result);
-        },
-      };
-      return routeOptions as unknown as RouteOptions;
-    },
+    operations,
+    handlers,
+    authenticate: authentication(db, options.rateLimiter, options.rateLimitMultiplier ?? 1),
+    idempotency: idempotencyHooks(db, now),
+    makeContext,
+    afterResponse,
   });
 
-  // Idempotency keys older than 24 h are ignored on lookup; this only keeps the table small.
-  const purge = setInterval(() => {
-    purgeExpiredIdempotencyKeys(db, now()).catch((err: unknown) => app.log.warn({ err }, 'idempotency purge failed'));
-  }, 60 * 60 * 1000);
-  purge.unref();
-
+  const purge = purgeIdempotencyKeysHourly(app, db, now);
   app.addHook('onClose', async () => {
     clearInterval(purge);
     await usageRecorder.close();
   });
 
   return app;
-}
-
-/** Every failure becomes the spec's envelope; internals (stack, SQL) only reach the log. */
-function toApiError(error: FastifyError, request: FastifyRequest, operations: Map<string, OperationInfo>): ApiError {
-  if (error instanceof ApiError) return error;
-  if (error.validation) {
-    const operationId = (request.routeOptions.config as Partial<RouteConfig> | undefined)?.operationId;
-    const headerNames = (operationId && operations.get(operationId)?.headerNames) || {};
-    return validationError(error.validation as never, error.validationContext, headerNames);
-  }
-  switch (error.code) {
-    case 'FST_ERR_CTP_INVALID_JSON_BODY':
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return apiError('invalid_json', 'The request body is not valid JSON.');
-    case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return apiError('request_too_large', `The request body is larger than ${BODY_LIMIT_BYTES} bytes.`);
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return apiError('unsupported_media_type', 'Unsupported Content-Type: send the request body as application/json.');
-    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return apiError('invalid_parameter', 'The Content-Length header does not match the request body.', 'Content-Length');
-    default:
-      break;
-  }
-  // Bodies that the JSON parser rejects without a Fastify code (e.g. a prototype-poisoning key).
-  if (error instanceof SyntaxError || error.statusCode === 400) {
-    return apiError('invalid_json', 'The request body is not valid JSON.');
-  }
-  if (error.statusCode === 503) {
-    return apiError('service_unavailable', 'The server is shutting down; retry the request.');
-  }
-  return errors.internal(request.id);
 }
