@@ -9,6 +9,8 @@ import { openConfiguredDatabase } from './db/open.js';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './http/rate-limit.js';
 import type { JobRuntime } from './jobs/queue.js';
 import { startJobQueue } from './jobs/start.js';
+import { createGuardedFetcher } from './lib/guarded-fetch.js';
+import { jobsNotConfigured, type Services } from './services.js';
 import { createStorage } from './storage/index.js';
 import type { ObjectStorage } from './storage/types.js';
 
@@ -31,12 +33,29 @@ export function createLogger(config: Pick<Config, 'LOG_LEVEL'>): Logger {
   });
 }
 
-/** Everything `pnpm start` does: database, migrations, catalogs, first-start bootstrap, limiter, HTTP. */
+/**
+ * The services of a process (API server or `pnpm worker`) from its configuration. `jobs` is set by
+ * startJobQueue, whose job definitions get this same object.
+ */
+export function createServices(config: Config, database: DatabaseHandle, logger: Logger): Services {
+  return {
+    db: database.db,
+    engine: createEngine(config.engine),
+    jobs: jobsNotConfigured,
+    storage: createStorage(config),
+    clock: { now: () => new Date() },
+    logger,
+    fetcher: createGuardedFetcher({ timeoutMs: config.SOURCE_FETCH_TIMEOUT_MS, allowPrivateAddresses: config.SOURCE_FETCH_ALLOW_PRIVATE }),
+  };
+}
+
+/** Everything `pnpm start` does: database, migrations, catalogs, first-start bootstrap, limiter, jobs, HTTP. */
 export async function startServer(config: Config, logger: Logger = createLogger(config)): Promise<RunningServer> {
   const database = await openConfiguredDatabase(config, 'persona-api server');
   let rateLimiter: RateLimiter | undefined;
   let jobs: JobRuntime | undefined;
-  const storage = createStorage(config);
+  const services = createServices(config, database, logger);
+  const { storage, engine } = services;
   try {
     logger.info({ driver: database.driver }, 'database ready: migrations applied, catalogs seeded');
     const bootstrap = await bootstrapIfEmpty(database.db, { apiKey: config.BOOTSTRAP_API_KEY });
@@ -50,20 +69,17 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     }
     rateLimiter = config.REDIS_URL ? new RedisRateLimiter(config.REDIS_URL) : new MemoryRateLimiter();
     const limiter = rateLimiter;
-    jobs = await startJobQueue(config, { database, storage, logger, workers: config.WORKERS === 'on' });
-    logger.info({ workers: config.WORKERS, storage: storage.kind }, config.WORKERS === 'on' ? 'job workers run in this process' : 'job workers off: run `pnpm worker`');
+    jobs = await startJobQueue(config, { database, services, workers: config.WORKERS === 'on' });
     const queue = jobs;
-    const engine = createEngine(config.engine);
+    logger.info({ workers: config.WORKERS, storage: storage.kind }, config.WORKERS === 'on' ? 'job workers run in this process' : 'job workers off: run `pnpm worker`');
     logger.info({ engine: engine.kind, upstream_model: engine.describe().upstream_model }, engine.kind === 'offline' ? 'model engine: offline (a deterministic development engine, not a language model)' : 'model engine: openai-compatible');
     const app = await buildApp({
       database,
       rateLimiter: limiter,
       logger,
-      engine,
-      sourceFetch: { timeoutMs: config.SOURCE_FETCH_TIMEOUT_MS, allowPrivateAddresses: config.SOURCE_FETCH_ALLOW_PRIVATE },
+      services,
       rateLimitMultiplier: config.RATE_LIMIT_MULTIPLIER,
       readinessChecks: [() => storage.ping(), ...(limiter instanceof RedisRateLimiter ? [() => limiter.ping()] : [])],
-      jobs: queue,
     });
     const url = await app.listen({ port: config.PORT, host: config.HOST });
     logger.info({ url: `${url}/api/v1`, rate_limits: config.REDIS_URL ? 'redis' : 'memory' }, 'persona-api listening');

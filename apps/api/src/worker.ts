@@ -1,8 +1,7 @@
 import { ConfigError, loadConfig } from './config.js';
 import { openConfiguredDatabase } from './db/open.js';
 import { startJobQueue } from './jobs/start.js';
-import { createLogger } from './server.js';
-import { createStorage } from './storage/index.js';
+import { createLogger, createServices } from './server.js';
 
 // `pnpm worker`: only the background workers, beside an API started with WORKERS=off.
 let config;
@@ -26,8 +25,9 @@ if (!config.DATABASE_URL) {
 const logger = createLogger(config).child({ process: 'worker' });
 try {
   const database = await openConfiguredDatabase(config, 'persona-api worker');
-  const storage = createStorage(config);
-  const jobs = await startJobQueue(config, { database, storage, logger, workers: true });
+  const services = createServices(config, database, logger);
+  const { storage } = services;
+  const jobs = await startJobQueue(config, { database, services, workers: true });
   logger.info({ storage: storage.kind }, 'persona-api worker running');
   const timeoutMs = config.SHUTDOWN_TIMEOUT_MS;
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {

@@ -1,16 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runAdmin, UsageError } from '../src/admin/cli.js';
-import { errorOf, Harness } from './support/harness.js';
+import { errorOf, useHarness } from './support/harness.js';
 
-// Issue point 1: the admin CLI creates accounts, workspaces and keys with a rate-limit tier and a
+// The admin CLI creates accounts, workspaces and keys with a rate-limit tier and a
 // credit balance, lists and revokes keys. Runs the command function on the suite's database.
 
-let h: Harness;
-
-beforeAll(async () => {
-  h = await Harness.create();
-});
-afterAll(() => h.close());
+const h = useHarness();
 
 async function admin(...argv: string[]): Promise<string> {
   const lines: string[] = [];

@@ -1,21 +1,15 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createApiKey, revokeApiKey } from '../src/admin/accounts.js';
 import { bearerToken, generateApiKey, hashApiKey } from '../src/auth/api-keys.js';
 import { apiKeys } from '../src/db/schema/index.js';
-import { errorOf, Harness, type Tenant } from './support/harness.js';
+import { errorOf, useHarness, useTenant, type Harness } from './support/harness.js';
 
-// Issue point 2: `svc_live_` keys of at least 32 random characters, stored only as a hash; missing,
+// `svc_live_` keys of at least 32 random characters, stored only as a hash; missing,
 // malformed, unknown or revoked keys are all the same 401.
 
-let h: Harness;
-let alice: Tenant;
-
-beforeAll(async () => {
-  h = await Harness.create();
-  alice = await h.tenant();
-});
-afterAll(() => h.close());
+const h = useHarness();
+const alice = useTenant(h);
 
 const expectInvalidKey = (res: Awaited<ReturnType<Harness['get']>>) => {
   expect(res.status).toBe(401);

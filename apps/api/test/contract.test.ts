@@ -1,10 +1,10 @@
 import { exampleRequests } from '@persona-api/mock';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { listOperations, loadSpec } from '../src/contract/spec.js';
-import { handlers, notImplemented } from '../src/handlers/index.js';
-import { errorOf, Harness, type Tenant } from './support/harness.js';
+import { handlers, notImplemented } from '../src/resources/index.js';
+import { errorOf, useHarness, useTenant } from './support/harness.js';
 
-// Issue point 11: the server answers every operation of the contract; those whose issue has not
+// The server answers every operation of the contract; those whose issue has not
 // landed answer 501 with the error envelope. (Every response of every test is also validated
 // against the contract by the harness; the run ends with a report of implemented operations.)
 
@@ -17,14 +17,8 @@ const pending = operations.filter((op) => table[op.operationId] === notImplement
 // test, the client's mock run and the docs' code samples use.
 const requests = new Map(exampleRequests(spec as Parameters<typeof exampleRequests>[0]).map((request) => [request.operationId, request]));
 
-let h: Harness;
-let t: Tenant;
-
-beforeAll(async () => {
-  h = await Harness.create();
-  t = await h.tenant();
-});
-afterAll(() => h.close());
+const h = useHarness();
+const t = useTenant(h);
 
 describe('the contract', () => {
   it('has a handler entry for every operation, implemented or pending', () => {

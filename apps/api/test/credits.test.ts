@@ -1,19 +1,14 @@
 import { and, eq, sql } from 'drizzle-orm';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { billingPeriod, checkCredits, chargeCredits, grantCredits } from '../src/billing/credits.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { billingPeriod, checkCredits, chargeCredits, grantCredits, refundCredits } from '../src/billing/credits.js';
 import { accounts, agentThreads, budgetAlerts, creditLedger } from '../src/db/schema/index.js';
 import { chargedCallControl, chargedCreateAgentThread, PRICE } from './support/charged-handler.js';
-import { errorOf, Harness, type Tenant } from './support/harness.js';
+import { errorOf, useHarness, type Tenant } from './support/harness.js';
 
-// Issue point 5: a ledger of every charge and grant; a charge written in the same transaction as the
+// A ledger of every charge and grant; a charge written in the same transaction as the
 // effect it pays for; 402s with no effect; budget alerts and usage limits as DECISIONS.md says.
 
-let h: Harness;
-
-beforeAll(async () => {
-  h = await Harness.create({ handlers: { createAgentThread: chargedCreateAgentThread } });
-});
-afterAll(() => h.close());
+const h = useHarness({ handlers: { createAgentThread: chargedCreateAgentThread } });
 afterEach(() => {
   chargedCallControl.failAfterCharge = false;
 });
@@ -34,6 +29,23 @@ async function threadsOf(workspaceId: string): Promise<number> {
 
 const charged = (tenant: Tenant, extra: Record<string, unknown> = {}) =>
   h.post('/agent/threads', tenant.key, { workspace_id: tenant.workspaceId, title: 'Paid', ...extra });
+
+describe('refunds', () => {
+  it('reverses a charge once, however often the refund runs, and usage nets it out', async () => {
+    const t = await h.tenant({ credits: 1_000 });
+    expect((await charged(t)).status).toBe(200);
+    const [charge] = (await ledgerOf(t.accountId)).filter((row) => row.kind === 'charge');
+    const refund = () => h.db.transaction((tx) => refundCredits(tx, { chargeLedgerId: charge!.id, description: 'Job failed', now: h.clock.now() }));
+    const results = await Promise.all([refund(), refund()]);
+    expect(results.sort()).toEqual([0, PRICE]);
+    expect(await refund()).toBe(0);
+    const refunds = (await ledgerOf(t.accountId)).filter((row) => row.kind === 'refund');
+    expect(refunds).toHaveLength(1);
+    expect(refunds[0]).toMatchObject({ amount: PRICE, workspaceId: t.workspaceId, apiKeyId: t.apiKeyId });
+    expect(await balanceOf(t.accountId)).toBe(1_000);
+    expect((await h.get('/usage', t.key)).body.credits.used).toBe(0);
+  });
+});
 
 describe('the ledger', () => {
   it('records grants and charges, and the balance is always their sum', async () => {

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BODY_LIMIT_BYTES } from '../src/app.js';
-import { notImplemented } from '../src/handlers/index.js';
+import { notImplemented } from '../src/resources/index.js';
 import { errorOf, Harness, type Tenant } from './support/harness.js';
 
-// Issue point 3: every failure answers the contract's envelope with the documented status, and no
+// Every failure answers the contract's envelope with the documented status, and no
 // stack trace or SQL text reaches the client.
 
 let h: Harness;

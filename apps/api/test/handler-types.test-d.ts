@@ -1,6 +1,6 @@
 import { expectTypeOf, test } from 'vitest';
 import type { Handler, HandlerMap, QueryParams, RequestBody, SuccessBody } from '../src/contract/handler-types.js';
-import { handlers, notImplemented } from '../src/handlers/index.js';
+import { handlers, notImplemented } from '../src/resources/index.js';
 
 // Issue: "a missing handler, a wrong parameter name or a response body that does not match the spec
 // is a tsc error". Each @ts-expect-error below fails the run if the error it expects goes away.

@@ -8,7 +8,7 @@ import { openEventStream } from '../src/http/sse.js';
 import { chargedCallControl, chargedCreateAgentThread, PRICE } from './support/charged-handler.js';
 import { errorOf, Harness, type Tenant } from './support/harness.js';
 
-// Issue point 9: POSTs accept Idempotency-Key; a replay within 24 h returns the first response and
+// POSTs accept Idempotency-Key; a replay within 24 h returns the first response and
 // charges nothing again; the same key with a different body is a 409 (DECISIONS.md).
 
 let h: Harness;

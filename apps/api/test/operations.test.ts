@@ -8,7 +8,7 @@ import { openEventStream } from '../src/http/sse.js';
 import { Harness, type Tenant } from './support/harness.js';
 import { openTestDatabase } from './support/database.js';
 
-// Issue point 10: x-request-id on every response and log line, /healthz and /readyz outside
+// X-request-id on every response and log line, /healthz and /readyz outside
 // /api/v1, graceful shutdown that finishes in-flight requests and open streams.
 
 describe('request ids and logs', () => {

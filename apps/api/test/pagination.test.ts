@@ -1,18 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { decodeCursor, encodeCursor } from '../src/lib/pagination.js';
-import { errorOf, Harness, type ApiResponse, type Tenant } from './support/harness.js';
+import { errorOf, useHarness, useTenant, type ApiResponse } from './support/harness.js';
 
-// Issue point 6: one cursor helper for every list; opaque cursors, a stable order with a unique
+// One cursor helper for every list; opaque cursors, a stable order with a unique
 // tie-breaker, keyset queries, bounds from the spec.
 
-let h: Harness;
-let t: Tenant;
-
-beforeAll(async () => {
-  h = await Harness.create();
-  t = await h.tenant();
-});
-afterAll(() => h.close());
+const h = useHarness();
+const t = useTenant(h);
 
 async function pageThrough(path: string, limit: number): Promise<{ ids: string[]; pages: number }> {
   const ids: string[] = [];

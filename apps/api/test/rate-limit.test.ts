@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryRateLimiter, RATE_LIMIT_WINDOW_MS, RedisRateLimiter, type RateLimiter } from '../src/http/rate-limit.js';
 import { errorOf, Harness, TestClock } from './support/harness.js';
 
-// Issue point 4: per key, sliding 60-second window, by tier; exact at the boundary; shared through
+// Per key, sliding 60-second window, by tier; exact at the boundary; shared through
 // Redis when configured. The memory store always runs; Redis runs when TEST_REDIS_URL is set.
 
 const redisUrl = process.env.TEST_REDIS_URL ?? process.env.REDIS_URL;

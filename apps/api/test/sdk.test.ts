@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { balanceOf } from './support/ai.js';
 import { Harness, type Tenant } from './support/harness.js';
 
-// Issue point 6: real clients against a real listening server on 127.0.0.1 (offline engine). The
+// Real clients against a real listening server on 127.0.0.1 (offline engine). The
 // official `openai` npm package, unmodified, with base URL …/api/v1 and `persona_id` as an extra body
 // field, streaming included; and this repository's `@persona-api/client`.
 

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { openConfiguredDatabase } from '../src/db/open.js';
 
-// Issue point 1: `pnpm start` serves /api/v1 with migrations applied and catalogs seeded, and on the
+// `pnpm start` serves /api/v1 with migrations applied and catalogs seeded, and on the
 // first start of an empty database creates a development account and prints its key once.
 // Runs the real entry point in a child process, on the suite's driver.
 

@@ -43,7 +43,7 @@ export async function openModelStream(ctx: RequestContext, prepared: PreparedCal
     return { abandoned: openEventStream(ctx).abandon() };
   }
   const alert = await budgetAlertBeforeStream(ctx, prepared.workspaceId);
-  if (alert) ctx.reply.header('budget-alert', alert);
+  if (alert) ctx.setHeader('budget-alert', alert);
   return { started, stream: openEventStream(ctx) };
 }
 

@@ -12,9 +12,9 @@ import { eq } from 'drizzle-orm';
 import { billingPeriod, budgetAlertHeader, chargeCredits, checkCredits, creditsUsedSince, type ChargeResult } from '../billing/credits.js';
 import { creditLedger, modelResponses, workspaces } from '../db/schema/index.js';
 import type { RequestContext } from '../http/context.js';
-import { ApiError, CLIENT_CLOSED_REQUEST, errors } from '../http/errors.js';
+import { apiError, ApiError, CLIENT_CLOSED_REQUEST, errors } from '../http/errors.js';
 import { defaultWorkspace, requireRole } from '../workspaces/access.js';
-import { personaForCall } from './personas.js';
+import { personaForCall } from '../resources/personas/repository.js';
 
 /** DECISIONS.md, Credits: `analysis_mode` costs 5 credits on top of the tokens. */
 export const ANALYSIS_CREDITS = 5;
@@ -153,13 +153,13 @@ export function apiErrorOf(ctx: RequestContext, error: unknown): ApiError {
     if (error.code !== 'aborted') ctx.log.warn({ engine_error: error.code, upstream_status: error.upstream_status, detail: error.detail }, error.message);
     switch (error.code) {
       case 'upstream_error':
-        return new ApiError(502, 'upstream_error', error.message);
+        return apiError('upstream_error', error.message);
       case 'upstream_timeout':
-        return new ApiError(504, 'upstream_timeout', error.message);
+        return apiError('upstream_timeout', error.message);
       case 'structured_output_invalid':
-        return new ApiError(502, 'structured_output_invalid', error.message);
+        return apiError('structured_output_invalid', error.message);
       case 'invalid_request':
-        return new ApiError(400, 'invalid_parameter', error.message);
+        return apiError('invalid_parameter', error.message);
       case 'aborted':
         // nginx's 499 "client closed request": nobody reads it, and it does not keep an Idempotency-Key.
         return new ApiError(CLIENT_CLOSED_REQUEST, 'service_unavailable', 'The client closed the connection before the answer was ready.');

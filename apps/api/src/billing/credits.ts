@@ -1,7 +1,7 @@
 import { and, eq, gte, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import type { Database, Executor, Transaction } from '../db/client.js';
 import { accounts, budgetAlerts, creditLedger, projects, users, workspaces } from '../db/schema/index.js';
-import { ApiError } from '../http/errors.js';
+import { apiError, type ApiError } from '../http/errors.js';
 import { newId } from '../lib/ids.js';
 
 /** Billing periods are calendar months in UTC: `start` inclusive, `end` exclusive. */
@@ -37,6 +37,8 @@ export interface GrantRequest {
   projectId?: string | null;
   apiKeyId?: string | null;
   requestId?: string | null;
+  /** The ledger row's id; a new `txn_…` by default. */
+  ledgerId?: string;
 }
 
 /** Adds credits and writes the ledger row, in the caller's transaction. Returns the new balance. */
@@ -49,7 +51,7 @@ export async function grantCreditsIn(tx: Executor, grant: GrantRequest): Promise
     .returning({ balance: accounts.creditBalance });
   if (!account) throw new Error(`no account ${grant.accountId}`);
   await tx.insert(creditLedger).values({
-    id: newId('txn'),
+    id: grant.ledgerId ?? newId('txn'),
     accountId: grant.accountId,
     workspaceId: grant.workspaceId ?? null,
     projectId: grant.projectId ?? null,
@@ -165,8 +167,7 @@ async function lockScope(tx: Executor, scope: ChargeScope, lock: boolean): Promi
 
 function usageLimitExceeded(scope: Limited, used: number, amount: number): ApiError {
   const what = `The ${scope.scope} usage limit of ${scope.usageLimit} credits for this billing period`;
-  return new ApiError(
-    402,
+  return apiError(
     'usage_limit_exceeded',
     used >= (scope.usageLimit ?? 0) ? `${what} has been reached.` : `${what} would be exceeded: ${used} used, this request needs ${amount}.`,
   );
@@ -187,7 +188,7 @@ export async function checkCredits(db: Executor, scope: ChargeScope & { estimate
   }
   const rechargeable = account.autoRechargeEnabled && account.autoRechargeCredits > 0;
   if (account.creditBalance < scope.estimate && !rechargeable) {
-    throw new ApiError(402, 'insufficient_credits', `This request needs ${scope.estimate} credits but the account has ${account.creditBalance} left.`);
+    throw apiError('insufficient_credits', `This request needs ${scope.estimate} credits but the account has ${account.creditBalance} left.`);
   }
 }
 
@@ -224,7 +225,7 @@ export async function chargeCredits(tx: Transaction, charge: ChargeRequest): Pro
     });
   }
   if (pricing === 'fixed' && balance < charge.amount) {
-    throw new ApiError(402, 'insufficient_credits', `This request needs ${charge.amount} credits but the account has ${balance} left.`);
+    throw apiError('insufficient_credits', `This request needs ${charge.amount} credits but the account has ${balance} left.`);
   }
   // Output beyond the estimate takes the balance at most to zero.
   const charged = Math.min(charge.amount, Math.max(0, balance));
@@ -296,4 +297,34 @@ export async function chargeCredits(tx: Transaction, charge: ChargeRequest): Pro
 async function ownerEmail(tx: Executor, accountId: string): Promise<string | null> {
   const [user] = await tx.select({ email: users.email }).from(users).where(eq(users.accountId, accountId)).orderBy(users.createdAt).limit(1);
   return user?.email ?? null;
+}
+
+/** The ledger id of the refund of a charge: one per charge, so refunding twice is refused by the key. */
+const refundIdOf = (chargeLedgerId: string) => `${chargeLedgerId}_refund`;
+
+/**
+ * Gives back a charge (a job that failed for good, DECISIONS.md: credits are refunded on failure): a
+ * `refund` ledger entry reversing it, in the same workspace, project and key so usage nets it out.
+ * Idempotent per charge: a second call refunds nothing and returns 0. Returns the credits refunded.
+ */
+export async function refundCredits(tx: Transaction, refund: { chargeLedgerId: string; description: string; now: Date }): Promise<number> {
+  const [charge] = await tx.select().from(creditLedger).where(eq(creditLedger.id, refund.chargeLedgerId));
+  if (!charge || charge.kind !== 'charge') throw new Error(`no charge ${refund.chargeLedgerId} to refund`);
+  // The account row lock orders concurrent refunds of one charge; the second one sees the first's row.
+  await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, charge.accountId)).for('update');
+  const [done] = await tx.select({ id: creditLedger.id }).from(creditLedger).where(eq(creditLedger.id, refundIdOf(charge.id)));
+  if (done || charge.amount === 0) return 0;
+  await grantCreditsIn(tx, {
+    ledgerId: refundIdOf(charge.id),
+    accountId: charge.accountId,
+    workspaceId: charge.workspaceId,
+    projectId: charge.projectId,
+    apiKeyId: charge.apiKeyId,
+    requestId: charge.requestId,
+    kind: 'refund',
+    amount: -charge.amount,
+    description: refund.description,
+    now: refund.now,
+  });
+  return -charge.amount;
 }

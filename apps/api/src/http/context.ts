@@ -1,8 +1,8 @@
 import type { Engine } from '@persona-api/engine';
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
-import type { SourceFetchOptions } from '../ai/sources.js';
 import type { AuthContext } from '../auth/api-keys.js';
 import type { Database } from '../db/client.js';
+import type { Services } from '../services.js';
 
 /** Token counts a handler reports for the request; they show up per key in GET /usage. */
 export interface RequestMeter {
@@ -12,6 +12,9 @@ export interface RequestMeter {
 
 /** What a handler gets besides its typed input. */
 export interface RequestContext {
+  /** Every dependency: database, engine, jobs, storage, clock, logger, fetcher. */
+  services: Services;
+  /** Shortcuts for the three every handler uses: `services.db`, `services.engine`, `services.clock.now()`. */
   db: Database;
   /** The caller. Present on every operation that requires a key (all but the signed upload target). */
   auth: AuthContext;
@@ -20,10 +23,9 @@ export interface RequestContext {
   log: FastifyBaseLogger;
   now(): Date;
   meter: RequestMeter;
-  /** The model engine serving `service-1`: created once at start from MODEL_* (offline without MODEL_BASE_URL). */
   engine: Engine;
-  /** How persona-suggestion sources of type url are fetched. */
-  sourceFetch: SourceFetchOptions;
+  /** Sets a response header (e.g. `budget-alert`) without reaching into the reply. */
+  setHeader(name: string, value: string | number): void;
   /**
    * For a handler that writes its own response (a stream): stores what it sent as the response an
    * Idempotency-Key retry replays. Without it such a key is released when the response ends.

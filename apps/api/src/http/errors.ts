@@ -1,8 +1,7 @@
-import type { components } from '@persona-api/types';
+import type { ErrorCode, ErrorResponse, ErrorType } from '@persona-api/types';
 
-export type ErrorType = components['schemas']['ErrorType'];
-export type ErrorCode = components['schemas']['ErrorCode'];
-export type ErrorBody = components['schemas']['ErrorResponse'];
+export type { ErrorCode, ErrorType };
+export type ErrorBody = ErrorResponse;
 
 /** The fixed status family of each error type (DECISIONS.md, Errors). */
 const TYPE_OF_STATUS: Record<number, ErrorType> = {
@@ -16,6 +15,46 @@ const TYPE_OF_STATUS: Record<number, ErrorType> = {
   413: 'invalid_request_error',
   415: 'invalid_request_error',
   429: 'rate_limit_error',
+};
+
+/**
+ * The status of every error code (DECISIONS.md, Errors: the closed ErrorCode list by status). Typed
+ * over the whole enum, so a code added to the contract is a tsc error until it has a status here.
+ */
+export const STATUS_OF_CODE: Record<ErrorCode, number> = {
+  invalid_parameter: 400,
+  missing_parameter: 400,
+  unknown_parameter: 400,
+  invalid_json: 400,
+  invalid_cursor: 400,
+  parameter_conflict: 400,
+  invalid_model: 400,
+  persona_not_customizable: 400,
+  file_too_large: 400,
+  upload_not_found: 400,
+  checksum_mismatch: 400,
+  invalid_api_key: 401,
+  invalid_upload_signature: 401,
+  insufficient_credits: 402,
+  usage_limit_exceeded: 402,
+  permission_denied: 403,
+  resource_not_found: 404,
+  route_not_found: 404,
+  method_not_allowed: 405,
+  idempotency_key_reused: 409,
+  idempotency_key_in_use: 409,
+  invalid_state: 409,
+  duplicate_resource: 409,
+  request_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limit_exceeded: 429,
+  internal_error: 500,
+  not_implemented: 501,
+  // Legacy chat's status for it; /responses reports it inside a 200 `failed` response instead.
+  structured_output_invalid: 502,
+  upstream_error: 502,
+  service_unavailable: 503,
+  upstream_timeout: 504,
 };
 
 /** nginx's status for a request whose client went away before the answer: never seen by anyone. */
@@ -43,26 +82,26 @@ export class ApiError extends Error {
   }
 }
 
+/** The error the catalog defines for `code`: status and type follow from the code. */
+export function apiError(code: ErrorCode, message: string, param: string | null = null, headers: Record<string, string | number> = {}): ApiError {
+  return new ApiError(STATUS_OF_CODE[code], code, message, param, headers);
+}
+
+/** The catalog's messages that more than one place sends. */
 export const errors = {
   invalidApiKey: () =>
-    new ApiError(
-      401,
-      'invalid_api_key',
-      'Invalid API key provided. Keys start with svc_live_ and can be created under Developer → API Keys.',
-    ),
-  notFound: (what: string, id: string, param = 'id') => new ApiError(404, 'resource_not_found', `No such ${what}: ${id}.`, param),
-  permissionDenied: (message: string, param: string | null = null) => new ApiError(403, 'permission_denied', message, param),
-  invalidParameter: (param: string | null, message: string) => new ApiError(400, 'invalid_parameter', message, param),
+    apiError('invalid_api_key', 'Invalid API key provided. Keys start with svc_live_ and can be created under Developer → API Keys.'),
+  notFound: (what: string, id: string, param = 'id') => apiError('resource_not_found', `No such ${what}: ${id}.`, param),
+  permissionDenied: (message: string, param: string | null = null) => apiError('permission_denied', message, param),
+  missingParameter: (param: string, message: string) => apiError('missing_parameter', message, param),
+  parameterConflict: (param: string, message: string) => apiError('parameter_conflict', message, param),
+  invalidParameter: (param: string | null, message: string) => apiError('invalid_parameter', message, param),
   invalidCursor: () =>
-    new ApiError(400, 'invalid_cursor', 'The cursor is not valid for this list; take next_cursor from the previous page.', 'cursor'),
+    apiError('invalid_cursor', 'The cursor is not valid for this list; take next_cursor from the previous page.', 'cursor'),
   conflict: (code: 'invalid_state' | 'duplicate_resource', message: string, param: string | null = null) =>
-    new ApiError(409, code, message, param),
+    apiError(code, message, param),
   notImplemented: () =>
-    new ApiError(501, 'not_implemented', 'This operation is described by the contract but not implemented by this server yet.'),
+    apiError('not_implemented', 'This operation is described by the contract but not implemented by this server yet.'),
   internal: (requestId: string) =>
-    new ApiError(
-      500,
-      'internal_error',
-      `The server had an error while processing your request. Quote request id ${requestId} when reporting it.`,
-    ),
+    apiError('internal_error', `The server had an error while processing your request. Quote request id ${requestId} when reporting it.`),
 };

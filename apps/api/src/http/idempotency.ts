@@ -3,7 +3,7 @@ import { and, eq, lt } from 'drizzle-orm';
 import stableStringify from 'safe-stable-stringify';
 import type { Database } from '../db/client.js';
 import { idempotencyKeys } from '../db/schema/index.js';
-import { ApiError } from './errors.js';
+import { apiError } from './errors.js';
 
 /** Stripe's window: a key is remembered for 24 hours. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -57,22 +57,17 @@ export async function claimIdempotencyKey(
       continue;
     }
     if (existing.requestHash !== fingerprint) {
-      throw new ApiError(409, 'idempotency_key_reused', 'This Idempotency-Key was used with a different request body.', IDEMPOTENCY_HEADER);
+      throw apiError('idempotency_key_reused', 'This Idempotency-Key was used with a different request body.', IDEMPOTENCY_HEADER);
     }
     if (existing.state !== 'completed' || existing.responseStatus === null || existing.responseBody === null) {
-      throw new ApiError(
-        409,
-        'idempotency_key_in_use',
-        'A request with this Idempotency-Key is still being processed; retry after it completes.',
-        IDEMPOTENCY_HEADER,
-      );
+      throw apiError('idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed; retry after it completes.', IDEMPOTENCY_HEADER);
     }
     return {
       kind: 'replay',
       response: { status: existing.responseStatus, body: existing.responseBody, contentType: existing.responseContentType },
     };
   }
-  throw new ApiError(409, 'idempotency_key_in_use', 'A request with this Idempotency-Key is being processed.', IDEMPOTENCY_HEADER);
+  throw apiError('idempotency_key_in_use', 'A request with this Idempotency-Key is being processed.', IDEMPOTENCY_HEADER);
 }
 
 /** Stores the response of a claimed key so later retries replay it. */

@@ -1,32 +1,25 @@
-import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.js';
 import type { DatabaseHandle } from '../db/client.js';
-import type { ObjectStorage } from '../storage/types.js';
+import type { Services } from '../services.js';
 import { createJobQueue, type JobRuntime } from './queue.js';
 import { jobDefinitions } from './registry.js';
 
-/** The configured job queue of a process, started: with workers (WORKERS=on, or `pnpm worker`) or without. */
+/**
+ * The configured job queue of a process, started with workers (WORKERS=on, or `pnpm worker`) or
+ * without, and set as `services.jobs` so handlers and jobs enqueue through it.
+ */
 export async function startJobQueue(
   config: Pick<Config, 'WORKER_CONCURRENCY'>,
-  deps: { database: DatabaseHandle; storage: ObjectStorage; logger: FastifyBaseLogger; workers: boolean },
+  deps: { database: DatabaseHandle; services: Services; workers: boolean },
 ): Promise<JobRuntime> {
-  let queue: JobRuntime | undefined;
-  const definitions = jobDefinitions({
+  const queue = createJobQueue({
     database: deps.database,
-    storage: deps.storage,
-    logger: deps.logger,
-    jobs: () => {
-      if (!queue) throw new Error('The job queue is not created yet.');
-      return queue;
-    },
-  });
-  queue = createJobQueue({
-    database: deps.database,
-    logger: deps.logger,
-    definitions,
+    logger: deps.services.logger,
+    definitions: jobDefinitions(deps.services),
     workers: deps.workers,
     concurrency: config.WORKER_CONCURRENCY,
   });
+  deps.services.jobs = queue;
   await queue.start();
   return queue;
 }

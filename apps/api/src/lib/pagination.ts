@@ -92,6 +92,76 @@ export function toPage<Row, Item>(
   };
 }
 
+/** A list operation's query as the contract validator hands it over (`limit` has the spec's default filled in). */
+export interface ListQuery {
+  limit?: number | undefined;
+  cursor?: string | undefined;
+}
+
+/**
+ * The page size a list operation was called with. Ajv's `useDefaults` fills in the default the spec
+ * gives the operation's limit (50 for most lists, 20 for meetings), so the handler never repeats it.
+ */
+function limitOf(query: ListQuery): number {
+  if (query.limit === undefined) throw new Error('limit is missing: the contract validator fills in its default');
+  return query.limit;
+}
+
+/** The part of a keyset query a list's own query builder applies: `.where(page.where).orderBy(...page.orderBy).limit(page.fetch)`. */
+export interface PageQuery {
+  where: SQL | undefined;
+  orderBy: SQL[];
+  fetch: number;
+}
+
+export interface ListSpec<Row, Item> {
+  /** Names the list for its cursors (see PageRequest.list). */
+  list: string;
+  /** The sort and tie-breaker columns of the keyset. */
+  keyset: KeysetColumns;
+  /** The list's filters; undefined entries (a filter not asked for) are skipped. */
+  filters?: (SQL | undefined)[];
+  /** Runs the select with the page's where, order and size. */
+  rows(page: PageQuery): Promise<Row[]>;
+  keyOf(row: Row): { sortKey: Date; id: string };
+  toItem(row: Row): Item;
+}
+
+/**
+ * One list operation in one call: newest first, keyset paging from the cursor, the spec's default
+ * limit, the filters, the list envelope.
+ *
+ *     listPage(query, { list: 'projects', keyset: { sortKey: projects.createdAt, id: projects.id },
+ *       filters: [search ? ilike(...) : undefined], rows: (page) => db.select()...where(page.where)...,
+ *       keyOf: (row) => ({ sortKey: row.createdAt, id: row.id }), toItem: toProject })
+ */
+export async function listPage<Row, Item>(query: ListQuery, spec: ListSpec<Row, Item>): Promise<Page<Item>> {
+  const request: PageRequest = { list: spec.list, limit: limitOf(query), cursor: query.cursor };
+  const { after, orderBy, fetch } = keyset(request, spec.keyset);
+  const rows = await spec.rows({ where: and(...(spec.filters ?? []), after), orderBy, fetch });
+  return toPage(request, rows, spec.keyOf, spec.toItem);
+}
+
+/**
+ * The same page over items held in memory (a catalog, the model list): same order, cursors and
+ * envelope as a keyset query.
+ */
+export function pageOf<Item>(query: ListQuery, list: string, items: readonly Item[], keyOf: (item: Item) => { sortKey: Date; id: string }): Page<Item> {
+  const request: PageRequest = { list, limit: limitOf(query), cursor: query.cursor };
+  const after = query.cursor === undefined ? null : decodeCursor(list, query.cursor);
+  const newestFirst = [...items].sort((x, y) => {
+    const a = keyOf(x);
+    const b = keyOf(y);
+    return b.sortKey.getTime() - a.sortKey.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+  });
+  const rest = newestFirst.filter((item) => {
+    if (!after) return true;
+    const key = keyOf(item);
+    return key.sortKey < after.sortKey || (key.sortKey.getTime() === after.sortKey.getTime() && key.id < after.id);
+  });
+  return toPage(request, rest.slice(0, request.limit + 1), keyOf, (item) => item);
+}
+
 /** ILIKE pattern for a case-insensitive substring match, with the user's % and _ taken literally. */
 export function containsPattern(search: string): string {
   return `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;

@@ -1,7 +1,8 @@
-import { and, asc, eq } from 'drizzle-orm';
+import { asc, eq } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
-import { workspaceMembers, workspaces } from '../db/schema/index.js';
-import { ApiError, errors } from '../http/errors.js';
+import { memberOf } from '../db/scoped.js';
+import { errors } from '../http/errors.js';
+import { workspaceMembers, workspaces } from '../resources/workspaces/table.js';
 import { can, type Action, type WorkspaceRole } from './roles.js';
 
 export type WorkspaceRow = typeof workspaces.$inferSelect;
@@ -19,7 +20,7 @@ export async function requireMembership(db: Executor, workspaceId: string, userI
   const [row] = await db
     .select({ workspace: workspaces, role: workspaceMembers.role })
     .from(workspaces)
-    .innerJoin(workspaceMembers, and(eq(workspaceMembers.workspaceId, workspaces.id), eq(workspaceMembers.userId, userId)))
+    .innerJoin(workspaceMembers, memberOf(workspaces.id, userId))
     .where(eq(workspaces.id, workspaceId))
     .limit(1);
   if (!row) throw errors.notFound('workspace', workspaceId, param);
@@ -34,7 +35,7 @@ export async function defaultWorkspace(db: Executor, userId: string): Promise<Me
   const [row] = await db
     .select({ workspace: workspaces, role: workspaceMembers.role })
     .from(workspaces)
-    .innerJoin(workspaceMembers, and(eq(workspaceMembers.workspaceId, workspaces.id), eq(workspaceMembers.userId, userId)))
+    .innerJoin(workspaceMembers, memberOf(workspaces.id, userId))
     .where(eq(workspaces.ownerUserId, userId))
     .orderBy(asc(workspaces.createdAt), asc(workspaces.id))
     .limit(1);
@@ -78,6 +79,6 @@ export const BILLING_FIELD_RULES: Readonly<Record<keyof typeof BILLING_COLUMNS, 
 /** A budget alert above the usage limit could never fire before the limit refuses: 400 parameter_conflict. */
 export function checkThresholds(budgetAlert: number | null | undefined, usageLimit: number | null | undefined): void {
   if (budgetAlert != null && usageLimit != null && budgetAlert > usageLimit) {
-    throw new ApiError(400, 'parameter_conflict', `budget_alert (${budgetAlert}) may not be larger than usage_limit (${usageLimit}).`, 'budget_alert');
+    throw errors.parameterConflict('budget_alert', `budget_alert (${budgetAlert}) may not be larger than usage_limit (${usageLimit}).`);
   }
 }

@@ -1,7 +1,7 @@
-import type { components } from '@persona-api/types';
+import type { AssignableWorkspaceRole, WorkspaceRole } from '@persona-api/types';
 
-export type WorkspaceRole = components['schemas']['WorkspaceRole'];
-export type AssignableRole = components['schemas']['AssignableWorkspaceRole'];
+export type { WorkspaceRole };
+export type AssignableRole = AssignableWorkspaceRole;
 
 /**
  * What each workspace role may do: the table of DECISIONS.md, "Workspace roles" (the same rules are

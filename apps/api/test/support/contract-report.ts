@@ -1,7 +1,7 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { listOperations, loadSpec } from '../../src/contract/spec.js';
-import { handlers, notImplemented } from '../../src/handlers/index.js';
+import { handlers, notImplemented } from '../../src/resources/index.js';
 
 const RESULTS = join(import.meta.dirname, '../../test-results');
 

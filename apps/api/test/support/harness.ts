@@ -1,13 +1,14 @@
 import { createOfflineEngine, type Engine } from '@persona-api/engine';
 import type { FastifyInstance } from 'fastify';
-import type { SourceFetchOptions } from '../../src/ai/sources.js';
 import { pino, type Logger } from 'pino';
+import { afterAll, beforeAll } from 'vitest';
 import { createAccount, createApiKey, createWorkspaceFor } from '../../src/admin/accounts.js';
 import { buildApp } from '../../src/app.js';
 import type { HandlerMap } from '../../src/contract/handler-types.js';
 import type { Database, DatabaseHandle } from '../../src/db/client.js';
 import type { TierId } from '../../src/db/seed.js';
 import { MemoryRateLimiter, type RateLimiter } from '../../src/http/rate-limit.js';
+import type { Services } from '../../src/services.js';
 import { contract, recordExercised } from './contract.js';
 import { openTestDatabase } from './database.js';
 
@@ -56,7 +57,8 @@ export interface HarnessOptions {
   database?: DatabaseHandle;
   /** The model engine (default: the offline engine, whatever MODEL_* the environment says). */
   engine?: Engine;
-  sourceFetch?: Partial<SourceFetchOptions>;
+  /** Services besides the engine and the clock (e.g. a fetcher that may reach the test's own pages). */
+  services?: Partial<Services>;
 }
 
 let emails = 0;
@@ -83,9 +85,7 @@ export class Harness {
       rateLimiter,
       logger: options.logger ?? pino({ level: 'silent' }),
       handlers: options.handlers,
-      now: clock.now,
-      engine: options.engine ?? createOfflineEngine(),
-      ...(options.sourceFetch ? { sourceFetch: options.sourceFetch } : {}),
+      services: { ...options.services, engine: options.engine ?? createOfflineEngine(), clock },
     });
     await app.ready();
     return new Harness(app, database, clock, rateLimiter, !options.database);
@@ -153,4 +153,43 @@ export class Harness {
 export function errorOf(response: ApiResponse): { type: string; code: string; param: string | null } {
   const { type, code, param } = (response.body as { error: { type: string; code: string; param: string | null } }).error;
   return { type, code, param };
+}
+
+/**
+ * A late-bound stand-in for what a `beforeAll` creates, so a test file can write
+ * `const h = useHarness()` at module level instead of `let h` and its own beforeAll/afterAll.
+ */
+function lateBound<T extends object>(current: () => T | undefined, what: string): T {
+  return new Proxy({} as T, {
+    get(_target, property) {
+      const value = current();
+      if (!value) throw new Error(`${what} is used before beforeAll created it`);
+      const member = Reflect.get(value, property, value);
+      return typeof member === 'function' ? member.bind(value) : member;
+    },
+  });
+}
+
+/**
+ * The file's Harness: created before its tests (from `options`, or what the function returns, e.g.
+ * with an engine the file builds), closed after them.
+ */
+export function useHarness(options: HarnessOptions | (() => HarnessOptions | Promise<HarnessOptions>) = {}): Harness {
+  let harness: Harness | undefined;
+  beforeAll(async () => {
+    harness = await Harness.create(typeof options === 'function' ? await options() : options);
+  });
+  afterAll(async () => {
+    await harness?.close();
+  });
+  return lateBound(() => harness, 'the harness');
+}
+
+/** A tenant of `h`, created before the file's tests (after the harness). */
+export function useTenant(h: Harness, options: Parameters<Harness['tenant']>[0] = {}): Tenant {
+  let tenant: Tenant | undefined;
+  beforeAll(async () => {
+    tenant = await h.tenant(options);
+  });
+  return lateBound(() => tenant, 'the tenant');
 }

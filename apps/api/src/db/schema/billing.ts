@@ -1,6 +1,8 @@
 import { bigint, bigserial, date, index, integer, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { timestampMs } from './columns.js';
-import { accounts, apiKeys, projects, workspaces } from './tenancy.js';
+import { projects } from '../../resources/projects/table.js';
+import { workspaces } from '../../resources/workspaces/table.js';
+import { accounts, apiKeys } from './tenancy.js';
 
 /**
  * Every change to an account's credits: grants are positive, charges negative. `accounts.credit_balance`

@@ -1,9 +1,11 @@
 import { bigint, index, pgTable, text } from 'drizzle-orm/pg-core';
 import { timestampMs } from './columns.js';
-import { projects, workspaces } from './tenancy.js';
+import { projects } from '../../resources/projects/table.js';
+import { workspaces } from '../../resources/workspaces/table.js';
 
-// The core of the workspace content tables that workspace and project counts, deletes and storage
-// usage read. The issues that implement these resources add their remaining columns by migration.
+// The core of the tables of resources not built yet, which workspace and project counts, deletes and
+// storage usage read. The issue that builds a resource moves its table into resources/<tag>/table.ts
+// and adds the remaining columns by migration.
 
 export const agentThreads = pgTable(
   'agent_threads',

@@ -1,4 +1,9 @@
+// Every table, for drizzle-kit (drizzle.config.ts) and the queries that span resources. A resource's
+// tables live in its folder (resources/<tag>/table.ts); the account-level and billing ones here.
 export * from './tenancy.js';
 export * from './billing.js';
 export * from './content.js';
-export * from './ai.js';
+export * from '../../resources/workspaces/table.js';
+export * from '../../resources/projects/table.js';
+export * from '../../resources/personas/table.js';
+export * from '../../resources/responses/table.js';

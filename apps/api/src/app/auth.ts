@@ -1,0 +1,28 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { apiKeyFinder, bearerToken } from '../auth/api-keys.js';
+import type { Database } from '../db/client.js';
+import { apiError, errors } from '../http/errors.js';
+import type { RateLimiter } from '../http/rate-limit.js';
+
+/**
+ * The onRequest hook of every operation with `security`: the bearer key (missing, malformed, unknown
+ * and revoked keys are the same 401), then the rate limit of the key's tier with its headers.
+ */
+export function authentication(db: Database, rateLimiter: RateLimiter, rateLimitMultiplier: number) {
+  const findApiKey = apiKeyFinder(db);
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const token = bearerToken(request.headers.authorization);
+    const auth = token ? await findApiKey(token) : null;
+    if (!auth) throw errors.invalidApiKey();
+    request.auth = auth;
+    const decision = await rateLimiter.consume(auth.apiKeyId, auth.requestsPerMinute * rateLimitMultiplier);
+    reply.header('ratelimit-limit', decision.limit);
+    reply.header('ratelimit-remaining', decision.remaining);
+    reply.header('ratelimit-reset', decision.resetSeconds);
+    if (!decision.allowed) {
+      throw apiError('rate_limit_exceeded', `Rate limit of ${decision.limit} requests per minute exceeded for this API key. Retry after ${decision.retryAfterSeconds} seconds.`, null, {
+        'retry-after': decision.retryAfterSeconds,
+      });
+    }
+  };
+}

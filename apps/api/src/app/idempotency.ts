@@ -1,0 +1,58 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Database } from '../db/client.js';
+import { CLIENT_CLOSED_REQUEST } from '../http/errors.js';
+import {
+  claimIdempotencyKey,
+  completeIdempotencyKey,
+  purgeExpiredIdempotencyKeys,
+  releaseIdempotencyKey,
+  requestFingerprint,
+} from '../http/idempotency.js';
+
+/** The hooks of every POST: `claim` (preHandler) replays or claims an Idempotency-Key, `store` (onSend) keeps the answer. */
+export function idempotencyHooks(db: Database, now: () => Date) {
+  // POST + Idempotency-Key: replay a stored response, or claim the key for this request.
+  const claimKey = async (request: FastifyRequest, reply: FastifyReply) => {
+    const key = request.headers['idempotency-key'];
+    if (typeof key !== 'string' || !request.auth) return;
+    const path = request.url.split('?')[0] ?? '';
+    const claim = await claimIdempotencyKey(db, request.auth.apiKeyId, key, requestFingerprint(request.method, path, request.body), now());
+    if (claim.kind === 'replay') {
+      reply.header('idempotent-replayed', 'true');
+      if (claim.response.contentType) reply.header('content-type', claim.response.contentType);
+      // Stored already serialized: skip the response schema.
+      return reply.code(claim.response.status).serializer((payload: unknown) => payload as string).send(claim.response.body);
+    }
+    request.idempotencyKey = key;
+  };
+
+  const storeResponse = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+    const key = request.idempotencyKey;
+    if (!key || !request.auth) return payload;
+    request.idempotencyKey = null;
+    // A server error, or a client that left (499): a retry must run the request again.
+    if (reply.statusCode >= 500 || reply.statusCode === CLIENT_CLOSED_REQUEST || typeof payload !== 'string') {
+      await releaseIdempotencyKey(db, request.auth.apiKeyId, key);
+    } else {
+      const contentType = reply.getHeader('content-type');
+      await completeIdempotencyKey(db, request.auth.apiKeyId, key, {
+        status: reply.statusCode,
+        body: payload,
+        contentType: typeof contentType === 'string' ? contentType : null,
+      });
+    }
+    return payload;
+  };
+
+  return { claim: claimKey, store: storeResponse };
+}
+
+/** Keeps the idempotency table small; returns the timer to clear on close. */
+export function purgeIdempotencyKeysHourly(app: FastifyInstance, db: Database, now: () => Date): NodeJS.Timeout {
+  // Idempotency keys older than 24 h are ignored on lookup; this only keeps the table small.
+  const purge = setInterval(() => {
+    purgeExpiredIdempotencyKeys(db, now()).catch((err: unknown) => app.log.warn({ err }, 'idempotency purge failed'));
+  }, 60 * 60 * 1000);
+  purge.unref();
+  return purge;
+}

@@ -1,0 +1,32 @@
+import { eq, sql, type SQL } from 'drizzle-orm';
+import type { AnyPgColumn } from 'drizzle-orm/pg-core';
+import { workspaceMembers, workspaces } from '../resources/workspaces/table.js';
+import type { Executor } from './client.js';
+import { agentThreads, files, generations } from './schema/content.js';
+import { countIn, memberOf } from './scoped.js';
+
+// What built resources read of the resources not built yet (research agent, generations, files). The
+// issue that builds one moves its part into that resource's repository.
+
+/** Research-agent threads of the workspace or project whose id column is given. */
+export const agentThreadsInWorkspace = (workspaceId: AnyPgColumn): SQL<number> => countIn(agentThreads.workspaceId, workspaceId);
+export const agentThreadsInProject = (projectId: AnyPgColumn): SQL<number> => countIn(agentThreads.projectId, projectId);
+
+/** Generations of the project whose id column is given. */
+export const generationsInProject = (projectId: AnyPgColumn): SQL<number> => countIn(generations.projectId, projectId);
+
+/** Bytes of the files stored in the workspaces of an account. */
+export async function storedBytesOf(db: Executor, accountId: string): Promise<number> {
+  const [storage] = await db
+    .select({ bytes: sql<string>`coalesce(sum(${files.sizeBytes}), 0)` })
+    .from(files)
+    .innerJoin(workspaces, eq(workspaces.id, files.workspaceId))
+    .where(eq(workspaces.accountId, accountId));
+  return Number(storage?.bytes ?? 0);
+}
+
+/** Whether the user can see the file (it is in a workspace of theirs). */
+export async function fileVisibleTo(db: Executor, userId: string, fileId: string): Promise<boolean> {
+  const [file] = await db.select({ id: files.id }).from(files).innerJoin(workspaceMembers, memberOf(files.workspaceId, userId)).where(eq(files.id, fileId)).limit(1);
+  return file !== undefined;
+}

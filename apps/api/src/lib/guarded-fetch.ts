@@ -1,0 +1,226 @@
+import { lookup as dnsLookup, type LookupAddress, type LookupOneOptions } from 'node:dns';
+import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { Transform, type Readable } from 'node:stream';
+
+/**
+ * The one way the server fetches a URL a caller gave it (persona-suggestion sources today; brand-voice
+ * documents, news feeds and videos later). A server-side fetch of a caller's URL could reach the
+ * service's own network (SSRF), so: the name is resolved here and every address it resolves to must be
+ * public (private, loopback, link-local — the cloud metadata address 169.254.169.254 — and multicast
+ * ranges are refused unless allowed), every redirect is checked again the same way, and the whole
+ * fetch is bounded in time and size.
+ */
+export interface FetchPolicy {
+  /** Longest time the whole fetch may take, redirects and body included. */
+  timeoutMs: number;
+  /** Bytes of body read at most. */
+  maxBytes: number;
+  /** Allow private and loopback addresses (tests; an intranet deployment). Off by default. */
+  allowPrivateAddresses: boolean;
+  maxRedirects: number;
+}
+
+export const DEFAULT_FETCH_POLICY: FetchPolicy = { timeoutMs: 5_000, maxBytes: 1024 * 1024, allowPrivateAddresses: false, maxRedirects: 3 };
+
+export interface FetchOptions extends Partial<FetchPolicy> {
+  headers?: Record<string, string>;
+  /** Aborts the fetch besides the time limit (e.g. the client of the request went away). */
+  signal?: AbortSignal;
+}
+
+export type FetchFailure = 'blocked_address' | 'unsupported_protocol' | 'too_many_redirects' | 'too_large' | 'timeout' | 'network';
+
+export class FetchError extends Error {
+  override name = 'FetchError';
+  constructor(
+    readonly reason: FetchFailure,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface FetchedResponse {
+  /** Where the last redirect led. */
+  url: URL;
+  status: number;
+  ok: boolean;
+  headers: IncomingHttpHeaders;
+  /** The media type without parameters, lower case (`text/html`); null when the server sent none. */
+  mediaType: string | null;
+  /** The body as a stream, which fails with FetchError `too_large` past `maxBytes`. Read it or `text()`, once. */
+  body: Readable;
+  /**
+   * The body decoded with the charset the server declared (UTF-8 when none or unknown). Text past
+   * `maxBytes` is left out rather than failing: a page's first megabyte is what a reader wants.
+   */
+  text(): Promise<string>;
+}
+
+export interface Fetcher {
+  /** GET `url` under the policy. Rejects with FetchError when the URL may not or cannot be fetched. */
+  get(url: string | URL, options?: FetchOptions): Promise<FetchedResponse>;
+}
+
+const privateRanges = new BlockList();
+for (const [network, prefix] of [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const) {
+  privateRanges.addSubnet(network, prefix, 'ipv4');
+}
+for (const [network, prefix] of [
+  ['::', 128],
+  ['::1', 128],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['ff00::', 8],
+] as const) {
+  privateRanges.addSubnet(network, prefix, 'ipv6');
+}
+
+/** True for an address a guarded fetch must not reach (and for anything that is not an IP address). */
+export function isPrivateAddress(address: string): boolean {
+  const family = isIP(address);
+  if (family === 0) return true;
+  // IPv4-mapped IPv6 (::ffff:127.0.0.1) is checked as the IPv4 address it is.
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
+  if (mapped) return privateRanges.check(mapped, 'ipv4');
+  return privateRanges.check(address, family === 4 ? 'ipv4' : 'ipv6');
+}
+
+/**
+ * A DNS lookup for the connection itself that refuses private addresses: checked on the address the
+ * socket connects to, so a name that resolves differently on a second lookup cannot slip through.
+ */
+const guardedLookup: LookupFunction = (hostname, options, callback) => {
+  dnsLookup(hostname, { ...(options as LookupOneOptions), all: true }, (err, addresses) => {
+    if (err) return callback(err, '', 0);
+    const list = addresses as unknown as LookupAddress[];
+    const allowed = list.filter((entry) => !isPrivateAddress(entry.address));
+    if (allowed.length === 0 || allowed.length !== list.length) {
+      return callback(Object.assign(new Error(`${hostname} resolves to a private address`), { code: 'EPRIVATE' }), '', 0);
+    }
+    if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, allowed);
+    const first = allowed[0] as LookupAddress;
+    callback(null, first.address, first.family);
+  });
+};
+
+function send(url: URL, policy: FetchPolicy, headers: Record<string, string>, signal: AbortSignal): Promise<IncomingMessage> {
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    return Promise.reject(new FetchError('unsupported_protocol', `Only http and https URLs can be fetched, not ${url.protocol}`));
+  }
+  const literal = url.hostname.replace(/^\[|\]$/g, '');
+  if (!policy.allowPrivateAddresses && isIP(literal) && isPrivateAddress(literal)) {
+    return Promise.reject(new FetchError('blocked_address', `${url.hostname} is a private address`));
+  }
+  const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'GET', signal, headers, ...(policy.allowPrivateAddresses ? {} : { lookup: guardedLookup }) }, resolve);
+    req.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EPRIVATE') reject(new FetchError('blocked_address', error.message));
+      else if (signal.aborted) reject(new FetchError('timeout', `The fetch of ${url.href} took too long or was aborted`));
+      else reject(new FetchError('network', error.message));
+    });
+    req.end();
+  });
+}
+
+/** Passes at most `maxBytes` through; more is a FetchError `too_large`. */
+function limited(maxBytes: number): Transform {
+  let size = 0;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      size += chunk.length;
+      if (size > maxBytes) done(new FetchError('too_large', `The body is larger than ${maxBytes} bytes`));
+      else done(null, chunk);
+    },
+  });
+}
+
+function charsetOf(contentType: string): string {
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(contentType)?.[1]?.toLowerCase() ?? 'utf-8';
+  try {
+    new TextDecoder(charset);
+    return charset;
+  } catch {
+    return 'utf-8';
+  }
+}
+
+async function readText(response: IncomingMessage, maxBytes: number, contentType: string): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of response) {
+    const buffer = chunk as Buffer;
+    chunks.push(buffer);
+    size += buffer.length;
+    if (size >= maxBytes) {
+      response.destroy();
+      break;
+    }
+  }
+  return new TextDecoder(charsetOf(contentType)).decode(Buffer.concat(chunks).subarray(0, maxBytes));
+}
+
+export function createGuardedFetcher(defaults: Partial<FetchPolicy> = {}): Fetcher {
+  const base: FetchPolicy = { ...DEFAULT_FETCH_POLICY, ...defaults };
+  return {
+    async get(target, options = {}) {
+      const { headers = {}, signal: outer, ...overrides } = options;
+      const policy: FetchPolicy = { ...base, ...overrides };
+      const timeout = AbortSignal.timeout(policy.timeoutMs);
+      const signal = outer ? AbortSignal.any([timeout, outer]) : timeout;
+      let url: URL;
+      try {
+        url = new URL(target);
+      } catch {
+        throw new FetchError('unsupported_protocol', `Not a URL: ${String(target)}`);
+      }
+      for (let redirects = 0; ; redirects++) {
+        const response = await send(url, policy, headers, signal);
+        const status = response.statusCode ?? 0;
+        if (status >= 300 && status < 400 && response.headers.location) {
+          response.resume();
+          if (redirects >= policy.maxRedirects) throw new FetchError('too_many_redirects', `More than ${policy.maxRedirects} redirects from ${String(target)}`);
+          // The next hop goes through send() again: protocol, address and lookup are checked anew.
+          url = new URL(response.headers.location, url);
+          continue;
+        }
+        const contentType = String(response.headers['content-type'] ?? '');
+        let consumed = false;
+        const once = () => {
+          if (consumed) throw new Error('the body of a fetched response can be read once');
+          consumed = true;
+        };
+        return {
+          url,
+          status,
+          ok: status >= 200 && status < 300,
+          headers: response.headers,
+          mediaType: contentType ? (contentType.split(';')[0] ?? '').trim().toLowerCase() : null,
+          get body() {
+            once();
+            return response.pipe(limited(policy.maxBytes));
+          },
+          text() {
+            once();
+            return readText(response, policy.maxBytes, contentType);
+          },
+        };
+      }
+    },
+  };
+}

@@ -1,0 +1,87 @@
+import { enginePersonaFromBase, getBasePersona, type EnginePersona } from '@persona-api/engine';
+import { and, eq, ilike, or, sql } from 'drizzle-orm';
+import type { Executor } from '../../db/client.js';
+import { memberOf } from '../../db/scoped.js';
+import { errors } from '../../http/errors.js';
+import { containsPattern, listPage, type ListQuery } from '../../lib/pagination.js';
+import type { WorkspaceRole } from '../../workspaces/roles.js';
+import { workspaceMembers } from '../workspaces/table.js';
+import { enginePersonaOf, toPersona, type PersonaRow } from './mapper.js';
+import { personas } from './table.js';
+
+/** Base personas, and custom personas of workspaces the user belongs to: what a caller may see (with `memberOf` left-joined). */
+const visibleTo = (userId: string) => or(eq(personas.isCustom, false), and(eq(personas.isCustom, true), eq(workspaceMembers.userId, userId)));
+
+/**
+ * A persona the caller may use, with their role in its workspace (null for a base persona). Another
+ * tenant's custom persona is the same 404 as one that does not exist.
+ */
+export async function findPersona(db: Executor, userId: string, id: string, param = 'id'): Promise<{ row: PersonaRow; role: WorkspaceRole | null }> {
+  const [found] = await db
+    .select({ row: personas, role: workspaceMembers.role })
+    .from(personas)
+    .leftJoin(workspaceMembers, memberOf(personas.workspaceId, userId))
+    .where(and(eq(personas.id, id), visibleTo(userId)))
+    .limit(1);
+  if (!found) throw errors.notFound('persona', id, param);
+  return { row: found.row, role: (found.role as WorkspaceRole | null) ?? null };
+}
+
+/**
+ * The persona a model call answers as. Base personas come straight from the engine's catalog (the
+ * table holds the same rows, seeded from it), which saves the hot path a query; custom ones are read
+ * with the caller's visibility (another tenant's is a 404 naming `param`).
+ */
+export async function personaForCall(db: Executor, userId: string, id: string, param: string): Promise<{ id: string; persona: EnginePersona }> {
+  const base = getBasePersona(id);
+  if (base) return { id, persona: enginePersonaFromBase(base) };
+  const { row } = await findPersona(db, userId, id, param);
+  return { id: row.id, persona: enginePersonaOf(row) };
+}
+
+export interface PersonaFilters extends ListQuery {
+  workspace_id?: string | undefined;
+  is_custom?: boolean | undefined;
+  type?: 'B2B' | 'B2C' | undefined;
+  category?: string | undefined;
+  search?: string | undefined;
+}
+
+export function listPersonasOf(db: Executor, userId: string, query: PersonaFilters) {
+  return listPage(query, {
+    list: `personas:${query.workspace_id ?? '*'}`,
+    keyset: { sortKey: personas.createdAt, id: personas.id },
+    filters: [
+      visibleTo(userId),
+      query.is_custom === undefined ? undefined : eq(personas.isCustom, query.is_custom),
+      // The workspace filter narrows custom personas only; base personas belong to no workspace.
+      query.workspace_id ? or(eq(personas.isCustom, false), eq(personas.workspaceId, query.workspace_id)) : undefined,
+      query.type ? eq(personas.type, query.type) : undefined,
+      query.category ? sql`lower(${personas.category}) = lower(${query.category})` : undefined,
+      query.search ? ilike(personas.name, containsPattern(query.search)) : undefined,
+    ],
+    rows: (page) =>
+      db
+        .select({ row: personas })
+        .from(personas)
+        .leftJoin(workspaceMembers, memberOf(personas.workspaceId, userId))
+        .where(page.where)
+        .orderBy(...page.orderBy)
+        .limit(page.fetch),
+    keyOf: ({ row }) => ({ sortKey: row.createdAt, id: row.id }),
+    toItem: ({ row }) => toPersona(row),
+  });
+}
+
+export async function insertPersona(db: Executor, row: PersonaRow): Promise<void> {
+  await db.insert(personas).values(row);
+}
+
+/** Writes what a PATCH may change: the name, the description and the details. */
+export async function updatePersonaRow(db: Executor, next: PersonaRow): Promise<void> {
+  await db.update(personas).set({ name: next.name, description: next.description, details: next.details, updatedAt: next.updatedAt }).where(eq(personas.id, next.id));
+}
+
+export async function deletePersonaRow(db: Executor, id: string): Promise<void> {
+  await db.delete(personas).where(eq(personas.id, id));
+}

@@ -1,0 +1,167 @@
+import { creditsForTokens, isEngineError, type GenerateResult } from '@persona-api/engine';
+import type { Handler, Streamed } from '../../contract/handler-types.js';
+import type { RequestContext } from '../../http/context.js';
+import { clientDisconnectSignal } from '../../http/sse.js';
+import { newId } from '../../lib/ids.js';
+import { unix } from '../../lib/wire.js';
+import { drainEngineStream, openModelStream } from '../../ai/engine-stream.js';
+import {
+  ANALYSIS_CREDITS,
+  apiErrorOf,
+  prepareModelCall,
+  responseErrorOf,
+  settleModelCall,
+  usageOfCutStream,
+  type PreparedCall,
+  type Settlement,
+} from '../../ai/model-call.js';
+import { outputOf, ResponseEventWriter, responseObject, responseUsage, type ResponseState } from '../../ai/responses/output.js';
+import { readResponseRequest, type ResponseObject, type ResponseRequest } from '../../ai/responses/request.js';
+
+interface Call {
+  id: string;
+  createdAt: number;
+  request: ResponseRequest;
+  prepared: PreparedCall;
+  body: Record<string, unknown>;
+}
+
+/** The response object of this call in a given state (stored, returned, and sent in stream events). */
+const snapshotOf = (call: Call, state: ResponseState): ResponseObject =>
+  responseObject(call.id, call.createdAt, call.request.settings, state, { jsonSchema: call.request.jsonSchema, analysis: call.request.analysis });
+
+/**
+ * settleModelCall with the fields every outcome of a response shares; `state` is given the credits
+ * actually charged, which the stored and returned response's usage reports.
+ */
+async function settleResponse(
+  ctx: RequestContext,
+  call: Call,
+  { state, ...settlement }: Pick<Settlement, 'status' | 'stream' | 'usage' | 'credits'> & { state: (charged: number) => ResponseState },
+): Promise<{ response: ResponseObject; budgetAlert: string | undefined }> {
+  const settled = await settleModelCall(ctx, call.prepared, {
+    ...settlement,
+    id: call.id,
+    object: 'response',
+    request: call.body,
+    body: (charged) => snapshotOf(call, state(charged)) as Record<string, unknown>,
+  });
+  return { response: settled.body as ResponseObject, budgetAlert: settled.budgetAlert };
+}
+
+/**
+ * The terminal state of a generated answer. Output that does not validate against the json_schema is
+ * `failed` with `structured_output_invalid`, the raw text kept in `output` (DECISIONS.md); it costs nothing.
+ */
+function outcome(call: Call, result: GenerateResult): { state: Omit<ResponseState, 'output' | 'usage'>; credits: number } {
+  const invalid = call.request.jsonSchema && result.tool_calls.length === 0 && result.structured_output_error !== null;
+  if (invalid) {
+    return {
+      state: { status: 'failed', error: { code: 'structured_output_invalid', message: (result.structured_output_error ?? '').slice(0, 2000) }, parsed: null, analysis: null },
+      credits: 0,
+    };
+  }
+  const total = result.usage.input_tokens + result.usage.output_tokens;
+  return {
+    state: { status: 'completed', incomplete: result.finish_reason === 'length', parsed: result.parsed, analysis: result.analysis },
+    credits: creditsForTokens(total) + (call.request.analysis ? ANALYSIS_CREDITS : 0),
+  };
+}
+
+async function respond(call: Call, ctx: RequestContext, signal: AbortSignal): Promise<ResponseObject> {
+  // Nothing was sent yet: an engine failure is an HTTP error (502 upstream_error, 504 upstream_timeout).
+  const result = await ctx.engine.generate(call.prepared.request, signal).catch((error: unknown) => {
+    throw apiErrorOf(ctx, error);
+  });
+  const { state, credits } = outcome(call, result);
+  const output = outputOf(result);
+  const settled = await settleResponse(ctx, call, {
+    status: state.status === 'failed' ? 'failed' : 'completed',
+    stream: false,
+    usage: result.usage,
+    credits,
+    state: (charged) => ({ ...state, output, usage: responseUsage(result.usage, charged) }),
+  });
+  if (settled.budgetAlert) ctx.setHeader('budget-alert', settled.budgetAlert);
+  return settled.response;
+}
+
+async function respondStreamed(call: Call, ctx: RequestContext, signal: AbortSignal): Promise<Streamed> {
+  const opened = await openModelStream(ctx, call.prepared, signal);
+  if ('abandoned' in opened) return opened.abandoned;
+  const { started, stream } = opened;
+  const writer = new ResponseEventWriter((event) => stream.send(event, event.type));
+  writer.start(snapshotOf(call, { status: 'in_progress', output: [], usage: null }));
+
+  const { result, failure } = await drainEngineStream(started, (event) => {
+    if (event.type === 'text_delta') writer.textDelta(event.delta);
+    else if (event.type === 'tool_call_start') writer.toolCallStart(event.index, event.call_id, event.name);
+    else if (event.type === 'tool_call_arguments_delta') writer.toolCallDelta(event.index, event.delta);
+    else if (event.type === 'tool_call_done') writer.toolCallDone(event.index, event.arguments);
+  });
+
+  try {
+    if (signal.aborted || stream.closed) {
+      // The client left: the upstream request is closed already; charge for what was sent.
+      const usage = usageOfCutStream(call.prepared, writer.text, writer.calls);
+      await settleResponse(ctx, call, {
+        status: 'cancelled',
+        stream: true,
+        usage,
+        credits: creditsForTokens(usage.input_tokens + usage.output_tokens),
+        state: (charged) => ({ status: 'in_progress', output: writer.outputSoFar(), usage: responseUsage(usage, charged) }),
+      });
+      return stream.abandon();
+    }
+    if (!result) {
+      // The model server failed after the stream started: response.failed, nothing charged.
+      const error = responseErrorOf(ctx, failure ?? new Error('The engine stream ended without a result.'));
+      const usage = (isEngineError(failure) && failure.usage) || usageOfCutStream(call.prepared, writer.text, writer.calls);
+      const settled = await settleResponse(ctx, call, {
+        status: 'failed',
+        stream: true,
+        usage,
+        credits: 0,
+        state: () => ({ status: 'failed', error, output: writer.outputSoFar(), usage: responseUsage(usage, 0) }),
+      });
+      writer.finish(settled.response);
+      return await stream.done();
+    }
+    const { state, credits } = outcome(call, result);
+    writer.finishItems(result.finish_reason === 'length');
+    const settled = await settleResponse(ctx, call, {
+      status: state.status === 'failed' ? 'failed' : 'completed',
+      stream: true,
+      usage: result.usage,
+      credits,
+      state: (charged) => ({ ...state, output: writer.output, usage: responseUsage(result.usage, charged) }),
+    });
+    writer.finish(settled.response);
+    return await stream.done();
+  } catch (error) {
+    // Not tied to a generated response (e.g. the database failed while storing it): an `error` event.
+    ctx.log.error({ err: error }, 'streamed response failed after it started');
+    if (stream.closed) return stream.abandon();
+    stream.send({ type: 'error', sequence_number: writer.nextSequence(), code: 'internal_error', message: `The server had an error while finishing the response. Quote request id ${ctx.requestId} when reporting it.`, param: null }, 'error');
+    return await stream.done();
+  }
+}
+
+export const createResponse: Handler<'createResponse'> = async ({ body }, ctx) => {
+  const request = readResponseRequest(body);
+  const prepared = await prepareModelCall(ctx, {
+    personaId: body.persona_id,
+    request: request.engine,
+    extraCredits: request.analysis ? ANALYSIS_CREDITS : 0,
+  });
+  const call: Call = {
+    id: newId('resp'),
+    createdAt: unix(ctx.now()),
+    request,
+    prepared,
+    body: body as unknown as Record<string, unknown>,
+  };
+  // A client that goes away cancels the model call (and closes the upstream connection).
+  const signal = clientDisconnectSignal(ctx.reply);
+  return request.stream ? respondStreamed(call, ctx, signal) : respond(call, ctx, signal);
+};

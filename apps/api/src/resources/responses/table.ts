@@ -1,0 +1,38 @@
+import { boolean, index, integer, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
+import { timestampMs } from '../../db/schema/columns.js';
+import { accounts, apiKeys } from '../../db/schema/tenancy.js';
+import { workspaces } from '../workspaces/table.js';
+
+/**
+ * Every model answer the service produced: `/responses` (`resp_…`) and legacy `/chat/completions`
+ * (`chatcmpl_…`). `body` is the object as the caller received it (the final one of a stream), `request`
+ * the request body. Not readable through the API (the contract has no GET); kept for support, usage
+ * audits and the credit ledger's request ids. Status `cancelled`: the client left mid-stream and was
+ * charged for what it had been sent.
+ */
+export const modelResponses = pgTable(
+  'model_responses',
+  {
+    id: text('id').primaryKey(),
+    object: text('object', { enum: ['response', 'chat.completion'] }).notNull(),
+    accountId: text('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    workspaceId: text('workspace_id').references(() => workspaces.id, { onDelete: 'set null' }),
+    apiKeyId: text('api_key_id').references(() => apiKeys.id, { onDelete: 'set null' }),
+    requestId: text('request_id'),
+    // No foreign key: a custom persona may be deleted, its responses stay.
+    personaId: text('persona_id').notNull(),
+    status: text('status', { enum: ['completed', 'failed', 'cancelled'] }).notNull(),
+    stream: boolean('stream').notNull(),
+    engine: text('engine').notNull(),
+    upstreamModel: text('upstream_model'),
+    request: jsonb('request').$type<Record<string, unknown>>().notNull(),
+    body: jsonb('body').$type<Record<string, unknown>>().notNull(),
+    inputTokens: integer('input_tokens').notNull(),
+    outputTokens: integer('output_tokens').notNull(),
+    creditsUsed: integer('credits_used').notNull(),
+    createdAt: timestampMs('created_at').notNull(),
+  },
+  (t) => [index('model_responses_account_idx').on(t.accountId, t.createdAt), index('model_responses_workspace_idx').on(t.workspaceId, t.createdAt)],
+);

@@ -1,0 +1,150 @@
+import type { WorkspaceMember } from '@persona-api/types';
+import { and, desc, eq, ilike, inArray, isNotNull, isNull, sql, type SQL } from 'drizzle-orm';
+import type { Executor } from '../../db/client.js';
+import { users } from '../../db/schema/tenancy.js';
+import { countIn, memberOf } from '../../db/scoped.js';
+import { errors } from '../../http/errors.js';
+import { containsPattern, listPage, type ListQuery } from '../../lib/pagination.js';
+import type { WorkspaceRow } from '../../workspaces/access.js';
+import type { WorkspaceRole } from '../../workspaces/roles.js';
+import { agentThreadsInWorkspace } from '../../db/unbuilt.js';
+import { projectsInWorkspace } from '../projects/repository.js';
+import { toMember, toSummary, type MemberRow, type WorkspaceCounts } from './mapper.js';
+import { workspaceMembers, workspaces } from './table.js';
+
+/** The 1000 newest members when a workspace is read with include_members (WorkspaceSummary.members). */
+const EMBEDDED_MEMBERS = 1000;
+
+const counts = {
+  memberCount: countIn(workspaceMembers.workspaceId, workspaces.id),
+  projectCount: projectsInWorkspace(workspaces.id),
+  threadCount: agentThreadsInWorkspace(workspaces.id),
+};
+
+export async function countsOf(db: Executor, workspaceId: string): Promise<WorkspaceCounts> {
+  const [row] = await db.select(counts).from(workspaces).where(eq(workspaces.id, workspaceId));
+  return row ?? { memberCount: 0, projectCount: 0, threadCount: 0 };
+}
+
+/** The caller's workspaces, newest first, with their counts and the caller's role. */
+export function listWorkspacesOf(db: Executor, userId: string, query: ListQuery & { search?: string | undefined }) {
+  return listPage(query, {
+    list: 'workspaces',
+    keyset: { sortKey: workspaces.createdAt, id: workspaces.id },
+    filters: [query.search ? ilike(workspaces.name, containsPattern(query.search)) : undefined],
+    rows: (page) =>
+      db
+        .select({ workspace: workspaces, role: workspaceMembers.role, ...counts })
+        .from(workspaces)
+        .innerJoin(workspaceMembers, memberOf(workspaces.id, userId))
+        .where(page.where)
+        .orderBy(...page.orderBy)
+        .limit(page.fetch),
+    keyOf: (row) => ({ sortKey: row.workspace.createdAt, id: row.workspace.id }),
+    toItem: (row) => ({ item: toSummary(row.workspace, row, userId), role: row.role as WorkspaceRole }),
+  });
+}
+
+export async function insertWorkspace(tx: Executor, row: WorkspaceRow, ownerUserId: string): Promise<void> {
+  await tx.insert(workspaces).values(row);
+  await tx.insert(workspaceMembers).values({ workspaceId: row.id, userId: ownerUserId, role: 'owner', joinedAt: row.createdAt });
+}
+
+export async function updateWorkspaceRow(tx: Executor, next: WorkspaceRow): Promise<void> {
+  const { id, ...changes } = next;
+  await tx.update(workspaces).set(changes).where(eq(workspaces.id, id));
+}
+
+export async function deleteWorkspaceRow(tx: Executor, id: string): Promise<void> {
+  await tx.delete(workspaces).where(eq(workspaces.id, id));
+}
+
+const memberColumns = {
+  userId: workspaceMembers.userId,
+  email: users.email,
+  role: workspaceMembers.role,
+  joinedAt: workspaceMembers.joinedAt,
+  accountId: users.accountId,
+};
+
+/** Members of several workspaces, the newest EMBEDDED_MEMBERS of each, newest first. */
+export async function embeddedMembers(db: Executor, workspaceIds: string[]): Promise<Map<string, WorkspaceMember[]>> {
+  const byWorkspace = new Map<string, WorkspaceMember[]>(workspaceIds.map((id) => [id, []]));
+  if (workspaceIds.length === 0) return byWorkspace;
+  const ranked = db
+    .select({
+      ...memberColumns,
+      workspaceId: workspaceMembers.workspaceId,
+      rank: sql<number>`row_number() over (partition by ${workspaceMembers.workspaceId} order by ${workspaceMembers.joinedAt} desc, ${workspaceMembers.userId} desc)`.as(
+        'rank',
+      ),
+    })
+    .from(workspaceMembers)
+    .innerJoin(users, eq(users.id, workspaceMembers.userId))
+    .where(inArray(workspaceMembers.workspaceId, workspaceIds))
+    .as('ranked');
+  const rows = await db
+    .select()
+    .from(ranked)
+    .where(sql`${ranked.rank} <= ${EMBEDDED_MEMBERS}`)
+    .orderBy(ranked.workspaceId, desc(ranked.joinedAt), desc(ranked.userId));
+  for (const row of rows) byWorkspace.get(row.workspaceId)?.push(toMember(row));
+  return byWorkspace;
+}
+
+/** A workspace's members, newest first, filtered by role and by status (invited: no account yet). */
+export function listMembers(db: Executor, workspaceId: string, query: ListQuery & { role?: string | undefined; status?: 'invited' | 'active' | undefined }) {
+  const filters: (SQL | undefined)[] = [eq(workspaceMembers.workspaceId, workspaceId)];
+  if (query.role) filters.push(eq(workspaceMembers.role, query.role));
+  if (query.status === 'invited') filters.push(isNull(users.accountId));
+  if (query.status === 'active') filters.push(isNotNull(users.accountId));
+  return listPage(query, {
+    list: `workspace_members:${workspaceId}`,
+    keyset: { sortKey: workspaceMembers.joinedAt, id: workspaceMembers.userId },
+    filters,
+    rows: (page) =>
+      db
+        .select(memberColumns)
+        .from(workspaceMembers)
+        .innerJoin(users, eq(users.id, workspaceMembers.userId))
+        .where(page.where)
+        .orderBy(...page.orderBy)
+        .limit(page.fetch),
+    keyOf: (row) => ({ sortKey: row.joinedAt, id: row.userId }),
+    toItem: toMember,
+  });
+}
+
+/** A member of the workspace; 404 naming `user_id` when the user is none. */
+export async function findMember(db: Executor, workspaceId: string, userId: string): Promise<MemberRow> {
+  const [row] = await db
+    .select(memberColumns)
+    .from(workspaceMembers)
+    .innerJoin(users, eq(users.id, workspaceMembers.userId))
+    .where(and(eq(workspaceMembers.workspaceId, workspaceId), eq(workspaceMembers.userId, userId)));
+  if (!row) throw errors.notFound('member of this workspace', userId, 'user_id');
+  return row;
+}
+
+export async function findUserByEmail(db: Executor, email: string) {
+  const [user] = await db.select().from(users).where(eq(sql`lower(${users.email})`, email.toLowerCase()));
+  return user;
+}
+
+export async function insertUser(db: Executor, user: typeof users.$inferInsert & { accountId: string | null; createdAt: Date }) {
+  await db.insert(users).values(user);
+}
+
+/** Adds the member; false when the user is a member already. */
+export async function insertMember(db: Executor, member: typeof workspaceMembers.$inferInsert): Promise<boolean> {
+  const inserted = await db.insert(workspaceMembers).values(member).onConflictDoNothing().returning({ userId: workspaceMembers.userId });
+  return inserted.length > 0;
+}
+
+export async function setMemberRole(db: Executor, workspaceId: string, userId: string, role: WorkspaceRole): Promise<void> {
+  await db.update(workspaceMembers).set({ role }).where(and(eq(workspaceMembers.workspaceId, workspaceId), eq(workspaceMembers.userId, userId)));
+}
+
+export async function deleteMember(db: Executor, workspaceId: string, userId: string): Promise<void> {
+  await db.delete(workspaceMembers).where(and(eq(workspaceMembers.workspaceId, workspaceId), eq(workspaceMembers.userId, userId)));
+}

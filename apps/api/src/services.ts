@@ -1,0 +1,55 @@
+import type { Engine } from '@persona-api/engine';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Database } from './db/client.js';
+import type { JobQueue } from './jobs/types.js';
+import type { Fetcher } from './lib/guarded-fetch.js';
+import type { ObjectStorage } from './storage/types.js';
+
+export interface Clock {
+  now(): Date;
+}
+
+/**
+ * Every dependency a handler may use, built once at start (server.ts, or a test's Harness) and reached
+ * as `ctx.services`. A new kind of dependency is a field here, not a new RequestContext field,
+ * AppOptions field and config plumbing per feature.
+ */
+export interface Services {
+  db: Database;
+  /** The model engine serving `service-1` (offline without MODEL_BASE_URL). */
+  engine: Engine;
+  /** Work that outlives a request, enqueued in the transaction of the row and charge that need it. */
+  jobs: JobQueue;
+  /** Stored bytes (uploads, documents, recordings). */
+  storage: ObjectStorage;
+  clock: Clock;
+  logger: FastifyBaseLogger;
+  /** Fetches URLs callers give us, refusing the service's own network (lib/guarded-fetch.ts). */
+  fetcher: Fetcher;
+}
+
+/** Thrown by a service this server was started without; the message says what is missing. */
+export class ServiceNotConfiguredError extends Error {
+  override name = 'ServiceNotConfiguredError';
+}
+
+const notConfigured = (service: string) => () => {
+  throw new ServiceNotConfiguredError(`The ${service} service is not configured in this server; pass services.${service} to buildApp.`);
+};
+
+/** Background jobs until a queue is given: any use fails loudly instead of dropping work. */
+export const jobsNotConfigured: JobQueue = { enqueue: notConfigured('jobs'), stats: notConfigured('jobs') };
+
+/** Object storage until a backend is given: any use fails loudly. */
+export const storageNotConfigured: ObjectStorage = {
+  // Required by the interface; says nothing, as every method refuses.
+  kind: 'local',
+  put: notConfigured('storage'),
+  get: notConfigured('storage'),
+  head: notConfigured('storage'),
+  delete: notConfigured('storage'),
+  deletePrefix: notConfigured('storage'),
+  ping: notConfigured('storage'),
+  // Nothing to close: closing the app must not fail because storage was never configured.
+  close: async () => {},
+};
