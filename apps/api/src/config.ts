@@ -38,6 +38,13 @@ const configSchema = z.object({
   // own network).
   SOURCE_FETCH_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
   SOURCE_FETCH_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false').transform((value) => value === 'true'),
+  // Files and uploads (DECISIONS.md, Files and uploads). The externally visible base of /api/v1 that
+  // upload and download links are built on; unset: http://localhost:$PORT/api/v1 (see publicBaseUrl).
+  PUBLIC_BASE_URL: optionalUrl(['http:', 'https:']),
+  // Signs upload and download links; unset: a random secret kept in the database (server_secrets).
+  UPLOAD_SIGNING_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  // The ffmpeg binary that renders video thumbnails.
+  FFMPEG_PATH: z.string().min(1).default('ffmpeg'),
 });
 
 /** The server's settings; `engine` is the model engine's (MODEL_*, OFFLINE_ENGINE_SEED), parsed by @persona-api/engine. */
@@ -45,6 +52,11 @@ export type Config = z.infer<typeof configSchema> & { engine: EngineConfig };
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
+}
+
+/** The base every upload and download link is built on, without a trailing slash. */
+export function publicBaseUrl(config: Pick<Config, 'PUBLIC_BASE_URL' | 'PORT'>): string {
+  return (config.PUBLIC_BASE_URL ?? `http://localhost:${config.PORT}/api/v1`).replace(/\/+$/, '');
 }
 
 /** Reads the configuration from the environment only; empty variables count as unset. */
@@ -67,7 +79,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const name = issue.path.join('.');
     const given = present[name];
     // Never echo a secret back; the other variables are safe to show.
-    const shown = given === undefined || /KEY|URL/.test(name) ? '' : ` (got ${JSON.stringify(given)})`;
+    const shown = given === undefined || /KEY|URL|SECRET/.test(name) ? '' : ` (got ${JSON.stringify(given)})`;
     return `  ${name}: ${issue.message}${shown}`;
   });
   lines.push(...engineIssues.map((issue) => `  ${issue}`));

@@ -93,6 +93,7 @@ export const handlers = {
   deleteFile: notImplemented,
   toggleFileFavorite: notImplemented,
   uploadFileContent: notImplemented,
+  downloadFileContent: notImplemented,
   // Folders
   listFolders: notImplemented,
   createFolder: notImplemented,

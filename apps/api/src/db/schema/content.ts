@@ -1,9 +1,10 @@
-import { bigint, index, pgTable, text } from 'drizzle-orm/pg-core';
+import { index, pgTable, text } from 'drizzle-orm/pg-core';
 import { timestampMs } from './columns.js';
 import { projects, workspaces } from './tenancy.js';
 
-// The core of the workspace content tables that workspace and project counts, deletes and storage
-// usage read. The issues that implement these resources add their remaining columns by migration.
+// The core of the workspace content tables that workspace and project counts and deletes read. The
+// issues that implement these resources add their remaining columns by migration. Files, folders and
+// uploads live in resources/files/table.ts.
 
 export const agentThreads = pgTable(
   'agent_threads',
@@ -34,19 +35,4 @@ export const generations = pgTable(
     updatedAt: timestampMs('updated_at').notNull(),
   },
   (t) => [index('generations_workspace_idx').on(t.workspaceId, t.createdAt, t.id), index('generations_project_idx').on(t.projectId)],
-);
-
-export const files = pgTable(
-  'files',
-  {
-    id: text('id').primaryKey(),
-    workspaceId: text('workspace_id')
-      .notNull()
-      .references(() => workspaces.id, { onDelete: 'cascade' }),
-    name: text('name').notNull(),
-    sizeBytes: bigint('size_bytes', { mode: 'number' }).notNull(),
-    createdAt: timestampMs('created_at').notNull(),
-    updatedAt: timestampMs('updated_at').notNull(),
-  },
-  (t) => [index('files_workspace_idx').on(t.workspaceId, t.createdAt, t.id)],
 );
