@@ -37,7 +37,7 @@ const CSV = Buffer.from('account,region,arr\nNorthwind Traders,EMEA,184000\nCont
 
 beforeAll(async () => {
   // A real PNG larger than the sniffing window, so the held-back head and the rest both flow.
-  png = await sharp({ create: { width: 400, height: 300, channels: 3, noise: { type: 'gaussian', mean: 128, sigma: 40 } } }).png().toBuffer();
+  png = await sharp({ create: { width: 400, height: 300, channels: 3, background: '#000000', noise: { type: 'gaussian', mean: 128, sigma: 40 } } }).png().toBuffer();
   expect(png.length).toBeGreaterThan(70 * 1024);
 });
 
