@@ -154,8 +154,12 @@ export async function storeUpload(body: Readable, expect: UploadExpectations, st
   verifier.once('error', (err) => {
     failure = err;
   });
-  // A body that fails (client abort) fails the verifier, and with it the storage write.
+  // A body that fails or closes before its end (client abort) fails the verifier, and with it the storage
+  // write. Not stream.pipeline: it would destroy the request, and with it the socket the 4xx goes out on.
   body.once('error', (err) => verifier.destroy(err));
+  body.once('close', () => {
+    if (!body.readableEnded) verifier.destroy(new Error('The request body ended before all its bytes arrived.'));
+  });
   body.pipe(verifier);
   try {
     await storage.put(key, verifier, { contentType: mediaTypeEssence(expect.declaredType) });

@@ -129,6 +129,19 @@ describe('storeUpload', () => {
   });
 });
 
+it('fails and stores nothing when the body closes early without an error', async () => {
+  const storage = new MemoryStorage();
+  let pushes = 0;
+  const closed = new Readable({
+    read() {
+      if (++pushes > 3) return this.destroy();
+      this.push(Buffer.alloc(16 * 1024, 0x61));
+    },
+  });
+  await expect(storeUpload(closed, { expectedSize: 1024 * 1024, declaredType: 'text/plain' }, storage, 'k')).rejects.toThrow('ended before');
+  expect(storage.objects.has('k')).toBe(false);
+});
+
 describe('expectedChecksum', () => {
   const declared = sha256(CSV);
 
