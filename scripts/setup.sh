@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything the repo needs on a fresh machine: pnpm 10, the workspace's packages and, for the
-# browser test of the docs, Debian's Chromium. Safe to run again; it skips what is already there.
+# browser test of the docs, Debian's Chromium; for video thumbnails (and later video analysis), Debian's
+# ffmpeg. Safe to run again; it skips what is already there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,5 +23,14 @@ if ! command -v chromium >/dev/null 2>&1; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
   else
     echo "setup: chromium is not installed; the docs browser test needs it (sudo apt-get install chromium)." >&2
+  fi
+fi
+
+# Video thumbnails run ffmpeg (FFMPEG_PATH, default `ffmpeg`); Debian's build, never a downloaded binary.
+if ! command -v ffmpeg >/dev/null 2>&1; then
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ffmpeg >/dev/null
+  else
+    echo "setup: ffmpeg is not installed; video thumbnails and their tests need it (sudo apt-get install --no-install-recommends ffmpeg)." >&2
   fi
 fi

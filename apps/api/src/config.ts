@@ -49,6 +49,13 @@ const configSchema = z.object({
   S3_ACCESS_KEY_ID: z.string().min(1).optional(),
   S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
   S3_FORCE_PATH_STYLE: z.enum(['true', 'false']).default('false').transform((value) => value === 'true'),
+  // Files and uploads (DECISIONS.md, Files and uploads). The externally visible base of /api/v1 that
+  // upload and download links are built on; unset: http://localhost:$PORT/api/v1 (see publicBaseUrl).
+  PUBLIC_BASE_URL: optionalUrl(['http:', 'https:']),
+  // Signs upload and download links; unset: a random secret kept in the database (server_secrets).
+  UPLOAD_SIGNING_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  // The ffmpeg binary that renders video thumbnails.
+  FFMPEG_PATH: z.string().min(1).default('ffmpeg'),
 }).superRefine((config, context) => {
   if (config.STORAGE_DRIVER !== 's3') return;
   if (!config.S3_BUCKET) context.addIssue({ code: 'custom', path: ['S3_BUCKET'], message: 'is required when STORAGE_DRIVER=s3' });
@@ -63,6 +70,11 @@ export type Config = z.infer<typeof configSchema> & { engine: EngineConfig };
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
+}
+
+/** The base every upload and download link is built on, without a trailing slash. */
+export function publicBaseUrl(config: Pick<Config, 'PUBLIC_BASE_URL' | 'PORT'>): string {
+  return (config.PUBLIC_BASE_URL ?? `http://localhost:${config.PORT}/api/v1`).replace(/\/+$/, '');
 }
 
 /** Reads the configuration from the environment only; empty variables count as unset. */

@@ -14,7 +14,7 @@ import {
   type RunningMock,
 } from '../src/index.js';
 import { basePath } from '@persona-api/openapi/document';
-import { API_KEY, findOperation, responseSchema, send } from './support/requests.js';
+import { API_KEY, findOperation, rawSuccessExample, responseSchema, send, successStatus } from './support/requests.js';
 import { createValidator } from './support/validator.js';
 
 const document = loadBundle();
@@ -105,9 +105,14 @@ describe('the mock serves the bundle', () => {
     expect(response.status, text).toBeGreaterThanOrEqual(200);
     expect(response.status, text).toBeLessThan(300);
     const schema = responseSchema(document, operation, String(response.status));
+    const raw = rawSuccessExample(document, operation, String(response.status));
     if (schema !== undefined) {
       expect(response.headers.get('content-type')).toMatch(/^application\/json/);
       expect(validator.check(schema, JSON.parse(text))).toEqual([]);
+    } else if (raw !== undefined) {
+      // Bytes (a download): the spec's example, under its media type.
+      expect(response.headers.get('content-type')).toContain(raw.mediaType);
+      expect(text).toBe(raw.value);
     } else {
       expect(text).toBe('');
     }

@@ -2,7 +2,8 @@ import { eq, sql, type SQL } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import { workspaceMembers, workspaces } from '../resources/workspaces/table.js';
 import type { Executor } from './client.js';
-import { agentThreads, files, generations } from './schema/content.js';
+import { files } from '../resources/files/table.js';
+import { agentThreads, generations } from './schema/content.js';
 import { countIn, memberOf } from './scoped.js';
 
 // What built resources read of the resources not built yet (research agent, generations, files). The

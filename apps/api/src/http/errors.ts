@@ -46,6 +46,7 @@ export const STATUS_OF_CODE: Record<ErrorCode, number> = {
   invalid_state: 409,
   duplicate_resource: 409,
   request_too_large: 413,
+  range_not_satisfiable: 416,
   unsupported_media_type: 415,
   rate_limit_exceeded: 429,
   internal_error: 500,

@@ -21,6 +21,7 @@ export type IdPrefix =
   | 'thr'
   | 'gen'
   | 'file'
+  | 'fld'
   // Responses and their output items, legacy chat completions, custom personas, persona suggestions.
   | 'resp'
   | 'msg'

@@ -66,6 +66,7 @@ const notBuilt = {
   deleteFile: notImplemented,
   toggleFileFavorite: notImplemented,
   uploadFileContent: notImplemented,
+  downloadFileContent: notImplemented,
   // Folders
   listFolders: notImplemented,
   createFolder: notImplemented,

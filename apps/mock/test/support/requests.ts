@@ -55,3 +55,23 @@ export function successStatus(operation: OpenAPIV3_1.OperationObject): string {
   if (!status) throw new Error(`${operation.operationId} documents no success response`);
   return status;
 }
+
+/**
+ * A non-JSON success body (the bytes GET /uploads/{key} streams): its media type and first example, which
+ * Prism sends as is. Undefined when the response has no such content.
+ */
+export function rawSuccessExample(
+  document: OpenApiDocument,
+  operation: OpenAPIV3_1.OperationObject,
+  status: string,
+): { mediaType: string; value: string } | undefined {
+  const response = operation.responses?.[status];
+  if (!response) return undefined;
+  const content = deref<OpenAPIV3_1.ResponseObject>(document, response).content ?? {};
+  const entry = Object.entries(content).find(([type]) => !isJsonMediaType(type) && type !== 'text/event-stream');
+  if (!entry) return undefined;
+  const [mediaType, media] = entry;
+  const example = Object.values(media.examples ?? {})[0];
+  const value = example === undefined ? media.example : deref<OpenAPIV3_1.ExampleObject>(document, example).value;
+  return typeof value === 'string' ? { mediaType, value } : undefined;
+}

@@ -1,11 +1,11 @@
-import { bigint, index, pgTable, text } from 'drizzle-orm/pg-core';
+import { index, pgTable, text } from 'drizzle-orm/pg-core';
 import { timestampMs } from './columns.js';
 import { projects } from '../../resources/projects/table.js';
 import { workspaces } from '../../resources/workspaces/table.js';
 
-// The core of the tables of resources not built yet, which workspace and project counts, deletes and
-// storage usage read. The issue that builds a resource moves its table into resources/<tag>/table.ts
-// and adds the remaining columns by migration.
+// The core of the tables of resources not built yet, which workspace and project counts and deletes
+// read. The issue that builds a resource moves its table into resources/<tag>/table.ts and adds the
+// remaining columns by migration.
 
 export const agentThreads = pgTable(
   'agent_threads',
@@ -36,19 +36,4 @@ export const generations = pgTable(
     updatedAt: timestampMs('updated_at').notNull(),
   },
   (t) => [index('generations_workspace_idx').on(t.workspaceId, t.createdAt, t.id), index('generations_project_idx').on(t.projectId)],
-);
-
-export const files = pgTable(
-  'files',
-  {
-    id: text('id').primaryKey(),
-    workspaceId: text('workspace_id')
-      .notNull()
-      .references(() => workspaces.id, { onDelete: 'cascade' }),
-    name: text('name').notNull(),
-    sizeBytes: bigint('size_bytes', { mode: 'number' }).notNull(),
-    createdAt: timestampMs('created_at').notNull(),
-    updatedAt: timestampMs('updated_at').notNull(),
-  },
-  (t) => [index('files_workspace_idx').on(t.workspaceId, t.createdAt, t.id)],
 );

@@ -7,3 +7,4 @@ export * from '../../resources/workspaces/table.js';
 export * from '../../resources/projects/table.js';
 export * from '../../resources/personas/table.js';
 export * from '../../resources/responses/table.js';
+export * from '../../resources/files/table.js';

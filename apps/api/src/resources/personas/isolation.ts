@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm';
-import { files } from '../../db/schema/content.js';
+import { files } from '../files/table.js';
 import { newId } from '../../lib/ids.js';
 import type { IsolationCase, IsolationSeed } from '../module.js';
 import type { personaHandlers } from './handlers.js';

@@ -1,0 +1,85 @@
+import { eq, ilike, isNull, not, sql, type AnyColumn, type SQL } from 'drizzle-orm';
+import type { PgTable } from 'drizzle-orm/pg-core';
+import { containsPattern } from '../../lib/pagination.js';
+import { fileFavorites, files, folderFavorites, folders } from './table.js';
+
+/**
+ * A column qualified by its table name. Drizzle prints bare column names inside `sql` used as a selected
+ * field, which inside a correlated subquery would bind to the wrong table.
+ */
+const q = (table: PgTable, column: AnyColumn): SQL => sql`${table}.${sql.identifier(column.name)}`;
+
+/**
+ * Folder visibility (DECISIONS.md, Folders): a shared folder is seen by every member of its workspace,
+ * a private one only by its creator. Workspace membership itself is the shared membership helper's part.
+ */
+export function folderVisibleTo(userId: string): SQL {
+  return sql`(${q(folders, folders.isShared)} or ${q(folders, folders.createdByUserId)} = ${userId})`;
+}
+
+/** A file is visible unless it sits in another member's private folder. */
+export function fileVisibleTo(userId: string): SQL {
+  return sql`(${q(files, files.folderId)} is null or exists (select 1 from ${folders} where ${q(folders, folders.id)} = ${q(files, files.folderId)} and ${folderVisibleTo(userId)}))`;
+}
+
+/** `is_favorite` of each file row for the caller, as a selectable boolean. */
+export function fileIsFavorite(userId: string): SQL<boolean> {
+  return sql<boolean>`exists (select 1 from ${fileFavorites} where ${q(fileFavorites, fileFavorites.fileId)} = ${q(files, files.id)} and ${q(fileFavorites, fileFavorites.userId)} = ${userId})`;
+}
+
+export function folderIsFavorite(userId: string): SQL<boolean> {
+  return sql<boolean>`exists (select 1 from ${folderFavorites} where ${q(folderFavorites, folderFavorites.folderId)} = ${q(folders, folders.id)} and ${q(folderFavorites, folderFavorites.userId)} = ${userId})`;
+}
+
+/** Files of a folder, for `file_count` (selectable next to a folder row). */
+export function folderFileCount(): SQL<number> {
+  return sql<number>`(select count(*)::int from ${files} where ${q(files, files.folderId)} = ${q(folders, folders.id)})`.mapWith(Number);
+}
+
+/**
+ * GET /files `type`: a case-insensitive MIME prefix (DECISIONS.md). A top-level type alone (`image`) means
+ * `image/`, so `image` never matches `imagex/…`; `%` and `_` are literal.
+ */
+export function typePrefixCondition(type: string): SQL {
+  const lowered = type.toLowerCase();
+  const prefix = lowered.includes('/') ? lowered : `${lowered}/`;
+  const escaped = prefix.replace(/[\\%_]/g, (c) => `\\${c}`);
+  return sql`lower(${q(files, files.type)}) like ${`${escaped}%`}`;
+}
+
+/** GET /files query filters (the contract's parameters, already validated). */
+export interface FileListFilters {
+  /** A folder id, or `none` for files in no folder. */
+  folder_id?: string | undefined;
+  is_favorite?: boolean | undefined;
+  type?: string | undefined;
+  search?: string | undefined;
+}
+
+/**
+ * The WHERE conditions of GET /files for the caller, beside the workspace membership condition and the
+ * keyset: folder visibility always, then each filter given. Combine with `and(...)`.
+ */
+export function fileListConditions(userId: string, filters: FileListFilters): SQL[] {
+  const conditions: SQL[] = [fileVisibleTo(userId)];
+  if (filters.folder_id === 'none') conditions.push(isNull(files.folderId));
+  else if (filters.folder_id !== undefined) conditions.push(eq(files.folderId, filters.folder_id));
+  if (filters.is_favorite !== undefined) {
+    const favorite = fileIsFavorite(userId);
+    conditions.push(filters.is_favorite ? favorite : not(favorite));
+  }
+  if (filters.type !== undefined) conditions.push(typePrefixCondition(filters.type));
+  if (filters.search !== undefined && filters.search !== '') conditions.push(ilike(files.name, containsPattern(filters.search)));
+  return conditions;
+}
+
+/** GET /folders filters beside the workspace: visibility, then `is_favorite` and `search`. */
+export function folderListConditions(userId: string, filters: { is_favorite?: boolean | undefined; search?: string | undefined }): SQL[] {
+  const conditions: SQL[] = [folderVisibleTo(userId)];
+  if (filters.is_favorite !== undefined) {
+    const favorite = folderIsFavorite(userId);
+    conditions.push(filters.is_favorite ? favorite : not(favorite));
+  }
+  if (filters.search !== undefined && filters.search !== '') conditions.push(ilike(folders.name, containsPattern(filters.search)));
+  return conditions;
+}

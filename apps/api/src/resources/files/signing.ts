@@ -1,0 +1,142 @@
+import { createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import type { Executor } from '../../db/client.js';
+import { ApiError } from '../../http/errors.js';
+import { isUploadKey } from './keys.js';
+import { serverSecrets } from './table.js';
+
+/**
+ * Signed upload (PUT) and download (GET) links for /uploads/{key} (DECISIONS.md, Files and uploads):
+ * HMAC-SHA256 as lowercase hex in `signature`, Unix seconds in `expires`. The two kinds use keys derived
+ * from one secret with different labels, so a download link can never authorise an upload or the reverse.
+ */
+export interface SigningKeys {
+  readonly upload: Buffer;
+  readonly download: Buffer;
+}
+
+/** What an upload URL is signed for: the PUT must match every field. */
+export interface UploadGrant {
+  key: string;
+  /** Unix seconds. */
+  expires: number;
+  contentType: string;
+  size: number;
+  /** Base64 SHA-256, or null when none was declared. */
+  checksumSha256: string | null;
+}
+
+export type DownloadVariant = 'original' | 'thumbnail';
+
+export interface DownloadGrant {
+  key: string;
+  variant: DownloadVariant;
+  /** Unix seconds. */
+  expires: number;
+}
+
+/** How long upload URLs and download links stay valid (the contract's `expires_in`, and File.url's hour). */
+export const UPLOAD_URL_TTL_SECONDS = 3600;
+export const DOWNLOAD_URL_TTL_SECONDS = 3600;
+
+const SIGNING_SECRET_NAME = 'upload_signing';
+
+/** Derives the PUT and GET keys from the configured or stored secret (HKDF-SHA256, one label each). */
+export function deriveSigningKeys(secret: string): SigningKeys {
+  const derive = (label: string) => Buffer.from(hkdfSync('sha256', secret, 'persona-api/uploads', label, 32));
+  return { upload: derive('upload-put-v1'), download: derive('download-get-v1') };
+}
+
+/**
+ * The signing secret: UPLOAD_SIGNING_SECRET when set, else a random one created once in the database and
+ * shared by every instance on it (the first instance to start inserts it; the others read the same row).
+ */
+export async function loadSigningSecret(db: Executor, configured: string | undefined, now: Date): Promise<string> {
+  if (configured !== undefined) return configured;
+  await db
+    .insert(serverSecrets)
+    .values({ name: SIGNING_SECRET_NAME, value: randomBytes(32).toString('base64url'), createdAt: now })
+    .onConflictDoNothing();
+  const rows = await db.select({ value: serverSecrets.value }).from(serverSecrets).where(sql`${serverSecrets.name} = ${SIGNING_SECRET_NAME}`);
+  const value = rows[0]?.value;
+  if (!value) throw new Error('server_secrets has no upload signing secret after inserting it');
+  return value;
+}
+
+// JSON of an array: unambiguous whatever the fields contain, and the first element names the kind.
+const hmac = (key: Buffer, fields: unknown[]) => createHmac('sha256', key).update(JSON.stringify(fields)).digest('hex');
+
+export function signUpload(keys: SigningKeys, grant: UploadGrant): string {
+  return hmac(keys.upload, ['put', grant.key, grant.expires, grant.contentType.toLowerCase(), grant.size, grant.checksumSha256 ?? '']);
+}
+
+export function signDownload(keys: SigningKeys, grant: DownloadGrant): string {
+  return hmac(keys.download, ['get', grant.key, grant.variant, grant.expires]);
+}
+
+function sameSignature(expected: string, given: string): boolean {
+  const a = Buffer.from(expected, 'utf8');
+  const b = Buffer.from(given, 'utf8');
+  // Lengths are public (always 64); the comparison of the bytes is constant-time.
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+const invalidSignature = (message: string) => new ApiError(401, 'invalid_upload_signature', message, 'signature');
+
+/**
+ * Checks a PUT against the signature of its URL. The signature is checked before the expiry, so a forged
+ * link learns nothing from "expired". 401 `invalid_upload_signature` otherwise.
+ */
+export function verifyUpload(keys: SigningKeys, grant: UploadGrant, signature: string, nowSeconds: number): void {
+  if (!sameSignature(signUpload(keys, grant), signature)) {
+    throw invalidSignature('The upload URL signature does not match this request (altered URL, or another Content-Type). Request a new one with POST /files/upload-url.');
+  }
+  if (nowSeconds > grant.expires) {
+    throw invalidSignature(`This upload URL expired at ${new Date(grant.expires * 1000).toISOString()}. Request a new one with POST /files/upload-url.`);
+  }
+}
+
+export function verifyDownload(keys: SigningKeys, grant: DownloadGrant, signature: string, nowSeconds: number): void {
+  if (!sameSignature(signDownload(keys, grant), signature)) {
+    throw invalidSignature('The download link signature is not valid. Read the file again (GET /files/{id}) for a fresh url.');
+  }
+  if (nowSeconds > grant.expires) {
+    throw invalidSignature(`This download link expired at ${new Date(grant.expires * 1000).toISOString()}. Read the file again (GET /files/{id}) for a fresh url.`);
+  }
+}
+
+/** `PUT` target of an upload: `{base}/uploads/{key}?expires=…&signature=…`. */
+export function uploadUrl(baseUrl: string, keys: SigningKeys, grant: UploadGrant): string {
+  const query = new URLSearchParams({ expires: String(grant.expires), signature: signUpload(keys, grant) });
+  return `${baseUrl}/uploads/${grant.key}?${query}`;
+}
+
+/** A download link (`public_url`, `url`, `thumbnail_url`); the variant is in the query only when not the original. */
+export function downloadUrl(baseUrl: string, keys: SigningKeys, grant: DownloadGrant): string {
+  const query = new URLSearchParams();
+  if (grant.variant !== 'original') query.set('variant', grant.variant);
+  query.set('expires', String(grant.expires));
+  query.set('signature', signDownload(keys, grant));
+  return `${baseUrl}/uploads/${grant.key}?${query}`;
+}
+
+/**
+ * The upload key when `url` is one of this service's own links (same origin and base path, then
+ * `/uploads/{key}`), else null. Query, fragment and the link's expiry are ignored: POST /files is
+ * authorised by the API key and the upload row, and reads the bytes from storage, never over HTTP.
+ */
+export function ownUploadKey(baseUrl: string, url: string): string | null {
+  let given: URL;
+  let base: URL;
+  try {
+    given = new URL(url);
+    base = new URL(baseUrl);
+  } catch {
+    return null;
+  }
+  if (given.origin !== base.origin || given.username !== '' || given.password !== '') return null;
+  const prefix = `${base.pathname.replace(/\/+$/, '')}/uploads/`;
+  if (!given.pathname.startsWith(prefix)) return null;
+  const key = given.pathname.slice(prefix.length);
+  return isUploadKey(key) ? key : null;
+}
