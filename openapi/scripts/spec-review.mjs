@@ -183,7 +183,9 @@ function renderReport({ changes, surface, spectral, redocly, declared, docs, dur
     const why = [...(types.changes ? [`the types it re-exports and types its calls with`] : []), ...client.own];
     lines.push(`- \`@persona-api/client\`: changes through ${why.join(' and ')}; its own exports (\`createClient\`, errors, \`Paginator\`, \`EventStream\`) stay.`);
   }
-  lines.push(`- A release needs a changeset for \`${TYPES_PACKAGE}\`${client.changes ? ' and `@persona-api/client` (linked)' : ''}${breaking.length ? ', `major`' : types.changes ? ', `minor` or `patch`' : ''}.`);
+  if (types.changes || client.changes) {
+    lines.push(`- A release needs a changeset for \`${TYPES_PACKAGE}\`${client.changes ? ' and `@persona-api/client` (linked)' : ''}: ${breaking.length ? '`major`' : '`minor` (new things) or `patch`'}.`);
+  }
   lines.push('', `<sub>Reviewed in ${(durationMs / 1000).toFixed(1)} s by \`pnpm spec:review ${ref}\`.</sub>`, '');
   return { markdown: lines.join('\n'), failed: !lintClean || undeclared };
 }
