@@ -116,7 +116,7 @@ describe('spec:review', () => {
         '- ⛔ `POST /workspaces` — request body: enum value `starter` removed from `type`. Clients sending `starter` are now refused with a 400.',
       );
       // The same enum value leaving a response breaks no one: it is in the changelog, unmarked.
-      expect(report).toMatch(/^- `GET \/workspaces\/\{id\}`.* — response 200: enum value `starter` removed from `type`\.$/m);
+      expect(report).toMatch(/^- `POST \/workspaces`, `GET \/workspaces\/\{id\}`.* — response 200: enum value `starter` removed from `type`\.$/m);
       expect(report).toContain('add a changeset that bumps `@persona-api/types` to a new major');
       expect(status).toBe(1);
     },
