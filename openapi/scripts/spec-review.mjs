@@ -190,12 +190,23 @@ function renderReport({ changes, surface, spectral, redocly, declared, docs, dur
   return { markdown: lines.join('\n'), failed: !lintClean || undeclared };
 }
 
+/** When a file of the working tree's contract last changed (docs older than that show an older contract). */
+function newestContractChange() {
+  return ['openapi.yaml', 'paths', 'components']
+    .map((part) => join(specDir, part))
+    .filter((path) => existsSync(path))
+    .flatMap((path) => (statSync(path).isDirectory() ? readdirSync(path, { recursive: true }).map((name) => join(path, String(name))) : [path]))
+    .reduce((newest, path) => Math.max(newest, statSync(path).mtimeMs), 0);
+}
+
 function docsLocation(repoRoot) {
   const docsPath = resolve(values.docs ?? join(repoRoot, 'apps', 'docs', 'dist', 'index.html'));
   const shown = relative(repoRoot, docsPath) || docsPath;
   const link = values['docs-url'] ? ` — [download the built docs](${values['docs-url']})` : '';
   if (!existsSync(docsPath)) return `not built here (\`pnpm docs\` writes \`${shown}\`)${link}`;
-  return `\`${shown}\` (built ${statSync(docsPath).mtime.toISOString().replace(/\.\d+Z$/, 'Z')})${link}`;
+  const built = statSync(docsPath).mtimeMs;
+  const stale = newestContractChange() > built ? '; older than the contract in the working tree, run `pnpm docs`' : '';
+  return `\`${shown}\` (built ${new Date(built).toISOString().replace(/\.\d+Z$/, 'Z')}${stale})${link}`;
 }
 
 async function main() {
@@ -222,7 +233,8 @@ async function main() {
     mkdirSync(dirname(outFile), { recursive: true });
     writeFileSync(outFile, markdown);
     console.log(markdown);
-    console.log(`Report written to ${relative(process.cwd(), outFile) || outFile}`);
+    const shown = relative(process.cwd(), outFile);
+    console.log(`Report written to ${shown.startsWith('..') ? outFile : shown}`);
     process.exitCode = failed ? 1 : 0;
   } finally {
     sides.cleanup();
