@@ -115,7 +115,7 @@ class ChangeCollector {
     const head = flatten(this.head, headRaw);
     const add = (message, breaking, why) => this.add(op, where, field, message, breaking, why);
     const request = direction === 'request';
-    const label = field ? `\`${field}\`` : 'the body';
+    const label = field ? `\`${field}\`` : / (parameter|header) /.test(where) ? 'the value' : 'the body';
 
     // Types: a request may only accept more, a response may only send less.
     const baseTypes = typeList(base);
@@ -314,8 +314,17 @@ class ChangeCollector {
       for (const header of Object.keys(old?.headers ?? {})) {
         if (!(header in (response?.headers ?? {}))) this.add(op, where, '', `header \`${header}\` removed`, true, 'Clients reading it no longer get it.');
       }
-      for (const header of Object.keys(response?.headers ?? {})) {
-        if (!(header in (old?.headers ?? {}))) this.add(op, where, '', `header \`${header}\` added`, false);
+      for (const [header, rawHeader] of Object.entries(response?.headers ?? {})) {
+        if (!(header in (old?.headers ?? {}))) {
+          this.add(op, where, '', `header \`${header}\` added`, false);
+          continue;
+        }
+        const before = deref(this.base, old.headers[header], []).node;
+        const after = deref(this.head, rawHeader, []).node;
+        // Without the status: a shared header changes the same way on every response that carries it.
+        const headerWhere = `response header ${header}`;
+        if (!same([before?.example, before?.examples], [after?.example, after?.examples])) this.add(op, headerWhere, '', 'examples changed', false);
+        if (isObject(before?.schema) && isObject(after?.schema)) this.schema(op, headerWhere, '', before.schema, after.schema, 'response');
       }
       this.content(op, where, old?.content, response?.content, 'response');
     }
@@ -363,6 +372,21 @@ export function compareContracts(base, head) {
     collector.add(null, 'servers', '', `default server changed from ${code(base.servers?.[0]?.url ?? 'none')} to ${code(head.servers?.[0]?.url ?? 'none')}`, true, 'Clients using the default base URL now call another address.');
   }
   return collector.changes;
+}
+
+/**
+ * Changes that are the same in many operations (one shared schema) as one entry each, with the list of
+ * operations in `operations` (in the order met).
+ */
+export function groupChanges(changes) {
+  const groups = new Map();
+  for (const change of changes) {
+    const key = JSON.stringify([change.where, change.message, change.breaking]);
+    if (!groups.has(key)) groups.set(key, { ...change, operations: [] });
+    const { operations } = groups.get(key);
+    if (change.operation && !operations.includes(change.operation)) operations.push(change.operation);
+  }
+  return [...groups.values()];
 }
 
 /**

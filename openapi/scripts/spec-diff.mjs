@@ -7,7 +7,7 @@
 // (No lint and no changeset check: `pnpm spec:review` is the whole review.)
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { compareContracts } from '../lib/spec-changes.js';
+import { compareContracts, groupChanges } from '../lib/spec-changes.js';
 import { CannotCompare, PACKAGE_DIR, bundleContract, prepareSides } from './lib/contract-sides.mjs';
 
 const { values, positionals } = parseArgs({
@@ -17,7 +17,12 @@ const { values, positionals } = parseArgs({
 const ref = positionals[0] ?? 'main';
 const specDir = resolve(values['spec-dir']);
 
-const describe = (change) => `${change.operation ?? 'document'} ${change.where}: ${change.message}`;
+/** `POST /a, GET /b and 3 more response 200: …`: one line per change, however many operations share it. */
+function describe(group) {
+  const ops = group.operations.length ? group.operations : ['document'];
+  const shown = ops.length > 3 ? `${ops.slice(0, 3).join(', ')} and ${ops.length - 3} more` : ops.join(', ');
+  return `${shown} ${group.where}: ${group.message}`;
+}
 
 async function main() {
   const sides = prepareSides({ ref, specDir });
@@ -26,7 +31,7 @@ async function main() {
       bundleContract(sides.baseDir, join(sides.work, 'base.json'), ref),
       bundleContract(specDir, join(sides.work, 'head.json'), 'the working tree'),
     ]);
-    const changes = compareContracts(base, head);
+    const changes = groupChanges(compareContracts(base, head));
     const breaking = changes.filter((change) => change.breaking);
     console.log(`Comparing the contract at ${ref} with the working tree: ${changes.length} change(s), ${breaking.length} breaking\n`);
     for (const change of breaking) console.log(`✗ ${describe(change)}. ${change.why}`);

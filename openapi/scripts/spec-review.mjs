@@ -14,7 +14,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSy
 import { dirname, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import parseChangeset from '@changesets/parse';
-import { compareContracts, packageSurface } from '../lib/spec-changes.js';
+import { compareContracts, groupChanges, packageSurface } from '../lib/spec-changes.js';
 import { CannotCompare, PACKAGE_DIR, bundleContract, prepareSides, redoclyLint, runNode, runSync } from './lib/contract-sides.mjs';
 
 const require = createRequire(import.meta.url);
@@ -79,17 +79,6 @@ const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
 const pointer = (path) => `#/${path.map((p) => String(p).replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`;
 const SPECTRAL_SEVERITY = ['error', 'warning', 'info', 'hint'];
 
-/** Changes that are the same in many operations (a shared schema) are one line naming those operations. */
-function grouped(changes) {
-  const groups = new Map();
-  for (const change of changes) {
-    const key = JSON.stringify([change.where, change.message, change.breaking]);
-    if (!groups.has(key)) groups.set(key, { ...change, operations: [] });
-    if (change.operation) groups.get(key).operations.push(change.operation);
-  }
-  return [...groups.values()];
-}
-
 function operationsLabel(operations) {
   if (operations.length === 0) return 'the document';
   const shown = operations.slice(0, 3).map((op) => `\`${op}\``);
@@ -112,7 +101,7 @@ function renderReport({ changes, surface, spectral, redocly, declared, docs, dur
   const lines = [];
   const verdict = [];
   if (!lintClean) verdict.push(`lint reports ${plural(spectralProblems + redoclyProblems, 'problem')}`);
-  if (undeclared) verdict.push(`${plural(grouped(breaking).length, 'breaking change')} not declared`);
+  if (undeclared) verdict.push(`${plural(groupChanges(breaking).length, 'breaking change')} not declared`);
   lines.push(`# Spec review: \`${ref}\` → working tree`, '');
   lines.push(
     verdict.length
@@ -123,11 +112,11 @@ function renderReport({ changes, surface, spectral, redocly, declared, docs, dur
     '',
   );
 
-  const breakingCell = breaking.length === 0 ? '✅ none' : `${undeclared ? '❌' : '⚠️'} ${plural(grouped(breaking).length, 'breaking change')}${undeclared ? ', not declared' : ', declared'}`;
+  const breakingCell = breaking.length === 0 ? '✅ none' : `${undeclared ? '❌' : '⚠️'} ${plural(groupChanges(breaking).length, 'breaking change')}${undeclared ? ', not declared' : ', declared'}`;
   lines.push('| check | result |', '|---|---|');
   lines.push(`| Spectral (house rules + OWASP) | ${spectralProblems ? `❌ ${plural(spectralProblems, 'problem')}` : '✅ no problems'} |`);
   lines.push(`| Redocly lint | ${redoclyProblems ? `❌ ${plural(redoclyProblems, 'problem')}` : '✅ no problems'} |`);
-  lines.push(`| Changes | ${changes.length ? plural(grouped(changes).length, 'change') : 'none'} |`);
+  lines.push(`| Changes | ${changes.length ? plural(groupChanges(changes).length, 'change') : 'none'} |`);
   lines.push(`| Breaking changes | ${breakingCell} |`);
   lines.push(`| \`${TYPES_PACKAGE}\` | ${surface.types.changes ? 'changes' : 'unchanged'} |`);
   lines.push(`| \`@persona-api/client\` | ${surface.client.changes ? 'changes' : 'unchanged'} |`);
@@ -156,12 +145,12 @@ function renderReport({ changes, surface, spectral, redocly, declared, docs, dur
     } else {
       lines.push(`Declared as intended by ${declared.map((d) => `\`${d.file}\` (“${d.summary.split('\n')[0]}”)`).join(', ')}.`, '');
     }
-    lines.push(...grouped(breaking).map(changeLine), '');
+    lines.push(...groupChanges(breaking).map(changeLine), '');
   }
 
   lines.push('## Changelog', '');
   if (changes.length === 0) lines.push(`No change to operations, parameters, fields, statuses or examples since \`${ref}\`.`);
-  else lines.push(...grouped(changes).map(changeLine));
+  else lines.push(...groupChanges(changes).map(changeLine));
   lines.push('');
 
   lines.push('## Generated packages', '');

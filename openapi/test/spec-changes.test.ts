@@ -1,6 +1,6 @@
 // The diff engine on small bundles: which change is breaking in which direction, and what it says.
 import { describe, expect, it } from 'vitest';
-import { compareContracts, packageSurface } from '../lib/spec-changes.js';
+import { compareContracts, groupChanges, packageSurface } from '../lib/spec-changes.js';
 
 type Doc = Record<string, any>;
 
@@ -138,6 +138,28 @@ describe('compareContracts', () => {
     const tree = { type: 'object', properties: { children: { type: 'array', items: { $ref: '#/components/schemas/Thing' } }, id: { type: 'string' } } };
     const head = bundle({ thing: { ...tree, properties: { ...tree.properties, label: { type: 'string' } } } });
     expect(summary(bundle({ thing: tree }), head)).toEqual(['response 200: optional field `label` added']);
+  });
+});
+
+describe('response headers and grouping', () => {
+  it('compares a shared header once per operation and groups it into one entry', () => {
+    const withHeader = (maxLength?: number) => {
+      const doc = bundle();
+      doc.components.headers = { RequestId: { schema: { type: 'string', ...(maxLength ? { maxLength } : {}) } } };
+      doc.paths['/things'].get = { operationId: 'listThings', responses: { '200': { description: 'ok' } } };
+      for (const op of [doc.paths['/things'].post, doc.paths['/things'].get]) {
+        op.responses['200'].headers = { 'X-Request-Id': { $ref: '#/components/headers/RequestId' } };
+      }
+      return doc;
+    };
+    const changes = compareContracts(withHeader(128), withHeader());
+    expect(changes.map((c) => `${c.operation} ${c.where}: ${c.message}`)).toEqual([
+      'GET /things response header X-Request-Id: maxLength 128 removed from the value',
+      'POST /things response header X-Request-Id: maxLength 128 removed from the value',
+    ]);
+    expect(groupChanges(changes)).toEqual([
+      expect.objectContaining({ operations: ['GET /things', 'POST /things'], breaking: true, why: 'Clients may now receive values outside the bound they rely on.' }),
+    ]);
   });
 });
 
