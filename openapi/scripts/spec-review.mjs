@@ -43,9 +43,11 @@ async function spectralLint(bundlePath) {
   const result = await runNode(SPECTRAL, ['lint', bundlePath, '--ruleset', resolve(values.ruleset), '--format', 'json', '--fail-severity', 'hint', '--quiet'], {
     cwd: dirname(resolve(values.ruleset)),
   });
+  // 0: no findings, 1: findings (as JSON); anything else (2: a bad ruleset, a crash) is not a review.
   const start = result.stdout.indexOf('[');
   try {
-    return JSON.parse(start === -1 ? '[]' : result.stdout.slice(start));
+    if (result.status !== 0 && result.status !== 1) throw new Error(`exit status ${result.status}`);
+    return result.status === 0 && start === -1 ? [] : JSON.parse(result.stdout.slice(start));
   } catch {
     throw new CannotCompare(`spectral did not report:\n${result.stdout}${result.stderr}`);
   }
