@@ -9,19 +9,16 @@
 // Exit status: 0 when the spec is clean and nothing breaks clients undeclared; 1 when lint reports anything
 // or a change breaks clients without a changeset that bumps @persona-api/types to a new major (see
 // DECISIONS.md, "Reviewing spec changes"); 2 when it cannot review (unknown ref, a bundle that does not build).
-import { createRequire } from 'node:module';
 import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { delimiter, dirname, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import parseChangeset from '@changesets/parse';
 import { compareContracts, groupChanges, packageSurface } from '../lib/spec-changes.js';
-import { CannotCompare, PACKAGE_DIR, bundleContract, prepareSides, redoclyLint, runNode, runSync } from './lib/contract-sides.mjs';
+import { CannotCompare, PACKAGE_DIR, QUIET_ENV, bundleContract, prepareSides, redoclyLint, run, runSync } from './lib/contract-sides.mjs';
 
-const require = createRequire(import.meta.url);
-const SPECTRAL = (() => {
-  const manifestPath = require.resolve('@stoplight/spectral-cli/package.json');
-  return join(dirname(manifestPath), require(manifestPath).bin.spectral);
-})();
+// The package's bin shim, exactly what `pnpm lint` runs: it sets the NODE_PATH under which Spectral resolves
+// the packages a ruleset extends (the OWASP ruleset); the CLI's script run bare cannot find them.
+const SPECTRAL = join(PACKAGE_DIR, 'node_modules', '.bin', 'spectral');
 export const TYPES_PACKAGE = '@persona-api/types';
 
 const { values, positionals } = parseArgs({
@@ -40,8 +37,10 @@ const outFile = resolve(values.out ?? join(specDir, 'dist', 'spec-review.md'));
 
 /** Spectral's findings on the head bundle, with this checkout's ruleset. */
 async function spectralLint(bundlePath) {
-  const result = await runNode(SPECTRAL, ['lint', bundlePath, '--ruleset', resolve(values.ruleset), '--format', 'json', '--fail-severity', 'hint', '--quiet'], {
-    cwd: dirname(resolve(values.ruleset)),
+  const result = await run(SPECTRAL, ['lint', bundlePath, '--ruleset', resolve(values.ruleset), '--format', 'json', '--fail-severity', 'hint', '--quiet'], {
+    cwd: PACKAGE_DIR,
+    // The shim runs the first `node` on PATH: make it the one running this script (Node 24).
+    env: { ...QUIET_ENV, PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}` },
   });
   // 0: no findings, 1: findings (as JSON); anything else (2: a bad ruleset, a crash) is not a review.
   const start = result.stdout.indexOf('[');
