@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// pnpm spec:review [base-ref] [--spec-dir <dir>] [--out <file>] [--docs <file>] [--docs-url <url>]
+// pnpm spec:review [base-ref] [--spec-dir <dir>] [--out <file>] [--ruleset <.spectral.yaml>] [--docs <file>] [--docs-url <url>]
 //
 // One Markdown page for a spec pull request: lint (Spectral with the house rules and OWASP, Redocly), the
 // changelog between the contract at <base-ref> (default `main`) and the working tree with each breaking
@@ -19,7 +19,7 @@ import { CannotCompare, PACKAGE_DIR, QUIET_ENV, bundleContract, prepareSides, re
 // The package's bin shim, exactly what `pnpm lint` runs: it sets the NODE_PATH under which Spectral resolves
 // the packages a ruleset extends (the OWASP ruleset); the CLI's script run bare cannot find them.
 const SPECTRAL = join(PACKAGE_DIR, 'node_modules', '.bin', 'spectral');
-export const TYPES_PACKAGE = '@persona-api/types';
+const TYPES_PACKAGE = '@persona-api/types';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
