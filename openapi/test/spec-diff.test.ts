@@ -82,8 +82,8 @@ describe('spec:diff', () => {
     writeContract(next);
     const { status, output } = specDiff();
     expect(status).toBe(1);
-    expect(output).toMatch(/cannot remove response property 'colour'/);
-    expect(output).toMatch(/cannot add a required request property 'size'/);
+    expect(output).toMatch(/✗ POST \/widgets response 200: field `colour` removed. Clients reading it/);
+    expect(output).toMatch(/✗ POST \/widgets request body: required field `size` added. Existing clients do not send it/);
     expect(output).toContain('Breaking change against main');
   });
 

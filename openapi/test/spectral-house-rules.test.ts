@@ -316,6 +316,15 @@ describe('oas3-valid-media-example (spectral:oas, minus text/event-stream)', () 
     expect(out.length).toBeGreaterThan(0);
   });
 
+  it('reports a bad example of a shared response even after the same response passed clean', async () => {
+    expect(await findings(code)).toEqual([]); // the clean Unauthorized response is now known to pass
+    const out = await findings(code, (d) => {
+      d.components.responses.Unauthorized.content['application/json'].examples = { bad: { value: { error: { message: 1 } } } };
+    });
+    // Spectral reports a finding in a shared component once, at the component.
+    expect(out).toEqual([expect.stringMatching(/^components\.responses\.Unauthorized\.content\.application\/json\.examples\.bad\.value\.error: /)]);
+  });
+
   it('does not judge an SSE transcript against the event schema (the example test does)', async () => {
     expect(await findings(code)).toEqual([]);
   });
