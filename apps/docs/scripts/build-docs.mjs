@@ -49,7 +49,7 @@ export function docsSpec(bundle, decisionsMarkdown, librariesMarkdown) {
   // replaces the overview's short "Design decisions" paragraph, which only points at the file.
   const decisionsTag = { name: DECISIONS_TAG, description: decisionsMarkdown.replace(/^# .*\n+/, ''), 'x-traitTag': true };
   const librariesTag = librariesMarkdown ? [{ name: LIBRARIES_TAG, description: librariesMarkdown, 'x-traitTag': true }] : [];
-  spec.tags = [...librariesTag, decisionsTag, ...(spec.tags ?? [])];
+  spec.tags = [decisionsTag, ...librariesTag, ...(spec.tags ?? [])];
   if (spec.info.description) {
     spec.info.description = spec.info.description.replace(/\n*^## Design decisions\n[\s\S]*?(?=^## |(?![\s\S]))/m, '\n\n');
   }
