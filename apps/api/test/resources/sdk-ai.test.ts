@@ -1,7 +1,9 @@
 import { createOpenAI } from '@ai-sdk/openai';
 import { generateText, isStepCount, Output, streamText, tool, type ModelMessage } from 'ai';
+import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { modelResponses } from '../../src/db/schema/index.js';
 import { ENGINES, PERSONA, startLibServer, type LibServer } from '../support/sdk-libs.js';
 
 // Issue 11 with Vercel's AI SDK (`ai` + `@ai-sdk/openai`): the provider gets only baseURL, apiKey and the
@@ -79,6 +81,7 @@ describe.each(ENGINES)('the AI SDK on the %s engine', (engine) => {
       server.on(engine, async () => {
         server.script(engine, { tool_calls: [{ id: 'call_m1', name: 'weather', arguments: '{"city":"Paris"}' }] }, { content: 'Sunny in Paris.' }, { content: 'Yes, take sunglasses.' }, { content: 'You asked about Paris.' });
         const asked: string[] = [];
+        const referencing = (await server.h.db.select({ id: modelResponses.id }).from(modelResponses).where(and(eq(modelResponses.accountId, server.t.accountId), sql`${modelResponses.request}->'input' @> '[{"type":"item_reference"}]'::jsonb`))).length;
         const messages: ModelMessage[] = [{ role: 'user', content: 'What is the weather in Paris?' }];
         const first = await generateText({ model: models[api](), instructions: 'Answer briefly.', messages, tools: { weather: weather(asked) }, stopWhen: isStepCount(4), maxRetries: 0 });
         messages.push(...first.response.messages, { role: 'user', content: 'Should I take sunglasses?' });
@@ -87,6 +90,11 @@ describe.each(ENGINES)('the AI SDK on the %s engine', (engine) => {
         messages.push(...second.response.messages, { role: 'user', content: 'Which city did I ask about?' });
         const third = streamText({ model: models[api](), messages, tools: { weather: weather(asked) }, maxRetries: 0 });
         expect((await third.text).length).toBeGreaterThan(0);
+        if (api === 'responses') {
+          // With store: true (its default) the AI SDK sent the earlier turns as item_reference items, resolved here.
+          const rows = await server.h.db.select({ request: modelResponses.request }).from(modelResponses).where(and(eq(modelResponses.accountId, server.t.accountId), sql`${modelResponses.request}->'input' @> '[{"type":"item_reference"}]'::jsonb`));
+          expect(rows.length).toBeGreaterThan(referencing);
+        }
       }));
   });
 });
