@@ -29,6 +29,7 @@ function refuseUnsupportedChatFields(body: CreateRequest): void {
     ['modalities', (body.modalities ?? []).includes('audio'), 'Audio output is not supported; send modalities ["text"] or omit it.'],
     ['audio', body.audio != null, 'Audio output is not supported; omit audio.'],
     ['web_search_options', body.web_search_options != null, 'Web search is not available on /chat/completions; omit web_search_options.'],
+    ['moderation', body.moderation != null, 'Moderation is not available on this service; omit moderation.'],
     ['functions', body.functions != null, 'The deprecated functions field is not supported; declare them in tools.'],
     ['function_call', body.function_call != null, 'The deprecated function_call field is not supported; use tool_choice.'],
   ]);

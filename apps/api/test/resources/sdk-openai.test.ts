@@ -23,7 +23,7 @@ const weatherParameters = { type: 'object', properties: { city: { type: 'string'
 describe.each(ENGINES)('the openai SDK on the %s engine', (engine) => {
   it('generates and streams a response (create, stream().finalResponse()) with the persona from the header', () =>
     server.on(engine, async () => {
-      const response = await openai.responses.create({ model: 'service-1', input: 'Would you trial a usage-based analytics tool?', top_p: 0.9, user: 'u-42', safety_identifier: 'sid-42', prompt_cache_key: 'k1', service_tier: 'auto', truncation: 'auto', include: [] });
+      const response = await openai.responses.create({ model: 'service-1', input: 'Would you trial a usage-based analytics tool?', top_p: 0.9, user: 'u-42', safety_identifier: 'sid-42', prompt_cache_key: 'k1', service_tier: 'auto', truncation: 'auto', include: [], prompt_cache_retention: '24h' });
       expect(response.status).toBe('completed');
       expect(response.output_text.length).toBeGreaterThan(0);
       expect((response as unknown as { persona_id: string }).persona_id).toBe(PERSONA);
@@ -140,6 +140,8 @@ describe('the openai SDK against the contract', () => {
       [openai.chat.completions.create({ model: 'service-1', messages: [{ role: 'user', content: 'Hi' }], logprobs: true }), 'logprobs'],
       [openai.responses.create({ model: 'service-1', input: 'Hi', background: true }), 'background'],
       [openai.responses.create({ model: 'service-1', input: 'Hi', top_logprobs: 3 }), 'top_logprobs'],
+      [openai.responses.create({ model: 'service-1', input: 'Hi', text: { format: { type: 'json_object' } } }), 'text.format.type'],
+      [openai.chat.completions.create({ model: 'service-1', messages: [{ role: 'user', content: 'Hi' }], moderation: { model: 'omni-moderation-latest' } } as never), 'moderation'],
     ];
     for (const [call, param] of cases) {
       const error = (await call.catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;

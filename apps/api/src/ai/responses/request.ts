@@ -97,6 +97,8 @@ function refuseUnsupportedResponseFields(body: CreateRequest): void {
     ['top_logprobs', (body.top_logprobs ?? 0) > 0, 'Token log probabilities are not available on this service; omit top_logprobs or send 0.'],
     ['conversation', body.conversation != null, 'Conversations are not kept on this service; send the history in input (item_reference can point at earlier output items).'],
     ['prompt', body.prompt != null, 'Stored prompt templates do not exist on this service; send instructions and input instead.'],
+    ['moderation', body.moderation != null, 'Moderation is not available on this service; omit moderation.'],
+    ['access_programs', body.access_programs != null, 'Access programs do not exist on this service; omit access_programs.'],
     ['text.format.type', body.text?.format?.type === 'json_object', 'JSON mode (json_object) is not supported; send a json_schema format with the schema of the object you want.'],
   ]);
   if (body.stream_options != null && body.stream !== true) throw conflict('stream_options', 'stream_options is only allowed with stream: true.');
