@@ -66,6 +66,27 @@ describe.each(ENGINES)('the openai SDK on the %s engine', (engine) => {
       expect(third.output_text.length).toBeGreaterThan(0);
     }));
 
+  it('runs a streamed tool loop on both endpoints, follow-ups built from the streams’ final objects', () =>
+    server.on(engine, async () => {
+      server.script(engine, { tool_calls: [{ id: 'call_s1', name: 'get_weather', arguments: '{"city":"Rome"}' }] }, { content: 'Rome is warm.' });
+      server.script(engine, { tool_calls: [{ id: 'call_s2', name: 'get_weather', arguments: '{"city":"Rome"}' }] }, { content: 'Rome is warm.' });
+      const tools: OpenAI.Responses.Tool[] = [{ type: 'function', name: 'get_weather', description: 'Current weather of a city.', parameters: weatherParameters, strict: true }];
+      const input: OpenAI.Responses.ResponseInput = [{ role: 'user', content: 'What is the weather in Rome?' }];
+      const first = await openai.responses.stream({ model: 'service-1', input, tools, tool_choice: 'required' }).finalResponse();
+      const call = first.output.find((item): item is OpenAI.Responses.ResponseFunctionToolCall => item.type === 'function_call')!;
+      input.push(...(first.output as OpenAI.Responses.ResponseInputItem[]), { type: 'function_call_output', call_id: call.call_id, output: '{"celsius":27}' });
+      const second = await openai.responses.stream({ model: 'service-1', input, tools }).finalResponse();
+      expect(second.output_text.length).toBeGreaterThan(0);
+
+      const chatTools: OpenAI.Chat.ChatCompletionTool[] = [{ type: 'function', function: { name: 'get_weather', description: 'Current weather of a city.', parameters: weatherParameters } }];
+      const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [{ role: 'user', content: 'What is the weather in Rome?' }];
+      const asked = await openai.chat.completions.stream({ model: 'service-1', messages, tools: chatTools, tool_choice: 'required' }).finalMessage();
+      expect(asked.tool_calls?.[0]?.type === 'function' && asked.tool_calls[0].function.name).toBe('get_weather');
+      messages.push(asked, { role: 'tool', tool_call_id: asked.tool_calls![0]!.id, content: '{"celsius":27}' });
+      const answer = await openai.chat.completions.stream({ model: 'service-1', messages, tools: chatTools }).finalContent();
+      expect(answer?.length).toBeGreaterThan(0);
+    }));
+
   it('streams chat completions (chat.completions.stream) and runs tools (runTools)', () =>
     server.on(engine, async () => {
       server.script(engine, { content: 'Probably not this quarter.' });
