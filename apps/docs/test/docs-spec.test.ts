@@ -59,6 +59,10 @@ describe('the docs copy of the bundle', () => {
       expect(samples).toContain(line);
       expect(tag?.description).toContain(line);
     }
+    // The imports the page shows are the sample file's own.
+    const imports = tag?.description?.match(/^import .*;$/gm) ?? [];
+    expect(imports.length).toBeGreaterThanOrEqual(3);
+    for (const line of imports) expect(samples).toContain(line);
   });
 
   it('has TypeScript samples that compile against @persona-api/client', () => {
