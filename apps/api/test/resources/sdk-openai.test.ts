@@ -201,6 +201,15 @@ describe('the openai SDK against the contract', () => {
     expect([unknown.status, unknown.code, unknown.param, unknown.message]).toEqual([400, 'invalid_parameter', 'input.0.id', refused.message.replace(message.id, 'msg_doesnotexist')]);
   });
 
+  it('counts the Persona-Id header as part of the request for Idempotency-Key', async () => {
+    const params = { model: 'service-1', input: 'Is a free trial enough for you?' } as const;
+    const first = await openai.responses.create(params, { headers: { 'Idempotency-Key': 'persona-header-key-1' } });
+    const replay = await openai.responses.create(params, { headers: { 'Idempotency-Key': 'persona-header-key-1' } });
+    expect(replay.id).toBe(first.id);
+    const other = (await openai.responses.create(params, { headers: { 'Idempotency-Key': 'persona-header-key-1', 'Persona-Id': 'persona_saas_cfo' } }).catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
+    expect([other.status, other.code]).toEqual([409, 'idempotency_key_reused']);
+  });
+
   it('lets the body persona_id win over the header, and needs one of them', async () => {
     const body = await openai.responses.create({ model: 'service-1', input: 'Hi', persona_id: 'persona_saas_cfo' } as OpenAI.Responses.ResponseCreateParamsNonStreaming);
     expect((body as unknown as { persona_id: string }).persona_id).toBe('persona_saas_cfo');
