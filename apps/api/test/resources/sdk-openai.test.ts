@@ -73,7 +73,7 @@ describe.each(ENGINES)('the openai SDK on the %s engine', (engine) => {
       const tools: OpenAI.Responses.Tool[] = [{ type: 'function', name: 'get_weather', description: 'Current weather of a city.', parameters: weatherParameters, strict: true }];
       const input: OpenAI.Responses.ResponseInput = [{ role: 'user', content: 'What is the weather in Rome?' }];
       const first = await openai.responses.stream({ model: 'service-1', input, tools, tool_choice: 'required' }).finalResponse();
-      const call = first.output.find((item): item is OpenAI.Responses.ResponseFunctionToolCall => item.type === 'function_call')!;
+      const call = first.output.find((item) => item.type === 'function_call') as OpenAI.Responses.ResponseFunctionToolCall;
       input.push(...(first.output as OpenAI.Responses.ResponseInputItem[]), { type: 'function_call_output', call_id: call.call_id, output: '{"celsius":27}' });
       const second = await openai.responses.stream({ model: 'service-1', input, tools }).finalResponse();
       expect(second.output_text.length).toBeGreaterThan(0);
