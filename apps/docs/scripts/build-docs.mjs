@@ -17,9 +17,25 @@ const specPath = join(distDir, 'openapi.json');
 const htmlPath = join(distDir, 'index.html');
 
 export const DECISIONS_TAG = 'Design decisions';
+export const LIBRARIES_TAG = 'Use it from the openai SDK, the AI SDK and LangChain';
 
-/** @param {import('@persona-api/openapi/document').OpenApiDocument} bundle @param {string} decisionsMarkdown */
-export function docsSpec(bundle, decisionsMarkdown) {
+/**
+ * The libraries page: guides/libraries.md with each `{{name}}` replaced by the `#region name` body of the
+ * server's sample file, which its tests type-check and run (so the page never shows code that fails).
+ * @param {string} guide @param {string} samples
+ */
+export function librariesPage(guide, samples) {
+  return guide.replace(/\{\{(\w+)\}\}/g, (_match, /** @type {string} */ name) => {
+    const region = new RegExp(`// #region ${name}\\n([\\s\\S]*?)\\n\\s*// #endregion ${name}`).exec(samples);
+    if (!region?.[1]) throw new Error(`No #region ${name} in the samples file.`);
+    const lines = region[1].split('\n');
+    const indent = Math.min(...lines.filter((line) => line.trim()).map((line) => /^ */.exec(line)?.[0].length ?? 0));
+    return lines.map((line) => line.slice(indent)).join('\n');
+  });
+}
+
+/** @param {import('@persona-api/openapi/document').OpenApiDocument} bundle @param {string} decisionsMarkdown @param {string} [librariesMarkdown] */
+export function docsSpec(bundle, decisionsMarkdown, librariesMarkdown) {
   const spec = structuredClone(bundle);
   const baseUrl = spec.servers?.[0]?.url ?? '';
   const streaming = new Set(listStreamingOperations(spec).map(({ method, path }) => `${method} ${path}`));
@@ -32,7 +48,8 @@ export function docsSpec(bundle, decisionsMarkdown) {
   // DECISIONS.md becomes a section of its own in the menu (a tag without operations, `x-traitTag`); it
   // replaces the overview's short "Design decisions" paragraph, which only points at the file.
   const decisionsTag = { name: DECISIONS_TAG, description: decisionsMarkdown.replace(/^# .*\n+/, ''), 'x-traitTag': true };
-  spec.tags = [decisionsTag, ...(spec.tags ?? [])];
+  const librariesTag = librariesMarkdown ? [{ name: LIBRARIES_TAG, description: librariesMarkdown, 'x-traitTag': true }] : [];
+  spec.tags = [decisionsTag, ...librariesTag, ...(spec.tags ?? [])];
   if (spec.info.description) {
     spec.info.description = spec.info.description.replace(/\n*^## Design decisions\n[\s\S]*?(?=^## |(?![\s\S]))/m, '\n\n');
   }
@@ -55,7 +72,9 @@ export function withoutRemoteAssets(html) {
 
 function main() {
   const openapiDir = dirname(require.resolve('@persona-api/openapi/package.json'));
-  const spec = docsSpec(loadBundle(), readFileSync(join(openapiDir, 'DECISIONS.md'), 'utf8'));
+  const samples = readFileSync(join(docsDir, '..', 'api', 'test', 'resources', 'sdk-samples.ts'), 'utf8');
+  const libraries = librariesPage(readFileSync(join(docsDir, 'guides', 'libraries.md'), 'utf8'), samples);
+  const spec = docsSpec(loadBundle(), readFileSync(join(openapiDir, 'DECISIONS.md'), 'utf8'), libraries);
   mkdirSync(distDir, { recursive: true });
   writeFileSync(specPath, `${JSON.stringify(spec, null, 2)}\n`);
 

@@ -49,6 +49,22 @@ describe('the docs copy of the bundle', () => {
     expect(tag?.description).toBe(decisions.replace(/^# .*\n+/, ''));
   });
 
+  it('has the libraries page, its samples taken from the server-tested sample file', () => {
+    const tag = spec.tags?.find((candidate) => candidate.name === 'Use it from the openai SDK, the AI SDK and LangChain');
+    const samples = readFileSync(join(docsDir, '..', 'api', 'test', 'resources', 'sdk-samples.ts'), 'utf8');
+    expect((tag as { 'x-traitTag'?: boolean } | undefined)?.['x-traitTag']).toBe(true);
+    expect(tag?.description).not.toMatch(/\{\{\w+\}\}/);
+    // Each library's sample is there, unindented, exactly as the server's tests run it.
+    for (const line of ["new OpenAI({ baseURL, apiKey, defaultHeaders: { 'Persona-Id': 'persona_saas_cfo' } });", "createOpenAI({ baseURL, apiKey, headers: { 'Persona-Id': 'persona_saas_cfo' } });", 'useResponsesApi: true,']) {
+      expect(samples).toContain(line);
+      expect(tag?.description).toContain(line);
+    }
+    // The imports the page shows are the sample file's own.
+    const imports = tag?.description?.match(/^import .*;$/gm) ?? [];
+    expect(imports.length).toBeGreaterThanOrEqual(3);
+    for (const line of imports) expect(samples).toContain(line);
+  });
+
   it('has TypeScript samples that compile against @persona-api/client', () => {
     const dir = join(docsDir, 'test-results', 'code-samples');
     rmSync(dir, { recursive: true, force: true });

@@ -47,3 +47,19 @@ export function assertValidRequest(request: GenerateRequest): void {
   }
   if (request.max_output_tokens != null && request.max_output_tokens < 1) throw new EngineError('invalid_request', 'max_output_tokens must be at least 1.');
 }
+
+/** How many tool calls an answer may carry (`parallel_tool_calls: false` means one). */
+export function toolCallLimit(request: GenerateRequest): number {
+  const parallel = request.parallel_tool_calls === false ? 1 : Number.POSITIVE_INFINITY;
+  return Math.min(parallel, request.max_tool_calls ?? Number.POSITIVE_INFINITY);
+}
+
+/** The text up to the first stop sequence, and whether one was found. */
+export function cutAtStop(text: string, stop: readonly string[] | undefined): { text: string; stopped: boolean } {
+  let end = -1;
+  for (const sequence of stop ?? []) {
+    const at = sequence.length > 0 ? text.indexOf(sequence) : -1;
+    if (at >= 0 && (end < 0 || at < end)) end = at;
+  }
+  return end < 0 ? { text, stopped: false } : { text: text.slice(0, end), stopped: true };
+}

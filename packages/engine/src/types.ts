@@ -83,6 +83,19 @@ export interface GenerateRequest {
   verbosity?: Level;
   temperature?: number;
   max_output_tokens?: number | null;
+  /** Nucleus sampling (upstream only: the offline engine has no token probabilities). */
+  top_p?: number;
+  /** Stop sequences (at most 4): the text ends before the first one. Both engines. */
+  stop?: string[];
+  /** Best-effort determinism upstream; mixed into the offline engine's choices. */
+  seed?: number;
+  /** Upstream only: the offline engine does not sample tokens. */
+  frequency_penalty?: number;
+  presence_penalty?: number;
+  /** `false`: at most one tool call per answer. Default true. */
+  parallel_tool_calls?: boolean;
+  /** At most this many tool calls per answer (extra ones are dropped). */
+  max_tool_calls?: number | null;
 }
 
 export interface EngineUsage {

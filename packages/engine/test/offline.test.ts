@@ -131,3 +131,27 @@ describe('offline engine: streaming and cancellation', () => {
     await expect(engine.generate(ask(cfo, pitch, { analysis: true, response_format: { type: 'json_schema', name: 'x', schema: { type: 'object' } } }))).rejects.toMatchObject({ code: 'invalid_request', status: 400 });
   });
 });
+
+describe('offline engine: OpenAI sampling settings', () => {
+  it("mixes a request's seed into its choices, deterministically", async () => {
+    const engine = createOfflineEngine();
+    const outputs = await Promise.all([1, 2, 3, 4].map((seed) => engine.generate(ask(cfo, pitch, { seed })).then((result) => result.text)));
+    expect(new Set(outputs).size).toBeGreaterThan(1);
+    expect((await engine.generate(ask(cfo, pitch, { seed: 2 }))).text).toBe(outputs[1]);
+    // No seed: the output it always gave.
+    expect((await engine.generate(ask(cfo))).text).toBe((await createOfflineEngine().generate(ask(cfo))).text);
+  });
+
+  it('ends the text before the first stop sequence, streamed and not', async () => {
+    const engine = createOfflineEngine();
+    const full = (await engine.generate(ask(cfo))).text;
+    const words = full.split(' ');
+    const [early, late] = [words[6]!, words[2]!];
+    const cut = await engine.generate(ask(cfo, pitch, { stop: [early, late] }));
+    expect(cut.text).toBe(full.slice(0, Math.min(full.indexOf(early), full.indexOf(late))));
+    expect(cut.finish_reason).toBe('stop');
+    const streamed = await collect(engine.stream(ask(cfo, pitch, { stop: [late] })));
+    expect(streamed.flatMap((event) => (event.type === 'text_delta' ? [event.delta] : [])).join('')).toBe(full.slice(0, full.indexOf(late)));
+    expect((await engine.generate(ask(cfo, pitch, { stop: ['no such sequence anywhere'] }))).text).toBe(full);
+  });
+});

@@ -77,6 +77,27 @@ describe('openai-compatible engine: requests', () => {
     expect(body.messages[1]).toEqual({ role: 'user', content: 'Would you buy our tool?' });
   });
 
+  it("passes the caller's sampling settings through, and parallel_tool_calls only with tools", async () => {
+    fake.enqueue({ content: 'ok' }, { content: 'ok' });
+    await engine.generate(ask('Hi', { top_p: 0.3, stop: ['END'], seed: 9, frequency_penalty: 0.5, presence_penalty: -0.5, parallel_tool_calls: false }));
+    await engine.generate(ask('Weather in Boston?', { tools: [weatherTool], parallel_tool_calls: false }));
+    const [plain, withTools] = fake.requests.map((request) => request.body);
+    expect(plain).toMatchObject({ top_p: 0.3, stop: ['END'], seed: 9, frequency_penalty: 0.5, presence_penalty: -0.5 });
+    expect(plain.parallel_tool_calls).toBeUndefined();
+    expect(withTools.parallel_tool_calls).toBe(false);
+  });
+
+  it('drops tool calls beyond max_tool_calls, streamed and not', async () => {
+    const calls = [1, 2, 3].map((n) => ({ id: `call_${n}`, name: 'get_weather', arguments: `{"city":"C${n}"}` }));
+    fake.enqueue({ tool_calls: calls }, { tool_calls: calls });
+    const result = await engine.generate(ask('Weather in three cities?', { tools: [weatherTool], max_tool_calls: 2 }));
+    expect(result.tool_calls.map((call) => call.call_id)).toEqual(['call_1', 'call_2']);
+    const events = await collect(engine.stream(ask('Weather in three cities?', { tools: [weatherTool], parallel_tool_calls: false })));
+    expect(events.filter((event) => event.type === 'tool_call_start')).toHaveLength(1);
+    const done = events.find((event) => event.type === 'done');
+    expect(done?.type === 'done' && done.result.tool_calls.map((call) => call.call_id)).toEqual(['call_1']);
+  });
+
   it('sends reasoning_effort and max_completion_tokens to a reasoning upstream', async () => {
     fake.enqueue({ content: 'ok' });
     await createOpenAICompatibleEngine({ ...config, reasoning: true }).generate(ask('hi', { reasoning_effort: 'high', max_output_tokens: 50 }));

@@ -1,7 +1,8 @@
 import type { EngineMessage, EngineResponseFormat, EngineTool, EngineToolChoice, GenerateRequest } from '@persona-api/engine';
 import type { components } from '@persona-api/types';
-import { ApiError, errors } from '../http/errors.js';
-import { checkObjectSchema, MAX_INPUT_CHARS } from './responses/request.js';
+import { apiError, ApiError, errors } from '../http/errors.js';
+import { checkObjectSchema, effortLevel, MAX_INPUT_CHARS } from './responses/request.js';
+import { refuseUnsupported } from './unsupported.js';
 
 type CreateRequest = components['schemas']['ChatCompletionCreateRequest'];
 
@@ -12,13 +13,31 @@ export interface ChatRequest {
   includeUsage: boolean;
 }
 
-const conflict = (param: string, message: string) => new ApiError(400, 'parameter_conflict', message, param);
+const conflict = (param: string, message: string) => apiError('parameter_conflict', message, param);
 
-const textOf = (content: string | null | undefined | { text: string }[]) =>
-  content == null ? '' : typeof content === 'string' ? content : content.map((part) => part.text).join('\n');
+// A refusal part of an earlier assistant message counts as its text.
+const textOf = (content: string | null | undefined | ({ type: 'text'; text: string } | { type: 'refusal'; refusal: string })[]) =>
+  content == null ? '' : typeof content === 'string' ? content : content.map((part) => (part.type === 'refusal' ? part.refusal : part.text)).join('\n');
+
+/** OpenAI fields of `POST /chat/completions` with values this service cannot honour: 400 `unsupported_parameter`. */
+function refuseUnsupportedChatFields(body: CreateRequest): void {
+  refuseUnsupported([
+    ['n', (body.n ?? 1) > 1, 'Only one choice per completion is supported; omit n or send 1 (send several requests for several answers).'],
+    ['logprobs', body.logprobs === true, 'Token log probabilities are not available on this service; omit logprobs or send false.'],
+    ['top_logprobs', (body.top_logprobs ?? 0) > 0, 'Token log probabilities are not available on this service; omit top_logprobs or send 0.'],
+    ['logit_bias', Object.keys(body.logit_bias ?? {}).length > 0, 'The token ids of service-1 are not published, so logit_bias cannot be honoured; omit it.'],
+    ['modalities', (body.modalities ?? []).includes('audio'), 'Audio output is not supported; send modalities ["text"] or omit it.'],
+    ['audio', body.audio != null, 'Audio output is not supported; omit audio.'],
+    ['web_search_options', body.web_search_options != null, 'Web search is not available on /chat/completions; omit web_search_options.'],
+    ['moderation', body.moderation != null, 'Moderation is not available on this service; omit moderation.'],
+    ['functions', body.functions != null, 'The deprecated functions field is not supported; declare them in tools.'],
+    ['function_call', body.function_call != null, 'The deprecated function_call field is not supported; use tool_choice.'],
+  ]);
+}
 
 /** Reads and checks a legacy `POST /chat/completions` body (DECISIONS.md, Legacy chat completions). */
 export function readChatRequest(body: CreateRequest): ChatRequest {
+  refuseUnsupportedChatFields(body);
   const messages: EngineMessage[] = [];
   const callIds = new Set<string>();
   let characters = 0;
@@ -97,10 +116,17 @@ export function readChatRequest(body: CreateRequest): ChatRequest {
       response_format: responseFormat,
       analysis: false,
       artifact: false,
-      reasoning_effort: body.reasoning_effort ?? 'medium',
-      verbosity: 'medium',
+      reasoning_effort: effortLevel(body.reasoning_effort),
+      verbosity: body.verbosity ?? 'medium',
       temperature: body.temperature ?? 1,
       max_output_tokens: body.max_completion_tokens ?? body.max_tokens ?? null,
+      // Honoured settings (DECISIONS.md, OpenAI request fields); absent ones keep the engine's defaults.
+      ...(body.top_p != null ? { top_p: body.top_p } : {}),
+      ...(body.stop != null ? { stop: typeof body.stop === 'string' ? [body.stop] : body.stop } : {}),
+      ...(body.seed != null ? { seed: body.seed } : {}),
+      ...(body.frequency_penalty != null ? { frequency_penalty: body.frequency_penalty } : {}),
+      ...(body.presence_penalty != null ? { presence_penalty: body.presence_penalty } : {}),
+      ...(body.parallel_tool_calls != null ? { parallel_tool_calls: body.parallel_tool_calls } : {}),
     },
     jsonSchema: responseFormat.type === 'json_schema',
     stream,

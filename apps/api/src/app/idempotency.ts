@@ -16,7 +16,10 @@ export function idempotencyHooks(db: Database, now: () => Date) {
     const key = request.headers['idempotency-key'];
     if (typeof key !== 'string' || !request.auth) return;
     const path = request.url.split('?')[0] ?? '';
-    const claim = await claimIdempotencyKey(db, request.auth.apiKeyId, key, requestFingerprint(request.method, path, request.body), now());
+    // The Persona-Id header chooses the persona as the body's persona_id does, so it is part of the request.
+    const persona = request.headers['persona-id'];
+    const fingerprinted = typeof persona === 'string' ? { body: request.body, 'Persona-Id': persona } : request.body;
+    const claim = await claimIdempotencyKey(db, request.auth.apiKeyId, key, requestFingerprint(request.method, path, fingerprinted), now());
     if (claim.kind === 'replay') {
       reply.header('idempotent-replayed', 'true');
       if (claim.response.contentType) reply.header('content-type', claim.response.contentType);

@@ -25,6 +25,7 @@ export const STATUS_OF_CODE: Record<ErrorCode, number> = {
   invalid_parameter: 400,
   missing_parameter: 400,
   unknown_parameter: 400,
+  unsupported_parameter: 400,
   invalid_json: 400,
   invalid_cursor: 400,
   parameter_conflict: 400,

@@ -53,6 +53,9 @@ function makeAjv(coerceTypes: false | 'array', extensions: Set<string>): Ajv2020
     coerceTypes,
     // Unknown body fields are an error (DECISIONS.md), never silently dropped.
     removeAdditional: false,
+    // Errors carry their data and schema, so a failed union can be re-checked against the branch its
+    // tag selects (unionBranchErrors).
+    verbose: coerceTypes === false,
   });
   addFormats(ajv);
   // OpenAPI annotations that are not JSON Schema keywords.
@@ -87,9 +90,81 @@ export function contractValidatorCompiler(spec: unknown): FastifySchemaCompiler<
     // Glue gives recursive schemas the same $id on every route; the latest compile wins.
     if (id && ajv.getSchema(id)) ajv.removeSchema(id);
     const validate = ajv.compile(schema as object);
-    compiled.set(cacheKey, validate);
-    return validate;
+    const checked = httpPart === 'body' ? withUnionErrors(validate, ajv) : validate;
+    compiled.set(cacheKey, checked);
+    return checked;
   };
+}
+
+/** A validator whose errors, for a failed `oneOf`, are those of the branch the value's tag selects. */
+function withUnionErrors(validate: ValidateFunction, ajv: Ajv2020): ValidateFunction {
+  const wrapped = ((data: unknown) => {
+    const valid = validate(data) as boolean;
+    wrapped.errors = valid ? null : unionBranchErrors(validate.errors ?? [], ajv);
+    return valid;
+  }) as ValidateFunction;
+  wrapped.schema = validate.schema;
+  return wrapped;
+}
+
+type Schema = { type?: unknown; properties?: Record<string, { const?: unknown; enum?: unknown[] }>; required?: string[]; oneOf?: unknown[] };
+
+/** The tags that select a union branch: `type` (an item, a part), else `role` (a message). */
+const TAGS = ['type', 'role'] as const;
+
+const jsonType = (value: unknown) => (value === null ? 'null' : Array.isArray(value) ? 'array' : Number.isInteger(value) ? 'integer' : typeof value);
+
+/** Whether `value` can be meant for this branch: same JSON type, and no tag it declares says otherwise. */
+function branchMatches(branch: Schema, value: unknown): boolean {
+  const types = branch.type === undefined ? null : [branch.type].flat();
+  if (types && !types.includes(jsonType(value)) && !(jsonType(value) === 'integer' && types.includes('number'))) return false;
+  if (jsonType(value) !== 'object') return types !== null;
+  const record = value as Record<string, unknown>;
+  for (const tag of TAGS) {
+    const declared = branch.properties?.[tag];
+    const allowed = declared?.const !== undefined ? [declared.const] : declared?.enum;
+    if (!allowed) continue;
+    if (record[tag] === undefined ? branch.required?.includes(tag) : !allowed.includes(record[tag])) return false;
+  }
+  return true;
+}
+
+const branchValidators = new WeakMap<object, ValidateFunction>();
+
+/**
+ * Ajv reports a failed `oneOf` with the errors of every branch, so the first branch's complaint ("role
+ * is required") hides the real fault of a `function_call` item. When the value's JSON type and tags
+ * (`type`, `role`) select exactly one branch, its own errors are returned instead (recursively, for
+ * unions inside it); when they select none, the tag itself is the error.
+ */
+function unionBranchErrors(list: ErrorObject[], ajv: Ajv2020): ErrorObject[] {
+  let union: ErrorObject | undefined;
+  for (const error of list) {
+    if (error.keyword === 'oneOf' && Array.isArray(error.schema) && (!union || error.instancePath.length < union.instancePath.length)) union = error;
+  }
+  if (!union) return list;
+  const branches = union.schema as Schema[];
+  const matching = branches.filter((branch) => branch && typeof branch === 'object' && branchMatches(branch, union.data));
+  if (matching.length === 1) {
+    const branch = matching[0] as object;
+    let validate = branchValidators.get(branch);
+    if (!validate) {
+      validate = ajv.compile(branch);
+      branchValidators.set(branch, validate);
+    }
+    if (validate(union.data)) return list;
+    const prefix = union.instancePath;
+    return unionBranchErrors((validate.errors ?? []).map((error) => ({ ...error, instancePath: prefix + error.instancePath })), ajv);
+  }
+  const record = union.data as Record<string, unknown> | null;
+  const tag = matching.length === 0 && jsonType(record) === 'object' ? TAGS.find((name) => typeof record?.[name] === 'string') : undefined;
+  if (!tag) return list;
+  const allowed = branches.flatMap((branch) => {
+    const declared = branch?.properties?.[tag];
+    return declared?.const !== undefined ? [declared.const] : (declared?.enum ?? []);
+  });
+  if (allowed.length === 0) return list;
+  return [{ keyword: 'enum', instancePath: `${union.instancePath}/${tag}`, schemaPath: union.schemaPath, params: { allowedValues: allowed }, message: `must be one of ${[...new Set(allowed)].map((value) => JSON.stringify(value)).join(', ')}` }];
 }
 
 interface HeaderSchema {

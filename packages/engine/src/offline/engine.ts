@@ -1,7 +1,7 @@
 // The offline engine: deterministic composition, no network, no model. Same request and seed → same output.
 import { artifactOpenTag, ARTIFACT_CLOSE_TAG, formatArtifact } from '../artifact.js';
 import { abortedError, EngineError } from '../errors.js';
-import { assertValidRequest, lastUserText, levels, systemTexts, toolNameFor } from '../request.js';
+import { assertValidRequest, cutAtStop, lastUserText, levels, systemTexts, toolNameFor } from '../request.js';
 import { countPromptTokens, countTokens, countToolCallTokens, truncateToTokens } from '../tokens.js';
 import type {
   Engine,
@@ -72,7 +72,8 @@ export function createOfflineEngine(options: OfflineEngineOptions = {}): Engine 
     const input = lastUserText(messages);
     const last = messages[messages.length - 1];
     const conversationKey = JSON.stringify(messages);
-    const random = createRandom('offline', seed, persona?.id ?? '', instructions, conversationKey, verbosity, effort);
+    // A request's `seed` changes the choices as the engine's own seed does (no seed: the same as before).
+    const random = createRandom('offline', seed, persona?.id ?? '', instructions, conversationKey, verbosity, effort, ...(request.seed !== undefined ? [String(request.seed)] : []));
     const tools = request.tools ?? [];
     const choice = request.tool_choice ?? 'auto';
     const format = request.response_format ?? { type: 'text' };
@@ -112,6 +113,14 @@ export function createOfflineEngine(options: OfflineEngineOptions = {}): Engine 
         text = composeReply(compose);
       }
 
+      const stopped = cutAtStop(text, request.stop);
+      if (stopped.stopped) {
+        text = stopped.text;
+        if (parsed) {
+          parsed = null;
+          structuredError = 'The output was cut by a stop sequence before the JSON document was complete.';
+        }
+      }
       const limit = request.max_output_tokens;
       if (limit != null && countTokens(text) > limit) {
         finish = 'length';

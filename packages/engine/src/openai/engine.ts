@@ -7,7 +7,7 @@ import type { UpstreamConfig } from '../config.js';
 import { abortedError, EngineError } from '../errors.js';
 import { topicPhrase } from '../text/topic.js';
 import { kebab, stableId, upperFirst } from '../text/index.js';
-import { assertValidRequest, lastUserText } from '../request.js';
+import { assertValidRequest, lastUserText, toolCallLimit } from '../request.js';
 import { parseStructuredOutput } from '../schema/validate.js';
 import { countPromptTokens, countTokens, countToolCallTokens } from '../tokens.js';
 import type {
@@ -201,7 +201,8 @@ export function createOpenAICompatibleEngine(config: UpstreamConfig, options: Op
         throw new EngineError('upstream_error', 'The model server sent a reply without a message.', { upstream_status: response.status });
       }
       const text = typeof choice.message.content === 'string' ? choice.message.content : '';
-      const toolCalls = readToolCalls(choice.message.tool_calls, (index) => stableId('call_', raw, index));
+      // parallel_tool_calls / max_tool_calls: calls beyond the limit are dropped (a model may ignore the hint).
+      const toolCalls = readToolCalls(choice.message.tool_calls, (index) => stableId('call_', raw, index)).slice(0, request ? toolCallLimit(request) : undefined);
       return {
         text,
         toolCalls,
@@ -408,7 +409,8 @@ export function createOpenAICompatibleEngine(config: UpstreamConfig, options: Op
               if (!call.name && typeof raw.function?.name === 'string') call.name = raw.function.name;
               const args = raw.function?.arguments;
               const piece = typeof args === 'string' ? args : args !== undefined ? JSON.stringify(args) : '';
-              if (!call.started && call.name) {
+              // A call beyond parallel_tool_calls / max_tool_calls never starts, so it is neither sent nor returned.
+              if (!call.started && call.name && [...calls.values()].filter((other) => other.started).length < toolCallLimit(request)) {
                 call.started = true;
                 if (!call.id) call.id = stableId('call_', JSON.stringify(body.messages), index);
                 yield { type: 'tool_call_start', index, call_id: call.id, name: call.name };

@@ -23,6 +23,12 @@ export interface ChatBody {
   tool_choice?: 'auto' | 'none' | 'required' | { type: 'function'; function: { name: string } };
   response_format?: { type: 'json_schema'; json_schema: { name: string; description?: string; schema: JsonSchema; strict?: boolean } };
   reasoning_effort?: 'low' | 'medium' | 'high';
+  top_p?: number;
+  stop?: string[];
+  seed?: number;
+  frequency_penalty?: number;
+  presence_penalty?: number;
+  parallel_tool_calls?: boolean;
 }
 
 /** The instruction that makes the model write an artifact body the engine can wrap (see artifact.ts). */
@@ -98,11 +104,18 @@ export function buildChatBody(request: GenerateRequest, config: UpstreamConfig, 
     else body.max_tokens = request.max_output_tokens;
   }
   if (config.reasoning && request.reasoning_effort) body.reasoning_effort = request.reasoning_effort;
+  // Sampling settings the caller chose are passed through as given (OpenAI's own names).
+  if (request.top_p !== undefined) body.top_p = request.top_p;
+  if (request.stop !== undefined && request.stop.length > 0) body.stop = request.stop;
+  if (request.seed !== undefined) body.seed = request.seed;
+  if (request.frequency_penalty !== undefined) body.frequency_penalty = request.frequency_penalty;
+  if (request.presence_penalty !== undefined) body.presence_penalty = request.presence_penalty;
   const tools = request.tools ?? [];
   if (tools.length > 0) {
     body.tools = tools.map(toChatTool);
     const choice = request.tool_choice ?? 'auto';
     body.tool_choice = typeof choice === 'object' ? { type: 'function', function: { name: choice.name } } : choice;
+    if (request.parallel_tool_calls !== undefined) body.parallel_tool_calls = request.parallel_tool_calls;
   }
   const format = request.response_format;
   if (format?.type === 'json_schema') {

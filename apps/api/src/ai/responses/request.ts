@@ -1,6 +1,7 @@
 import { compileSchema, EngineError, type EngineMessage, type EngineResponseFormat, type EngineTool, type EngineToolChoice, type GenerateRequest } from '@persona-api/engine';
 import type { components } from '@persona-api/types';
-import { ApiError, errors } from '../../http/errors.js';
+import { apiError, ApiError, errors } from '../../http/errors.js';
+import { refuseUnsupported } from '../unsupported.js';
 
 type CreateRequest = components['schemas']['ResponseCreateRequest'];
 type InputItem = components['schemas']['ResponseInputItem'];
@@ -23,7 +24,7 @@ export interface ResponseRequest {
   stream: boolean;
 }
 
-const conflict = (param: string, message: string) => new ApiError(400, 'parameter_conflict', message, param);
+const conflict = (param: string, message: string) => apiError('parameter_conflict', message, param);
 
 const textOf = (content: string | { text: string }[]) => (typeof content === 'string' ? content : content.map((part) => part.text).join('\n'));
 
@@ -38,13 +39,20 @@ export function checkObjectSchema(schema: Record<string, unknown>, param: string
   }
 }
 
-/** The conversation for the engine: messages, echoed output items and tool results (history lives in `input`). */
-export function inputMessages(input: CreateRequest['input']): EngineMessage[] {
+/** An input item once `item_reference`s are replaced by the items they name (item-reference.ts). */
+export type ResolvedInputItem = Exclude<InputItem, { type: 'item_reference' }>;
+
+type AssistantPart = Extract<InputItem, { role: 'assistant' }>['content'];
+const assistantText = (content: AssistantPart) =>
+  typeof content === 'string' ? content : content.map((part) => (part.type === 'refusal' ? part.refusal : part.text)).join('');
+
+/** The conversation for the engine: messages, earlier output items and tool results (history lives in `input`). */
+export function inputMessages(input: string | ResolvedInputItem[]): EngineMessage[] {
   if (typeof input === 'string') return [{ role: 'user', content: input }];
   const messages: EngineMessage[] = [];
   const callIds = new Set<string>();
   let characters = 0;
-  input.forEach((item: InputItem, index) => {
+  input.forEach((item, index) => {
     if ('type' in item && item.type === 'function_call') {
       characters += item.arguments.length;
       callIds.add(item.call_id);
@@ -54,24 +62,46 @@ export function inputMessages(input: CreateRequest['input']): EngineMessage[] {
       if (previous?.role === 'assistant') previous.tool_calls = [...(previous.tool_calls ?? []), call];
       else messages.push({ role: 'assistant', content: null, tool_calls: [call] });
     } else if ('type' in item && item.type === 'function_call_output') {
-      characters += item.output.length;
+      const output = textOf(item.output);
+      characters += output.length;
       if (!callIds.has(item.call_id)) {
         throw errors.invalidParameter(`input.${index}.call_id`, `No function_call with call_id ${item.call_id} comes before this function_call_output in input.`);
       }
-      messages.push({ role: 'tool', call_id: item.call_id, content: item.output });
-    } else if ('id' in item) {
-      // An assistant message echoed back from an earlier response's output.
-      const text = item.content.map((part) => part.text).join('');
+      messages.push({ role: 'tool', call_id: item.call_id, content: output });
+    } else if (item.role === 'assistant') {
+      // An earlier answer, echoed whole or in the short form clients build.
+      const text = assistantText(item.content);
       characters += text.length;
       messages.push({ role: 'assistant', content: text });
     } else {
       const text = textOf(item.content);
       characters += text.length;
-      messages.push(item.role === 'assistant' ? { role: 'assistant', content: text } : { role: item.role, content: text });
+      messages.push({ role: item.role, content: text });
     }
   });
   if (characters > MAX_INPUT_CHARS) throw errors.invalidParameter('input', `The text of input is ${characters} characters; at most ${MAX_INPUT_CHARS} are allowed.`);
   return messages;
+}
+
+/** OpenAI's effort levels on this service's three (DECISIONS.md): none/minimal → low, xhigh → high. */
+export function effortLevel(effort: string | null | undefined): 'low' | 'medium' | 'high' {
+  if (effort === 'none' || effort === 'minimal' || effort === 'low') return 'low';
+  if (effort === 'xhigh' || effort === 'high') return 'high';
+  return 'medium';
+}
+
+/** OpenAI fields of `POST /responses` with values this service cannot honour: 400 `unsupported_parameter`. */
+function refuseUnsupportedResponseFields(body: CreateRequest): void {
+  refuseUnsupported([
+    ['background', body.background === true, 'Background responses are not supported; send the request without background (or stream it).'],
+    ['top_logprobs', (body.top_logprobs ?? 0) > 0, 'Token log probabilities are not available on this service; omit top_logprobs or send 0.'],
+    ['conversation', body.conversation != null, 'Conversations are not kept on this service; send the history in input (item_reference can point at earlier output items).'],
+    ['prompt', body.prompt != null, 'Stored prompt templates do not exist on this service; send instructions and input instead.'],
+    ['moderation', body.moderation != null, 'Moderation is not available on this service; omit moderation.'],
+    ['access_programs', body.access_programs != null, 'Access programs do not exist on this service; omit access_programs.'],
+    ['text.format.type', body.text?.format?.type === 'json_object', 'JSON mode (json_object) is not supported; send a json_schema format with the schema of the object you want.'],
+  ]);
+  if (body.stream_options != null && body.stream !== true) throw conflict('stream_options', 'stream_options is only allowed with stream: true.');
 }
 
 /** Tools with their defaults (a `default` inside a oneOf branch is not applied by Ajv). */
@@ -82,6 +112,7 @@ export function functionTools(tools: FunctionTool[] | undefined): { echo: Functi
     if (seen.has(tool.name)) throw errors.invalidParameter(`tools.${index}.name`, `Tool names must be unique; ${tool.name} appears twice.`);
     seen.add(tool.name);
     if (tool.parameters) checkObjectSchema(tool.parameters as Record<string, unknown>, `tools.${index}.parameters`);
+    // null (what LangChain sends when the caller did not choose) means OpenAI's default, true.
     echo.push({
       type: 'function',
       name: tool.name,
@@ -110,8 +141,12 @@ export function engineToolChoice(choice: CreateRequest['tool_choice'], tools: { 
   return { name: value.name };
 }
 
-/** Reads and checks a `POST /responses` body: 400s for everything that can be known before generating. */
-export function readResponseRequest(body: CreateRequest): ResponseRequest {
+/**
+ * Reads and checks a `POST /responses` body: 400s for everything that can be known before generating.
+ * `input` is the body's input with its item references resolved; `personaId` the body's or the header's.
+ */
+export function readResponseRequest(body: CreateRequest, input: string | ResolvedInputItem[], personaId: string): ResponseRequest {
+  refuseUnsupportedResponseFields(body);
   const format = body.text?.format;
   let flat: FlatFormat | null = null;
   if (format?.type === 'json_schema') {
@@ -129,9 +164,10 @@ export function readResponseRequest(body: CreateRequest): ResponseRequest {
   }
   const tools = functionTools(body.tools);
   const toolChoice = engineToolChoice(body.tool_choice, tools.engine);
-  const messages = inputMessages(body.input);
+  const messages = inputMessages(input);
   const verbosity = body.text?.verbosity ?? 'medium';
-  const effort = body.reasoning?.effort ?? 'medium';
+  const effort = effortLevel(body.reasoning?.effort);
+  const maxToolCalls = body.max_tool_calls ?? null;
   const responseFormat: EngineResponseFormat = flat
     ? { type: 'json_schema', name: flat.name, description: flat.description ?? null, schema: flat.schema as Record<string, unknown>, strict: flat.strict ?? false }
     : { type: 'text' };
@@ -148,11 +184,14 @@ export function readResponseRequest(body: CreateRequest): ResponseRequest {
       verbosity,
       temperature: body.temperature ?? 1,
       max_output_tokens: body.max_output_tokens ?? null,
+      ...(body.top_p != null ? { top_p: body.top_p } : {}),
+      ...(body.parallel_tool_calls != null ? { parallel_tool_calls: body.parallel_tool_calls } : {}),
+      max_tool_calls: maxToolCalls,
     },
     settings: {
       object: 'response',
       model: body.model,
-      persona_id: body.persona_id,
+      persona_id: personaId,
       instructions: body.instructions ?? null,
       tools: tools.echo,
       tool_choice: body.tool_choice ?? 'auto',
@@ -165,6 +204,14 @@ export function readResponseRequest(body: CreateRequest): ResponseRequest {
       metadata: body.metadata ?? {},
       analysis_mode: body.analysis_mode ?? false,
       artifact_mode: body.artifact_mode ?? false,
+      top_p: body.top_p ?? 1,
+      parallel_tool_calls: body.parallel_tool_calls ?? true,
+      max_tool_calls: maxToolCalls,
+      user: body.user ?? null,
+      safety_identifier: body.safety_identifier ?? null,
+      prompt_cache_key: body.prompt_cache_key ?? null,
+      service_tier: body.service_tier ?? null,
+      truncation: body.truncation ?? 'disabled',
     },
     jsonSchema: flat !== null,
     analysis: body.analysis_mode ?? false,

@@ -9,6 +9,7 @@ import { unix } from '../../lib/wire.js';
 import { readChatRequest, type ChatRequest } from '../../ai/chat.js';
 import { drainEngineStream, openModelStream } from '../../ai/engine-stream.js';
 import { apiErrorOf, prepareModelCall, settleModelCall, usageOfCutStream, type PreparedCall } from '../../ai/model-call.js';
+import { personaIdOf } from '../../ai/persona-header.js';
 
 type ChatCompletion = components['schemas']['ChatCompletion'];
 type ChatChunk = components['schemas']['ChatCompletionChunk'];
@@ -182,13 +183,14 @@ async function completeStreamed(call: Call, ctx: RequestContext, signal: AbortSi
   }
 }
 
-export const createChatCompletion: Handler<'createChatCompletion'> = async ({ body }, ctx) => {
+export const createChatCompletion: Handler<'createChatCompletion'> = async ({ body, headers }, ctx) => {
+  const personaId = personaIdOf(body.persona_id, headers);
   const request = readChatRequest(body);
-  const prepared = await prepareModelCall(ctx, { personaId: body.persona_id, request: request.engine });
+  const prepared = await prepareModelCall(ctx, { personaId, request: request.engine });
   const call: Call = {
     id: newId('chatcmpl'),
     created: unix(ctx.now()),
-    personaId: body.persona_id,
+    personaId,
     request,
     prepared,
     body: body as unknown as Record<string, unknown>,

@@ -17,6 +17,8 @@ import {
 } from '../../ai/model-call.js';
 import { outputOf, ResponseEventWriter, responseObject, responseUsage, type ResponseState } from '../../ai/responses/output.js';
 import { readResponseRequest, type ResponseObject, type ResponseRequest } from '../../ai/responses/request.js';
+import { resolveItemReferences } from '../../ai/responses/item-reference.js';
+import { personaIdOf } from '../../ai/persona-header.js';
 
 interface Call {
   id: string;
@@ -147,10 +149,11 @@ async function respondStreamed(call: Call, ctx: RequestContext, signal: AbortSig
   }
 }
 
-export const createResponse: Handler<'createResponse'> = async ({ body }, ctx) => {
-  const request = readResponseRequest(body);
+export const createResponse: Handler<'createResponse'> = async ({ body, headers }, ctx) => {
+  const personaId = personaIdOf(body.persona_id, headers);
+  const request = readResponseRequest(body, await resolveItemReferences(ctx, body.input), personaId);
   const prepared = await prepareModelCall(ctx, {
-    personaId: body.persona_id,
+    personaId,
     request: request.engine,
     extraCredits: request.analysis ? ANALYSIS_CREDITS : 0,
   });

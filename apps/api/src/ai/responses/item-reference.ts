@@ -1,0 +1,44 @@
+import type { components } from '@persona-api/types';
+import { and, eq, sql } from 'drizzle-orm';
+import { modelResponses } from '../../db/schema/index.js';
+import { errors } from '../../http/errors.js';
+import type { RequestContext } from '../../http/context.js';
+import type { ResolvedInputItem } from './request.js';
+
+type InputItem = components['schemas']['ResponseInputItem'];
+type OutputItem = components['schemas']['ResponseOutputItem'];
+
+/**
+ * Replaces each `item_reference` of `input` by the output item it names (DECISIONS.md, Responses): an
+ * `msg_…` message or `fc_…` function call of one of the caller's own stored responses. An id that is not
+ * such an item — unknown, or another account's — is the same 400 `invalid_parameter` at `input.N.id`, so
+ * the answer does not reveal whether another account has it.
+ */
+export async function resolveItemReferences(ctx: RequestContext, input: string | InputItem[]): Promise<string | ResolvedInputItem[]> {
+  if (typeof input === 'string' || !input.some((item) => 'type' in item && item.type === 'item_reference')) return input as string | ResolvedInputItem[];
+  const resolved: ResolvedInputItem[] = [];
+  for (const [index, item] of input.entries()) {
+    if (!('type' in item) || item.type !== 'item_reference') {
+      resolved.push(item as ResolvedInputItem);
+      continue;
+    }
+    const found = await findOutputItem(ctx, item.id);
+    if (!found) throw errors.invalidParameter(`input.${index}.id`, `No output item ${item.id} exists in a stored response of this account.`);
+    resolved.push(found);
+  }
+  return resolved;
+}
+
+/** The output item with this id in one of the account's stored responses (jsonb containment, both drivers). */
+async function findOutputItem(ctx: RequestContext, id: string): Promise<ResolvedInputItem | null> {
+  const [row] = await ctx.db
+    .select({ body: modelResponses.body })
+    .from(modelResponses)
+    .where(and(eq(modelResponses.accountId, ctx.auth.accountId), eq(modelResponses.object, 'response'), sql`${modelResponses.body}->'output' @> ${JSON.stringify([{ id }])}::jsonb`))
+    .limit(1);
+  const output = (row?.body as { output?: OutputItem[] } | undefined)?.output ?? [];
+  const item = output.find((candidate) => candidate.id === id);
+  if (!item) return null;
+  if (item.type === 'function_call') return { type: 'function_call', call_id: item.call_id, name: item.name, arguments: item.arguments };
+  return { role: 'assistant', content: item.content.map((part) => ({ type: 'output_text' as const, text: part.text })) };
+}
