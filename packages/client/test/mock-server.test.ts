@@ -2,7 +2,7 @@
 // operation called with the contract's example request must succeed, which also checks that what the
 // client sends (auth, body, query serialisation, headers) is what the contract accepts.
 import { startMock, type RunningMock } from '@persona-api/mock';
-import { exampleRequests, listStreamingOperations, loadBundle, type ExampleRequest } from '@persona-api/openapi/document';
+import { exampleRequests, listOperations, listStreamingOperations, loadBundle, type ExampleRequest } from '@persona-api/openapi/document';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, createClient, type PersonaClient } from '../src/index.js';
 
@@ -10,6 +10,12 @@ const document = loadBundle();
 const requests = exampleRequests(document);
 const streaming = new Set(listStreamingOperations(document).map(({ method, path }) => `${method} ${path}`));
 const label = (request: ExampleRequest) => [`${request.method.toUpperCase()} ${request.path}`, request] as const;
+// Operations whose success body is bytes, not JSON (the signed download of an upload).
+const binary = new Set(
+  listOperations(document)
+    .filter(({ responses }) => Object.keys((responses['200'] as { content?: object } | undefined)?.content ?? {}).every((type) => !/json|event-stream/.test(type)))
+    .map(({ method, path }) => `${method} ${path}`),
+);
 
 let mock: RunningMock;
 let client: PersonaClient;
@@ -27,6 +33,7 @@ function initFor(request: ExampleRequest, body: unknown = request.body?.value): 
   const init: Record<string, unknown> = { params: { path: request.values.path, query: request.values.query, header: request.values.header } };
   if (request.body) init.body = body;
   if (request.body && !/json/.test(request.body.contentType)) init.headers = { 'Content-Type': request.body.contentType };
+  if (binary.has(`${request.method} ${request.path}`)) Object.assign(init, { headers: { Accept: '*/*' }, parseAs: 'arrayBuffer' });
   return init;
 }
 
