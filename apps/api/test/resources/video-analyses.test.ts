@@ -14,6 +14,7 @@ import { jobsNotConfigured, type Services } from '../../src/services.js';
 import { createLocalStorage } from '../../src/storage/local.js';
 import type { ObjectStorage } from '../../src/storage/types.js';
 import { openTestDatabase } from '../support/database.js';
+import { fakeUpstreamEngine } from '../support/ai.js';
 import { errorOf, Harness, TestClock, type Tenant } from '../support/harness.js';
 import { openTestJobQueue } from '../support/jobs.js';
 import { makeVideo, storeUpload } from '../support/videos.js';
@@ -183,4 +184,61 @@ describe('video analyses', () => {
     expect((await h.get('/video-analyses?status=completed', t.key)).body.data).toEqual([]);
     await queue.drain();
   });
+
+  it('on an upstream model: sends the measurements and on-screen text, keeps its judgements, and puts measured times and brand presence back', async () => {
+    const { fake, engine } = await fakeUpstreamEngine({ timeoutMs: 10_000 });
+    try {
+      const invented = (index: number) => ({
+        index,
+        start_seconds: 99,
+        end_seconds: 120,
+        description: `Model description ${index}`,
+        transcript: 'invented words',
+        observations: [`Model observation ${index}`],
+        dominant_emotion: 'joy',
+        valence: 0.5,
+        arousal: 0.9 - index * 0.3,
+        engagement: 80,
+        message_clarity: 70,
+        brand_visible: true,
+      });
+      const reply = {
+        summary: 'Model summary.',
+        overall_score: 77,
+        scores: { message_clarity: 70, brand_consistency: 60, emotional_impact: 65, hook_strength: 80, call_to_action: 40, intent_alignment: 55 },
+        intent_alignment: [],
+        goal_assessment: null,
+        emotional_arc: { shape: 'rollercoaster', summary: 'Model arc.', peak_seconds: 42, average_valence: 0.9 },
+        brand_presence: { first_appearance_seconds: 0, screen_time_seconds: 15, logo_detected: true, spoken_mentions: 7 },
+        chunks: [invented(0), invented(1), invented(2)],
+        strengths: ['Model strength'],
+        weaknesses: [],
+        recommendations: [],
+        frames_analyzed: 999,
+      };
+      fake.enqueue({ content: JSON.stringify(reply) });
+      const t = await h.tenant({ credits: 1000 });
+      const fileId = await storeUpload(database.db, storage, t.workspaceId, videos.brand!);
+      const created = await h.post('/video-analyses', t.key, { file_id: fileId, brand: 'Stride Athletics', chunk_duration: 5, frames_per_chunk: 1 });
+      const [job] = videoAnalysisJobs({ ...services, engine });
+      await job!.run({ id: created.body.id }, { jobId: 'upstream', attempt: 0, signal: new AbortController().signal, log: pino({ level: 'silent' }) });
+      await queue.drain();
+      const sent = JSON.stringify(fake.requests.at(-1)!.body);
+      expect(sent).toContain('STRIDE ATHLETICS');
+      expect(sent).toContain('\\"start_seconds\\":5,\\"end_seconds\\":10');
+      const result = (await h.get(`/video-analyses/${created.body.id}`, t.key)).body.result;
+      expect(result.summary).toBe('Model summary.');
+      expect(result.chunks.map((c: any) => [c.start_seconds, c.end_seconds, c.brand_visible, c.description])).toEqual([
+        [0, 5, false, 'Model description 0'],
+        [5, 10, true, 'Model description 1'],
+        [10, 15, false, 'Model description 2'],
+      ]);
+      expect(result.chunks[0].transcript).not.toBe('invented words');
+      expect(result.brand_presence).toEqual({ first_appearance_seconds: 5, screen_time_seconds: 5, logo_detected: true, spoken_mentions: 0 });
+      expect(result.emotional_arc).toMatchObject({ peak_seconds: 0, average_valence: 0.5 });
+      expect(result.frames_analyzed).toBe(3);
+    } finally {
+      await fake.close();
+    }
+  }, 120_000);
 });
