@@ -8,6 +8,7 @@ export { defineFeature, type Feature, type FeatureDefinition, type FeatureMessag
 export { personaProfile } from './features/persona-profile/index.js';
 export { personaSuggestions } from './features/persona-suggestions/index.js';
 export { responseAnalysis, type ResponseAnalysisInput } from './features/response-analysis/index.js';
+export { videoAnalysis, brandMentions, VIDEO_ANALYSIS_MODEL_CHUNK_CAP, type VideoAnalysisInput, type VideoChunkMeasurements } from './features/video-analysis/index.js';
 export { contractSchema } from './schema/bundle.js';
 export { createOfflineEngine, OFFLINE_DESCRIPTION, type OfflineEngineOptions } from './offline/engine.js';
 export { createOpenAICompatibleEngine, type OpenAICompatibleEngineOptions } from './openai/engine.js';

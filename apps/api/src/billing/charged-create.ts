@@ -11,8 +11,11 @@ export interface ChargedCreate<Row> {
   description(row: Row): string;
   /** The paid work (a model call), run after the balance check and before anything is written: its failure costs nothing. */
   produce(): Promise<Row>;
-  /** Stores the row (and enqueues its jobs) in the charge's transaction: either both happen or neither. */
-  store(tx: Transaction, row: Row): Promise<void>;
+  /**
+   * Stores the row (and enqueues its jobs) in the charge's transaction: either both happen or neither.
+   * Gets the charge, whose `ledgerId` a job that may fail keeps for its refund.
+   */
+  store(tx: Transaction, row: Row, charge: ChargeResult): Promise<void>;
 }
 
 /**
@@ -35,7 +38,7 @@ export async function chargedCreate<Row>(ctx: RequestContext, create: ChargedCre
       requestId: ctx.requestId,
       now: ctx.now(),
     });
-    await create.store(tx, row);
+    await create.store(tx, row, result);
     return result;
   });
   const alert = budgetAlertHeader(charge);

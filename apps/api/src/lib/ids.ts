@@ -19,6 +19,7 @@ export type IdPrefix =
   | 'txn'
   | 'alert'
   | 'thr'
+  | 'va'
   | 'gen'
   | 'file'
   | 'fld'

@@ -7,6 +7,7 @@ import { personasModule } from './personas/index.js';
 import { projectsModule } from './projects/index.js';
 import { responsesModule } from './responses/index.js';
 import { usageModule } from './usage/index.js';
+import { videoAnalysesModule } from './video-analyses/index.js';
 import { workspacesModule } from './workspaces/index.js';
 
 /** For an operation whose issue has not landed: 501 `not_implemented` in the error envelope. */
@@ -23,6 +24,7 @@ export const resourceModules = [
   responsesModule,
   chatModule,
   usageModule,
+  videoAnalysesModule,
 ] as const satisfies readonly ResourceModule<any>[];
 
 type UnionToIntersection<U> = (U extends unknown ? (union: U) => void : never) extends (intersection: infer I) => void ? I : never;
@@ -88,9 +90,6 @@ const notBuilt = {
   deleteMeetingSchema: notImplemented,
   listMeetingSchemaResults: notImplemented,
   // Video analyses
-  listVideoAnalyses: notImplemented,
-  createVideoAnalysis: notImplemented,
-  getVideoAnalysis: notImplemented,
   chatWithVideoAnalysis: notImplemented,
   // Research agent
   listAgentThreads: notImplemented,

@@ -1,0 +1,91 @@
+import type { HandlerMap } from '../../contract/handler-types.js';
+import { chargedCreate } from '../../billing/charged-create.js';
+import type { RequestContext } from '../../http/context.js';
+import { apiError, errors } from '../../http/errors.js';
+import { newId } from '../../lib/ids.js';
+import { defaultWorkspace, requireMembership, requireRole, type Membership } from '../../workspaces/access.js';
+import { eq } from 'drizzle-orm';
+import { files } from '../files/table.js';
+import { VIDEO_ANALYSIS_JOB } from './jobs.js';
+import { toVideoAnalysis, type VideoAnalysisRow } from './mapper.js';
+import { findVideoAnalysis, insertVideoAnalysis, listVideoAnalysesOf } from './repository.js';
+
+/** DECISIONS.md, Credits: a video analysis costs a flat 100, refunded when it fails. */
+export const VIDEO_ANALYSIS_CREDITS = 100;
+
+async function targetWorkspace(ctx: RequestContext, workspaceId: string | undefined): Promise<Membership> {
+  if (workspaceId) return requireMembership(ctx.db, workspaceId, ctx.auth.userId, 'workspace_id');
+  const membership = await defaultWorkspace(ctx.db, ctx.auth.userId);
+  if (!membership) throw errors.missingParameter('workspace_id', 'workspace_id is required: you own no workspace it could default to.');
+  return membership;
+}
+
+/** The file name at the end of a URL's path, for the default title. */
+function fileNameOf(url: string): string {
+  const last = decodeURIComponent(new URL(url).pathname.split('/').filter(Boolean).at(-1) ?? '');
+  return last.slice(0, 200) || new URL(url).hostname;
+}
+
+export const videoAnalysisHandlers = {
+  listVideoAnalyses: async ({ query }, ctx) => {
+    if (query.workspace_id) await requireMembership(ctx.db, query.workspace_id, ctx.auth.userId, 'workspace_id');
+    return listVideoAnalysesOf(ctx.db, ctx.auth.userId, query);
+  },
+
+  getVideoAnalysis: async ({ params }, ctx) => toVideoAnalysis((await findVideoAnalysis(ctx.db, ctx.auth.userId, params.id)).row),
+
+  createVideoAnalysis: async ({ body }, ctx) => {
+    if (body.video_url !== undefined && body.file_id !== undefined) throw apiError('parameter_conflict', 'Give either video_url or file_id, not both.', 'file_id');
+    if (body.video_url === undefined && body.file_id === undefined) throw errors.missingParameter('video_url', 'video_url or file_id is required: the video to analyse.');
+    const membership = await targetWorkspace(ctx, body.workspace_id);
+    requireRole(membership.role, 'ai.call', 'make paid AI calls in this workspace');
+    const workspaceId = membership.workspace.id;
+    let title = body.title;
+    if (body.file_id !== undefined) {
+      // Only a file of the analysis' workspace: another workspace's (or tenant's) file is unknown here.
+      const [file] = await ctx.db.select({ name: files.name, workspaceId: files.workspaceId }).from(files).where(eq(files.id, body.file_id));
+      if (!file || file.workspaceId !== workspaceId) throw errors.notFound('file', body.file_id, 'file_id');
+      title ??= file.name.slice(0, 200);
+    } else {
+      title ??= fileNameOf(body.video_url!);
+    }
+    const now = ctx.now();
+    const { row } = await chargedCreate(ctx, {
+      workspaceId,
+      price: VIDEO_ANALYSIS_CREDITS,
+      description: (analysis) => `Video analysis ${analysis.id}`,
+      produce: async (): Promise<VideoAnalysisRow> => ({
+        id: newId('va'),
+        workspaceId,
+        createdByUserId: ctx.auth.userId,
+        status: 'pending',
+        progress: 0,
+        videoUrl: body.video_url ?? null,
+        fileId: body.file_id ?? null,
+        title,
+        brand: body.brand ?? '',
+        product: body.product ?? '',
+        primaryIntent: body.primary_intent ?? '',
+        secondaryIntent: body.secondary_intent ?? '',
+        tertiaryIntent: body.tertiary_intent ?? '',
+        goal: body.goal ?? '',
+        chunkDuration: body.chunk_duration ?? 10,
+        framesPerChunk: body.frames_per_chunk ?? 4,
+        durationSeconds: null,
+        creditsUsed: VIDEO_ANALYSIS_CREDITS,
+        chargeLedgerId: null,
+        error: null,
+        result: null,
+        createdAt: now,
+        updatedAt: now,
+        completedAt: null,
+      }),
+      store: async (tx, row, charge) => {
+        row.chargeLedgerId = charge.ledgerId;
+        await insertVideoAnalysis(tx, row);
+        await ctx.services.jobs.enqueue(tx, VIDEO_ANALYSIS_JOB, { id: row.id }, { singletonKey: row.id });
+      },
+    });
+    return toVideoAnalysis(row);
+  },
+} satisfies Pick<HandlerMap, 'listVideoAnalyses' | 'getVideoAnalysis' | 'createVideoAnalysis'>;

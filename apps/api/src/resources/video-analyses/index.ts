@@ -1,0 +1,12 @@
+import { resourceModule } from '../module.js';
+import { videoAnalysisHandlers } from './handlers.js';
+import { seedVideoAnalysis, videoAnalysisIsolation } from './isolation.js';
+import { videoAnalysisJobs } from './jobs.js';
+
+export const videoAnalysesModule = resourceModule({
+  tag: 'Video analyses',
+  handlers: videoAnalysisHandlers,
+  isolation: videoAnalysisIsolation,
+  isolationSeed: seedVideoAnalysis,
+  jobs: (services) => videoAnalysisJobs(services),
+});

@@ -1,0 +1,70 @@
+import { and, eq, ilike, inArray } from 'drizzle-orm';
+import type { Executor } from '../../db/client.js';
+import { memberOf } from '../../db/scoped.js';
+import { errors } from '../../http/errors.js';
+import { containsPattern, listPage, type ListQuery } from '../../lib/pagination.js';
+import type { WorkspaceRole } from '../../workspaces/roles.js';
+import { workspaceMembers } from '../workspaces/table.js';
+import { toVideoAnalysisSummary, type VideoAnalysisRow } from './mapper.js';
+import { videoAnalyses } from './table.js';
+
+/** The analysis with the caller's role in its workspace; another tenant's is a 404. */
+export async function findVideoAnalysis(db: Executor, userId: string, id: string): Promise<{ row: VideoAnalysisRow; role: WorkspaceRole }> {
+  const [found] = await db
+    .select({ row: videoAnalyses, role: workspaceMembers.role })
+    .from(videoAnalyses)
+    .innerJoin(workspaceMembers, memberOf(videoAnalyses.workspaceId, userId))
+    .where(eq(videoAnalyses.id, id))
+    .limit(1);
+  if (!found) throw errors.notFound('video analysis', id);
+  return { row: found.row, role: found.role as WorkspaceRole };
+}
+
+export interface VideoAnalysisFilters extends ListQuery {
+  workspace_id?: string | undefined;
+  status?: string | undefined;
+  search?: string | undefined;
+}
+
+export function listVideoAnalysesOf(db: Executor, userId: string, query: VideoAnalysisFilters) {
+  return listPage(query, {
+    list: `video-analyses:${query.workspace_id ?? '*'}`,
+    keyset: { sortKey: videoAnalyses.createdAt, id: videoAnalyses.id },
+    filters: [
+      query.workspace_id ? eq(videoAnalyses.workspaceId, query.workspace_id) : undefined,
+      query.status ? eq(videoAnalyses.status, query.status) : undefined,
+      query.search ? ilike(videoAnalyses.title, containsPattern(query.search)) : undefined,
+    ],
+    rows: (page) =>
+      db
+        .select({ row: videoAnalyses })
+        .from(videoAnalyses)
+        .innerJoin(workspaceMembers, memberOf(videoAnalyses.workspaceId, userId))
+        .where(page.where)
+        .orderBy(...page.orderBy)
+        .limit(page.fetch),
+    keyOf: ({ row }) => ({ sortKey: row.createdAt, id: row.id }),
+    toItem: ({ row }) => toVideoAnalysisSummary(row),
+  });
+}
+
+export async function insertVideoAnalysis(db: Executor, row: VideoAnalysisRow): Promise<void> {
+  await db.insert(videoAnalyses).values(row);
+}
+
+export async function readVideoAnalysis(db: Executor, id: string): Promise<VideoAnalysisRow | undefined> {
+  const [row] = await db.select().from(videoAnalyses).where(eq(videoAnalyses.id, id));
+  return row;
+}
+
+const inProgress = inArray(videoAnalyses.status, ['pending', 'generating']);
+
+/** Changes a row still in progress; a final row (completed or failed) is never changed again. */
+export async function updateRunning(db: Executor, id: string, changes: Partial<VideoAnalysisRow>): Promise<boolean> {
+  const updated = await db
+    .update(videoAnalyses)
+    .set(changes)
+    .where(and(eq(videoAnalyses.id, id), inProgress))
+    .returning({ id: videoAnalyses.id });
+  return updated.length > 0;
+}

@@ -1,0 +1,244 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createOfflineEngine } from '@persona-api/engine';
+import { eq } from 'drizzle-orm';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DatabaseHandle } from '../../src/db/client.js';
+import { accounts } from '../../src/db/schema/tenancy.js';
+import type { JobRuntime } from '../../src/jobs/queue.js';
+import { createGuardedFetcher } from '../../src/lib/guarded-fetch.js';
+import { videoAnalysisJobs } from '../../src/resources/video-analyses/jobs.js';
+import { jobsNotConfigured, type Services } from '../../src/services.js';
+import { createLocalStorage } from '../../src/storage/local.js';
+import type { ObjectStorage } from '../../src/storage/types.js';
+import { openTestDatabase } from '../support/database.js';
+import { fakeUpstreamEngine } from '../support/ai.js';
+import { errorOf, Harness, TestClock, type Tenant } from '../support/harness.js';
+import { openTestJobQueue } from '../support/jobs.js';
+import { makeVideo, storeUpload } from '../support/videos.js';
+
+let dir: string;
+let database: DatabaseHandle;
+let storage: ObjectStorage;
+let queue: JobRuntime;
+let services: Services;
+let h: Harness;
+const clock = new TestClock();
+const videos: Record<string, string> = {};
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'video-analyses-test-'));
+  database = await openTestDatabase();
+  storage = createLocalStorage(join(dir, 'storage'));
+  const engine = createOfflineEngine();
+  services = { db: database.db, engine, jobs: jobsNotConfigured, storage, clock, logger: pino({ level: 'silent' }), fetcher: createGuardedFetcher() };
+  queue = await openTestJobQueue(database, videoAnalysisJobs(services));
+  services.jobs = queue;
+  h = await Harness.create({ database, clock, engine, logger: pino({ level: 'error' }), services: { storage, jobs: queue } });
+  // 15 s in three 5 s segments: a moving pattern, the brand on navy, other text on green; a tone for 10 s, then silence.
+  videos.brand = await makeVideo(
+    join(dir, 'stride-spot.mp4'),
+    [{ seconds: 5, pattern: true }, { seconds: 5, color: 'navy', text: 'STRIDE ATHLETICS' }, { seconds: 5, color: 'darkgreen', text: 'RUN FURTHER' }],
+    { toneSeconds: 10 },
+  );
+  // Tiny and at 1 fps: only its length matters.
+  videos.long = await makeVideo(join(dir, 'too-long.mp4'), [{ seconds: 3601 }], null, { size: '32x32', rate: 1 });
+  videos.corrupt = join(dir, 'corrupt.mp4');
+  await writeFile(videos.corrupt, Buffer.from('this is not a video at all, just bytes'.repeat(100)));
+  videos.audioOnly = join(dir, 'audio-only.m4a');
+  const { execFileSync } = await import('node:child_process');
+  execFileSync('ffmpeg', ['-hide_banner', '-v', 'error', '-y', '-f', 'lavfi', '-i', 'sine=frequency=440:duration=3', '-c:a', 'aac', videos.audioOnly]);
+}, 120_000);
+
+afterAll(async () => {
+  await queue?.stop();
+  await h?.close();
+  await database?.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const balanceOf = async (t: Tenant) => (await database.db.select({ balance: accounts.creditBalance }).from(accounts).where(eq(accounts.id, t.accountId)))[0]!.balance;
+
+async function analyse(t: Tenant, video: string, body: Record<string, unknown> = {}) {
+  const fileId = await storeUpload(database.db, storage, t.workspaceId, video);
+  const created = await h.post('/video-analyses', t.key, { file_id: fileId, ...body });
+  expect(created.status).toBe(200);
+  await queue.drain();
+  return { created: created.body, read: (await h.get(`/video-analyses/${created.body.id}`, t.key)).body };
+}
+
+describe('video analyses', () => {
+  it('cuts an uploaded video into chunks, measures them and finds the brand on screen where it is drawn', async () => {
+    const t = await h.tenant({ credits: 1000 });
+    const { created, read } = await analyse(t, videos.brand!, { brand: 'Stride Athletics', product: 'Stride Pro', chunk_duration: 5, frames_per_chunk: 2, primary_intent: 'Make runners run further', goal: 'Sign-ups' });
+    expect(created).toMatchObject({ status: 'pending', progress: 0, video_url: null, title: 'stride-spot.mp4', credits_used: 100, result: null });
+    expect(await balanceOf(t)).toBe(900);
+    expect(read).toMatchObject({ status: 'completed', progress: 100, credits_used: 100, error: null });
+    expect(read.duration_seconds).toBeCloseTo(15, 0);
+    const result = read.result;
+    expect(result.chunks.map((c: { start_seconds: number; end_seconds: number }) => [c.start_seconds, c.end_seconds])).toEqual([
+      [0, 5],
+      [5, 10],
+      [10, 15],
+    ]);
+    expect(result.frames_analyzed).toBe(6);
+    expect(result.chunks.map((c: { brand_visible: boolean }) => c.brand_visible)).toEqual([false, true, false]);
+    expect(result.chunks[1].transcript).toMatch(/STRIDE ATHLETICS/);
+    expect(result.chunks[2].transcript).toMatch(/RUN FURTHER/);
+    expect(result.brand_presence).toEqual({ first_appearance_seconds: 5, screen_time_seconds: 5, logo_detected: true, spoken_mentions: 0 });
+    // The cuts between segments are measured where they were made.
+    expect(result.chunks[1].description).toMatch(/1 cut\(s\) at 5s/);
+    expect(result.chunks[2].description).toMatch(/1 cut\(s\) at 10s/);
+    // The tone stops at 10 s: the last chunk is silent, the first is not.
+    expect(result.chunks[2].description).toMatch(/5s of silence/);
+    expect(result.chunks[0].description).toMatch(/0s of silence/);
+    // A moving pattern has motion; a still colour none.
+    expect(result.chunks[0].description).not.toMatch(/still motion/);
+    expect(result.chunks[1].description).toMatch(/still motion/);
+    expect(result.intent_alignment[0]).toMatchObject({ rank: 'primary' });
+    expect(result.intent_alignment[0].rationale).toMatch(/"further"/);
+    expect(result.summary).toMatch(/Speech was not transcribed/);
+    // Every frame kept in storage, two per chunk, and a thumbnail.
+    for (const chunk of ['000', '001', '002']) {
+      for (const frame of ['00', '01']) expect(await storage.head(`video-analyses/${read.id}/frames/${chunk}_${frame}.jpg`)).toMatchObject({ contentType: 'image/jpeg' });
+      expect(await storage.head(`video-analyses/${read.id}/frames/${chunk}_02.jpg`)).toBeNull();
+    }
+    expect(await storage.head(`video-analyses/${read.id}/thumbnail.jpg`)).not.toBeNull();
+  }, 120_000);
+
+  it('fails a corrupt file, a video over 60 minutes and a file without a video stream, refunding each', async () => {
+    const t = await h.tenant({ credits: 1000 });
+    const corrupt = await analyse(t, videos.corrupt!);
+    expect(corrupt.read).toMatchObject({ status: 'failed', credits_used: 0, result: null });
+    expect(corrupt.read.error).toMatch(/not a readable video/);
+    const long = await analyse(t, videos.long!);
+    expect(long.read).toMatchObject({ status: 'failed', credits_used: 0 });
+    expect(long.read.error).toMatch(/runs 3601 s; at most 3600 s/);
+    const audio = await analyse(t, videos.audioOnly!);
+    expect(audio.read.error).toBe('The file has no video stream.');
+    expect(await balanceOf(t)).toBe(1000);
+    const failed = await h.get('/video-analyses?status=failed', t.key);
+    expect(failed.body.data).toHaveLength(3);
+  }, 120_000);
+
+  it('fails and refunds an analysis that passes its processing deadline', async () => {
+    const t = await h.tenant({ credits: 1000 });
+    const fileId = await storeUpload(database.db, storage, t.workspaceId, videos.brand!);
+    const created = await h.post('/video-analyses', t.key, { file_id: fileId });
+    const [job] = videoAnalysisJobs(services, { processingLimitMs: 1 });
+    await job!.run({ id: created.body.id }, { jobId: 'deadline', attempt: 0, signal: new AbortController().signal, log: pino({ level: 'silent' }) });
+    const read = (await h.get(`/video-analyses/${created.body.id}`, t.key)).body;
+    expect(read).toMatchObject({ status: 'failed', credits_used: 0 });
+    expect(read.error).toMatch(/longer than the limit/);
+    expect(await balanceOf(t)).toBe(1000);
+    // The queued job finds the row final and leaves it.
+    await queue.drain();
+    expect((await h.get(`/video-analyses/${created.body.id}`, t.key)).body.error).toBe(read.error);
+  }, 60_000);
+
+  it('needs exactly one of video_url and file_id, and a file of the workspace', async () => {
+    const t = await h.tenant();
+    expect(errorOf(await h.post('/video-analyses', t.key, {}))).toMatchObject({ code: 'missing_parameter', param: 'video_url' });
+    const fileId = await storeUpload(database.db, storage, t.workspaceId, videos.corrupt!);
+    expect(errorOf(await h.post('/video-analyses', t.key, { file_id: fileId, video_url: 'https://videos.example/a.mp4' }))).toMatchObject({ code: 'parameter_conflict', param: 'file_id' });
+    expect(errorOf(await h.post('/video-analyses', t.key, { file_id: 'file_nope' }))).toMatchObject({ code: 'resource_not_found', param: 'file_id' });
+    expect(errorOf(await h.post('/video-analyses', t.key, { video_url: 'http://videos.example/a.mp4' }))).toMatchObject({ code: 'invalid_parameter' });
+  });
+
+  it('charges 100 or answers 402, and refuses members who may not spend credits', async () => {
+    const poor = await h.tenant({ credits: 99 });
+    const refused = await h.post('/video-analyses', poor.key, { video_url: 'https://videos.example/a.mp4' });
+    expect(refused.status).toBe(402);
+    expect(await balanceOf(poor)).toBe(99);
+    const owner = await h.tenant();
+    const viewer = await h.tenant();
+    await h.post(`/workspaces/${owner.workspaceId}/members`, owner.key, { email: viewer.email, role: 'viewer' });
+    const denied = await h.post('/video-analyses', viewer.key, { video_url: 'https://videos.example/a.mp4', workspace_id: owner.workspaceId });
+    expect(errorOf(denied)).toMatchObject({ code: 'permission_denied' });
+  });
+
+  it('fails a URL the guarded fetcher refuses, with the reason, and refunds', async () => {
+    const t = await h.tenant({ credits: 1000 });
+    // A name that resolves to a private address: the guarded fetcher refuses it.
+    const created = await h.post('/video-analyses', t.key, { video_url: 'https://localhost/spot.mp4', title: 'Local' });
+    expect(created.body).toMatchObject({ video_url: 'https://localhost/spot.mp4', file_id: null, title: 'Local' });
+    await queue.drain();
+    const read = (await h.get(`/video-analyses/${created.body.id}`, t.key)).body;
+    expect(read).toMatchObject({ status: 'failed', credits_used: 0 });
+    expect(read.error).toMatch(/could not be fetched/);
+    expect(await balanceOf(t)).toBe(1000);
+  });
+
+  it('lists newest first with status, search and workspace filters, without result', async () => {
+    const t = await h.tenant();
+    const first = await h.post('/video-analyses', t.key, { video_url: 'https://videos.example/summer-spot.mp4' });
+    clock.advance(1000);
+    const second = await h.post('/video-analyses', t.key, { video_url: 'https://videos.example/winter-spot.mp4', workspace_id: t.workspaceId });
+    const all = await h.get('/video-analyses', t.key);
+    expect(all.body.data.map((v: { id: string }) => v.id)).toEqual([second.body.id, first.body.id]);
+    expect(all.body.data[0]).not.toHaveProperty('result');
+    expect((await h.get('/video-analyses?search=SUMMER', t.key)).body.data.map((v: { id: string }) => v.id)).toEqual([first.body.id]);
+    expect((await h.get(`/video-analyses?workspace_id=${t.workspaceId}&status=pending&limit=1`, t.key)).body).toMatchObject({ has_more: true });
+    expect((await h.get('/video-analyses?status=completed', t.key)).body.data).toEqual([]);
+    await queue.drain();
+  });
+
+  it('on an upstream model: sends the measurements and on-screen text, keeps its judgements, and puts measured times and brand presence back', async () => {
+    const { fake, engine } = await fakeUpstreamEngine({ timeoutMs: 10_000 });
+    try {
+      const invented = (index: number) => ({
+        index,
+        start_seconds: 99,
+        end_seconds: 120,
+        description: `Model description ${index}`,
+        transcript: 'invented words',
+        observations: [`Model observation ${index}`],
+        dominant_emotion: 'joy',
+        valence: 0.5,
+        arousal: 0.9 - index * 0.3,
+        engagement: 80,
+        message_clarity: 70,
+        brand_visible: true,
+      });
+      const reply = {
+        summary: 'Model summary.',
+        overall_score: 77,
+        scores: { message_clarity: 70, brand_consistency: 60, emotional_impact: 65, hook_strength: 80, call_to_action: 40, intent_alignment: 55 },
+        intent_alignment: [],
+        goal_assessment: null,
+        emotional_arc: { shape: 'rollercoaster', summary: 'Model arc.', peak_seconds: 42, average_valence: 0.9 },
+        brand_presence: { first_appearance_seconds: 0, screen_time_seconds: 15, logo_detected: true, spoken_mentions: 7 },
+        chunks: [invented(0), invented(1), invented(2)],
+        strengths: ['Model strength'],
+        weaknesses: [],
+        recommendations: [],
+        frames_analyzed: 999,
+      };
+      fake.enqueue({ content: JSON.stringify(reply) });
+      const t = await h.tenant({ credits: 1000 });
+      const fileId = await storeUpload(database.db, storage, t.workspaceId, videos.brand!);
+      const created = await h.post('/video-analyses', t.key, { file_id: fileId, brand: 'Stride Athletics', chunk_duration: 5, frames_per_chunk: 1 });
+      const [job] = videoAnalysisJobs({ ...services, engine });
+      await job!.run({ id: created.body.id }, { jobId: 'upstream', attempt: 0, signal: new AbortController().signal, log: pino({ level: 'silent' }) });
+      await queue.drain();
+      const sent = JSON.stringify(fake.requests.at(-1)!.body);
+      expect(sent).toContain('STRIDE ATHLETICS');
+      expect(sent).toContain('\\"start_seconds\\":5,\\"end_seconds\\":10');
+      const result = (await h.get(`/video-analyses/${created.body.id}`, t.key)).body.result;
+      expect(result.summary).toBe('Model summary.');
+      expect(result.chunks.map((c: any) => [c.start_seconds, c.end_seconds, c.brand_visible, c.description])).toEqual([
+        [0, 5, false, 'Model description 0'],
+        [5, 10, true, 'Model description 1'],
+        [10, 15, false, 'Model description 2'],
+      ]);
+      expect(result.chunks[0].transcript).not.toBe('invented words');
+      expect(result.brand_presence).toEqual({ first_appearance_seconds: 5, screen_time_seconds: 5, logo_detected: true, spoken_mentions: 0 });
+      expect(result.emotional_arc).toMatchObject({ peak_seconds: 0, average_valence: 0.5 });
+      expect(result.frames_analyzed).toBe(3);
+    } finally {
+      await fake.close();
+    }
+  }, 120_000);
+});
