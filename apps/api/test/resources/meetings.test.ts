@@ -5,7 +5,9 @@ import type { DatabaseHandle } from '../../src/db/client.js';
 import { files } from '../../src/db/schema/index.js';
 import type { JobRuntime } from '../../src/jobs/queue.js';
 import { uploadObjectKey } from '../../src/resources/files/keys.js';
-import { meetingJobs, type MeetingJobDeps } from '../../src/resources/meetings/jobs.js';
+import { expireMeetingMedia, meetingJobs, type MeetingJobDeps } from '../../src/resources/meetings/jobs.js';
+import { withChange } from '../../src/resources/meetings/lifecycle.js';
+import { meetings } from '../../src/resources/meetings/table.js';
 import { errorOf, TestClock, useHarness, useTenant, type Tenant } from '../support/harness.js';
 import { openTestDatabase } from '../support/database.js';
 import { openTestJobQueue } from '../support/jobs.js';
@@ -19,6 +21,7 @@ const storage = new MemoryStorage();
 const clock = new TestClock();
 let database: DatabaseHandle;
 let queue: JobRuntime;
+let deps: MeetingJobDeps;
 
 afterAll(async () => {
   await queue?.stop({ timeoutMs: 1000 });
@@ -27,7 +30,7 @@ afterAll(async () => {
 
 const h = useHarness(async () => {
   database = await openTestDatabase();
-  const deps: MeetingJobDeps = { db: database.db, storage, clock, jobs: undefined as unknown as MeetingJobDeps['jobs'] };
+  deps = { db: database.db, storage, clock, jobs: undefined as unknown as MeetingJobDeps['jobs'] };
   queue = await openTestJobQueue(database, meetingJobs(deps));
   deps.jobs = queue;
   return { database, clock, services: { jobs: queue, storage } };
@@ -154,6 +157,8 @@ describe('the simulated bot', () => {
     expect(done).toMatchObject({ status: 'done', has_analysis: true, participant_count: 2 });
     const transcript = (await h.get(`/meetings/${created.body.id}/transcript`, t.key)).body;
     expect(transcript.segments[0].text).toContain('simulated sample call');
+    // 128 recorded seconds use 3 transcription minutes; the imports of transcript files used none.
+    expect((await h.get('/usage', t.key)).body.transcription).toMatchObject({ minutes_used: 3, minutes_remaining: 6_000 - 3 });
     // Done, the link is free again.
     expect((await h.post('/meetings', t.key, { workspace_id: t.workspaceId, meeting_url: 'https://zoom.us/j/84512739046' })).status).toBe(200);
   });
@@ -219,5 +224,40 @@ describe('lists, deletion and roles', () => {
     expect(errorOf(await h.post('/meetings', viewer.key, { workspace_id: t.workspaceId, meeting_url: 'https://meet.google.com/zzz-wwww-xxx' })).code).toBe('permission_denied');
     expect(errorOf(await h.post(`/meetings/${meeting.id}/cancel`, viewer.key, {})).code).toBe('permission_denied');
     expect(errorOf(await h.delete(`/meetings/${meeting.id}`, viewer.key)).code).toBe('permission_denied');
+  });
+
+  it('refuses bots and recordings when no transcription minutes are left, but imports transcripts', async () => {
+    const tenant = await h.tenant({ tier: 'starter' });
+    const now = clock.now();
+    // A finished call that used all 120 minutes of the Starter tier this month.
+    await database.db.insert(meetings).values({
+      id: `mtg_usedup${process.pid}`, workspaceId: tenant.workspaceId, createdByUserId: tenant.userId, title: 'Long call', meetingUrl: 'https://meet.google.com/lng-call-abc',
+      meetingKey: 'meet:lng-call-abc', source: 'bot', sourceFileId: null, botName: 'Persona Notetaker', joinType: 'immediate', joinAt: now, completedAt: now,
+      status: 'done', statusChanges: withChange([], { code: 'done' }, now), recordingKey: null, participantCount: 2, analysisStatus: 'completed', schemaIds: [],
+      recordedSeconds: 119.5 * 60, transcribed: 1, cancelledAt: null, cancelledBy: null, cancelReason: null, createdAt: now, updatedAt: now,
+    });
+    expect((await h.get('/usage', tenant.key)).body.transcription).toMatchObject({ minutes_used: 120, minutes_remaining: 0, percentage_used: 100 });
+    const refused = await h.post('/meetings', tenant.key, { workspace_id: tenant.workspaceId, meeting_url: 'https://meet.google.com/new-call-abc' });
+    expect(errorOf(refused)).toMatchObject({ type: 'insufficient_credits', code: 'usage_limit_exceeded' });
+    const fileId = await uploaded(tenant, 'qbr.json', 'application/json', fixture('qbr.json'));
+    expect((await h.post('/meetings', tenant.key, { workspace_id: tenant.workspaceId, transcript_file_id: fileId })).status).toBe(200);
+  });
+
+  it('expires the media 30 days after done and keeps transcript and analysis', async () => {
+    const meeting = await imported('discovery.srt', 'application/x-subrip');
+    await queue.drain();
+    expect(await expireMeetingMedia(deps)).not.toContain(meeting.id);
+    const start = clock.now();
+    clock.advance(31 * 24 * 60 * 60 * 1000);
+    try {
+      expect(await expireMeetingMedia(deps)).toContain(meeting.id);
+      const expired = (await h.get(`/meetings/${meeting.id}`, t.key)).body;
+      expect(expired).toMatchObject({ status: 'media_expired', recording_url: null, has_analysis: true, status_detail: { sub_code: 'retention_30_days' } });
+      expect((await h.get(`/meetings/${meeting.id}/transcript`, t.key)).status).toBe(200);
+      expect((await h.get(`/meetings/${meeting.id}/analysis`, t.key)).status).toBe(200);
+      expect(await expireMeetingMedia(deps)).not.toContain(meeting.id);
+    } finally {
+      clock.set(start);
+    }
   });
 });

@@ -1,7 +1,9 @@
 import { and, eq } from 'drizzle-orm';
 import type { HandlerMap } from '../../contract/handler-types.js';
 import type { RequestContext } from '../../http/context.js';
-import { errors } from '../../http/errors.js';
+import { apiError, errors } from '../../http/errors.js';
+import { billingPeriod } from '../../billing/credits.js';
+import { accounts, tiers } from '../../db/schema/tenancy.js';
 import { newId } from '../../lib/ids.js';
 import { deleteInTransaction } from '../../lib/patch.js';
 import { requireMembership, requireRole } from '../../workspaces/access.js';
@@ -10,7 +12,7 @@ import { MEETING_JOBS, moveMeeting } from './jobs.js';
 import { CANCELLABLE, withChange } from './lifecycle.js';
 import { toAnalysis, toMeeting, toTranscript, type MeetingRow } from './mapper.js';
 import { meetingKeyOf } from './meeting-url.js';
-import { activeMeetingFor, deleteMeetingRow, findMeeting, findTranscript, insertMeeting, listMeetingsOf } from './repository.js';
+import { activeMeetingFor, deleteMeetingRow, transcriptionMinutesUsed, findMeeting, findTranscript, insertMeeting, listMeetingsOf } from './repository.js';
 import { SIMULATED_PREFIX } from './simulator.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -51,6 +53,19 @@ function sourceOf(body: CreateBody): { kind: 'bot'; url: string; key: string } |
   return { kind: 'import', fileId: (body.transcript_file_id ?? body.recording_file_id)!, param };
 }
 
+async function requireTranscriptionMinutes(ctx: RequestContext, now: Date): Promise<void> {
+  const [account] = await ctx.db
+    .select({ included: tiers.transcriptionMinutesIncluded })
+    .from(accounts)
+    .innerJoin(tiers, eq(tiers.id, accounts.tierId))
+    .where(eq(accounts.id, ctx.auth.accountId));
+  const period = billingPeriod(now);
+  const used = await transcriptionMinutesUsed(ctx.db, ctx.auth.accountId, period.start, period.end);
+  if (!account || used >= account.included) {
+    throw apiError('usage_limit_exceeded', `No transcription minutes left this billing period (${used} of ${account?.included ?? 0} used); imports of transcript files need none.`);
+  }
+}
+
 async function createMeeting(body: CreateBody, ctx: RequestContext) {
   const membership = await requireMembership(ctx.db, body.workspace_id, ctx.auth.userId, 'workspace_id');
   requireRole(membership.role, 'content.create', 'create meetings in this workspace');
@@ -71,6 +86,8 @@ async function createMeeting(body: CreateBody, ctx: RequestContext) {
     if (source.param === 'transcript_file_id' && media) throw errors.invalidParameter(source.param, `${file.id} is ${file.type}; give it as recording_file_id.`);
     if (source.param === 'recording_file_id' && !media) throw errors.invalidParameter(source.param, `${file.id} is ${file.type}, not audio or video; give a transcript as transcript_file_id.`);
   }
+  // A transcript file is not transcribed; bots and recordings need minutes left (a running meeting is never stopped).
+  if (source.kind === 'bot' || source.param === 'recording_file_id') await requireTranscriptionMinutes(ctx, now);
   const join = source.kind === 'bot' ? joinOf(body, now) : { joinType: 'immediate' as const, joinAt: now };
   const row: MeetingRow = {
     id: newId('mtg'),
@@ -99,7 +116,7 @@ async function createMeeting(body: CreateBody, ctx: RequestContext) {
     analysisStatus: 'pending',
     schemaIds,
     recordedSeconds: null,
-    transcribed: 0,
+    transcribed: source.kind === 'bot' || source.param === 'recording_file_id' ? 1 : 0,
     cancelledAt: null,
     cancelledBy: null,
     cancelReason: null,

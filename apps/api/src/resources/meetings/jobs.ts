@@ -1,5 +1,5 @@
 import type { MeetingStatus } from '@persona-api/types';
-import { eq } from 'drizzle-orm';
+import { and, eq, lt } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/client.js';
 import type { JobDefinition, JobQueue } from '../../jobs/types.js';
 import type { Clock } from '../../services.js';
@@ -10,10 +10,13 @@ import { analyseTranscript } from './analysis.js';
 import { canMove, withChange, type StatusMove } from './lifecycle.js';
 import type { MeetingRow } from './mapper.js';
 import { lockMeeting, updateMeeting, upsertTranscript } from './repository.js';
+import { meetings } from './table.js';
 import { SIMULATED_PARTICIPANTS, SIMULATED_TIMELINE, simulatedTranscript } from './simulator.js';
 import { parseTranscriptFile, transcriptFormatOf, TranscriptFormatError, type ParsedTranscript } from './transcript-parse.js';
 
-export const MEETING_JOBS = { advance: 'meeting.simulate', import: 'meeting.import' } as const;
+export const MEETING_JOBS = { advance: 'meeting.simulate', import: 'meeting.import', expireMedia: 'meeting.expire-media' } as const;
+
+const MEDIA_KEPT_MS = 30 * 24 * 60 * 60 * 1000;
 
 export interface MeetingJobDeps {
   db: Database;
@@ -123,8 +126,34 @@ async function importFile(deps: MeetingJobDeps, payload: { id: string }): Promis
   await finishWithTranscript(deps, row.id, transcript);
 }
 
+/**
+ * `done` → `media_expired` 30 days after completion: the recording bytes are deleted; transcript,
+ * analysis and results stay. Returns the expired ids.
+ */
+export async function expireMeetingMedia(deps: MeetingJobDeps): Promise<string[]> {
+  const now = deps.clock.now();
+  const due = await deps.db
+    .select({ id: meetings.id })
+    .from(meetings)
+    .where(and(eq(meetings.status, 'done'), lt(meetings.completedAt, new Date(now.getTime() - MEDIA_KEPT_MS))))
+    .limit(500);
+  const expired: string[] = [];
+  for (const { id } of due) {
+    const moved = await deps.db.transaction(async (tx) => {
+      const row = await lockMeeting(tx, id);
+      const next = await moveMeeting(tx, id, { code: 'media_expired', sub_code: 'retention_30_days', message: 'The recording media was deleted 30 days after the meeting; the transcript and analysis are kept.' }, now, { recordingKey: null });
+      return next ? row : null;
+    });
+    if (!moved) continue;
+    if (moved.recordingKey) await deps.storage.delete(moved.recordingKey);
+    expired.push(id);
+  }
+  return expired;
+}
+
 export function meetingJobs(deps: MeetingJobDeps): JobDefinition<any>[] {
   return [
+    { kind: MEETING_JOBS.expireMedia, schedule: '23 * * * *', deadlineSeconds: 600, run: async () => void (await expireMeetingMedia(deps)) },
     {
       kind: MEETING_JOBS.advance,
       deadlineSeconds: 60,

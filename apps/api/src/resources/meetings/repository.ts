@@ -1,10 +1,10 @@
-import { and, eq, notInArray } from 'drizzle-orm';
+import { and, eq, gte, lt, notInArray, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { memberOf } from '../../db/scoped.js';
 import { errors } from '../../http/errors.js';
 import { listPage, type ListQuery } from '../../lib/pagination.js';
 import type { WorkspaceRole } from '../../workspaces/roles.js';
-import { workspaceMembers } from '../workspaces/table.js';
+import { workspaceMembers, workspaces } from '../workspaces/table.js';
 import { INACTIVE } from './lifecycle.js';
 import { toMeeting, type MeetingRow, type TranscriptRow } from './mapper.js';
 import { meetingTranscripts, meetings } from './table.js';
@@ -80,4 +80,18 @@ export async function findTranscript(db: Executor, meetingId: string): Promise<T
 export async function upsertTranscript(db: Executor, row: TranscriptRow): Promise<void> {
   const { meetingId, ...rest } = row;
   await db.insert(meetingTranscripts).values(row).onConflictDoUpdate({ target: meetingTranscripts.meetingId, set: rest });
+}
+
+/**
+ * Transcription minutes the account used in [start, end): ceil(recorded seconds / 60) of each meeting
+ * that reached `done` in the period with a transcript made by speech-to-text (a bot's recording or an
+ * imported recording; a transcript file uses none). DECISIONS.md, Meetings.
+ */
+export async function transcriptionMinutesUsed(db: Executor, accountId: string, start: Date, end: Date): Promise<number> {
+  const [row] = await db
+    .select({ minutes: sql<string>`coalesce(sum(ceil(${meetings.recordedSeconds} / 60.0)), 0)` })
+    .from(meetings)
+    .innerJoin(workspaces, eq(workspaces.id, meetings.workspaceId))
+    .where(and(eq(workspaces.accountId, accountId), eq(meetings.transcribed, 1), gte(meetings.completedAt, start), lt(meetings.completedAt, end)));
+  return Number(row?.minutes ?? 0);
 }
