@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/db/client.js';
@@ -7,6 +9,7 @@ import type { JobRuntime } from '../../src/jobs/queue.js';
 import { uploadObjectKey } from '../../src/resources/files/keys.js';
 import { expireMeetingMedia, meetingJobs, type MeetingJobDeps } from '../../src/resources/meetings/jobs.js';
 import { withChange } from '../../src/resources/meetings/lifecycle.js';
+import { openAiTranscriber } from '../../src/resources/meetings/transcriber.js';
 import { meetings } from '../../src/resources/meetings/table.js';
 import { errorOf, TestClock, useHarness, useTenant, type Tenant } from '../support/harness.js';
 import { openTestDatabase } from '../support/database.js';
@@ -140,6 +143,58 @@ describe('imported meetings', () => {
   });
 });
 
+/** A local stand-in for an OpenAI-compatible speech-to-text server (verbose_json with segment times). */
+async function fakeSpeechToText(answer: (body: string) => { status: number; json: unknown }): Promise<{ url: string; bodies: string[]; server: Server }> {
+  const bodies: string[] = [];
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const body = Buffer.concat(chunks).toString('latin1');
+      bodies.push(`${request.method} ${request.url} ${request.headers.authorization ?? ''}\n${body}`);
+      const { status, json } = answer(body);
+      response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(json));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, bodies, server };
+}
+
+describe('imported recordings (speech-to-text)', () => {
+  it('transcribes audio through the configured /audio/transcriptions server, or fails with its answer', async () => {
+    const stt = await fakeSpeechToText((body) =>
+      body.includes('RIFF-good')
+        ? { status: 200, json: { text: 'x', language: 'english', duration: 14.2, segments: [
+            { start: 0, end: 6.1, text: ' Thanks for joining the renewal call today.', avg_logprob: -0.1 },
+            { start: 6.4, end: 14.2, text: ' Our budget is approved, but I am worried about the rollout timeline?', avg_logprob: -0.3 },
+          ] } }
+        : { status: 500, json: { error: { message: 'model overloaded' } } },
+    );
+    deps.transcriber = openAiTranscriber({ baseUrl: stt.url, model: 'whisper-test', apiKey: 'sk-local' });
+    try {
+      const good = (await h.post('/meetings', t.key, { workspace_id: t.workspaceId, recording_file_id: await uploaded(t, 'call.wav', 'audio/wav', Buffer.from('RIFF-good audio')) })).body;
+      const bad = (await h.post('/meetings', t.key, { workspace_id: t.workspaceId, recording_file_id: await uploaded(t, 'other.wav', 'audio/wav', Buffer.from('RIFF-bad audio')) })).body;
+      await queue.drain();
+      expect(stt.bodies[0]).toMatch(/^POST \/v1\/audio\/transcriptions Bearer sk-local/);
+      expect(stt.bodies[0]).toContain('whisper-test');
+      expect(stt.bodies[0]).toContain('verbose_json');
+      expect((await h.get(`/meetings/${good.id}`, t.key)).body).toMatchObject({ status: 'done', has_analysis: true });
+      const transcript = (await h.get(`/meetings/${good.id}/transcript`, t.key)).body;
+      expect(transcript.segments.map((s: { text: string; start: number; end: number }) => [s.text, s.start, s.end])).toEqual([
+        ['Thanks for joining the renewal call today.', 0, 6.1],
+        ['Our budget is approved, but I am worried about the rollout timeline?', 6.4, 14.2],
+      ]);
+      expect(transcript.segments[0].confidence).toBeCloseTo(Math.exp(-0.1), 5);
+      const failed = (await h.get(`/meetings/${bad.id}`, t.key)).body;
+      expect(failed.status_detail).toMatchObject({ code: 'fatal', sub_code: 'transcription_failed' });
+      expect(failed.status_detail.message).toContain('model overloaded');
+    } finally {
+      deps.transcriber = null;
+      stt.server.close();
+    }
+  });
+});
+
 describe('the simulated bot', () => {
   it('walks the state machine to done, labelled as simulated, with a transcript and analysis', async () => {
     const created = await h.post('/meetings', t.key, { workspace_id: t.workspaceId, meeting_url: 'https://us02web.zoom.us/j/84512739046?pwd=abc', title: 'Sim' });
@@ -157,8 +212,8 @@ describe('the simulated bot', () => {
     expect(done).toMatchObject({ status: 'done', has_analysis: true, participant_count: 2 });
     const transcript = (await h.get(`/meetings/${created.body.id}/transcript`, t.key)).body;
     expect(transcript.segments[0].text).toContain('simulated sample call');
-    // 128 recorded seconds use 3 transcription minutes; the imports of transcript files used none.
-    expect((await h.get('/usage', t.key)).body.transcription).toMatchObject({ minutes_used: 3, minutes_remaining: 6_000 - 3 });
+    // 128 recorded seconds use 3 transcription minutes, the transcribed 14.2 s recording 1; transcript files none.
+    expect((await h.get('/usage', t.key)).body.transcription).toMatchObject({ minutes_used: 3 + 1, minutes_remaining: 6_000 - 4 });
     // Done, the link is free again.
     expect((await h.post('/meetings', t.key, { workspace_id: t.workspaceId, meeting_url: 'https://zoom.us/j/84512739046' })).status).toBe(200);
   });

@@ -12,6 +12,7 @@ import type { MeetingRow } from './mapper.js';
 import { lockMeeting, updateMeeting, upsertTranscript } from './repository.js';
 import { meetings } from './table.js';
 import { SIMULATED_PARTICIPANTS, SIMULATED_TIMELINE, simulatedTranscript } from './simulator.js';
+import { MAX_TRANSCRIPTION_BYTES, TranscriptionError, type Transcriber } from './transcriber.js';
 import { parseTranscriptFile, transcriptFormatOf, TranscriptFormatError, type ParsedTranscript } from './transcript-parse.js';
 
 export const MEETING_JOBS = { advance: 'meeting.simulate', import: 'meeting.import', expireMedia: 'meeting.expire-media' } as const;
@@ -23,6 +24,8 @@ export interface MeetingJobDeps {
   jobs: JobQueue;
   storage: ObjectStorage;
   clock: Clock;
+  /** Speech-to-text for imported recordings; null: recordings fail with `transcription_not_configured`. */
+  transcriber?: Transcriber | null;
 }
 
 /** A transcript file larger than this is refused (20 000 segments of text stay well under it). */
@@ -93,7 +96,7 @@ async function simulateStep(deps: MeetingJobDeps, payload: { id: string; from: M
 }
 
 /** Reads an uploaded transcript through the files table and storage, and finishes the meeting from it. */
-async function importFile(deps: MeetingJobDeps, payload: { id: string }): Promise<void> {
+async function importFile(deps: MeetingJobDeps, payload: { id: string }, signal: AbortSignal): Promise<void> {
   const now = deps.clock.now();
   const started = await deps.db.transaction((tx) =>
     moveMeeting(tx, payload.id, { code: 'recording_done', sub_code: 'imported', message: 'The uploaded file is being imported.' }, now, { analysisStatus: 'processing' }),
@@ -102,18 +105,31 @@ async function importFile(deps: MeetingJobDeps, payload: { id: string }): Promis
   if (!row || row.status !== 'recording_done' || !row.sourceFileId) return;
   const [file] = await deps.db.select().from(files).where(eq(files.id, row.sourceFileId)).limit(1);
   if (!file || !file.storageKey) return fail(deps, row.id, 'file_not_found', `The file ${row.sourceFileId} was deleted or holds no uploaded bytes.`);
-  if (file.type.startsWith('audio/') || file.type.startsWith('video/')) {
+  const media = file.type.startsWith('audio/') || file.type.startsWith('video/');
+  if (media && !deps.transcriber) {
     return fail(deps, row.id, 'transcription_not_configured', 'This server has no speech-to-text server configured, so the recording cannot be transcribed; upload a transcript (WebVTT, SRT or JSON) instead.');
   }
   const stored = await deps.storage.get(uploadObjectKey(file.storageKey));
   if (!stored) return fail(deps, row.id, 'file_not_found', `The bytes of ${file.id} are missing from storage.`);
-  if (stored.size > MAX_TRANSCRIPT_FILE_BYTES) {
+  const limit = media ? MAX_TRANSCRIPTION_BYTES : MAX_TRANSCRIPT_FILE_BYTES;
+  if (stored.size > limit) {
     stored.body.destroy();
-    return fail(deps, row.id, 'transcript_unreadable', `The transcript file is ${stored.size} bytes; at most ${MAX_TRANSCRIPT_FILE_BYTES} are read.`);
+    return fail(deps, row.id, media ? 'recording_too_large' : 'transcript_unreadable', `${file.name} is ${stored.size} bytes; at most ${limit} can be ${media ? 'transcribed' : 'read'}.`);
   }
   const chunks: Buffer[] = [];
   for await (const chunk of stored.body) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array));
-  const text = Buffer.concat(chunks).toString('utf8');
+  const bytes = Buffer.concat(chunks);
+  if (media) {
+    let heard: ParsedTranscript;
+    try {
+      heard = await deps.transcriber!.transcribe(bytes, file.name, file.type, signal);
+    } catch (error) {
+      if (error instanceof TranscriptionError || error instanceof TranscriptFormatError) return fail(deps, row.id, 'transcription_failed', error.message);
+      throw error;
+    }
+    return finishWithTranscript(deps, row.id, heard);
+  }
+  const text = bytes.toString('utf8');
   const format = transcriptFormatOf(file.name, file.type.toLowerCase(), text.slice(0, 200));
   if (!format) return fail(deps, row.id, 'transcript_unreadable', `${file.name} is not a WebVTT, SRT or JSON transcript.`);
   let transcript: ParsedTranscript;
@@ -167,7 +183,7 @@ export function meetingJobs(deps: MeetingJobDeps): JobDefinition<any>[] {
       deadlineSeconds: 300,
       retryLimit: 2,
       retryDelaySeconds: 10,
-      run: (payload: { id: string }) => importFile(deps, payload),
+      run: (payload: { id: string }, context) => importFile(deps, payload, context.signal),
       onFailure: (payload: { id: string }) => fail(deps, payload.id, 'import_failed', 'The import failed after retries; upload the file again and create a new meeting.'),
     },
   ];
