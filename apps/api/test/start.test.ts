@@ -132,8 +132,11 @@ describe('pnpm start', { timeout: 120_000 }, () => {
       expect(usage.credits.remaining).toBe(50_000);
       const ready = await fetch(`${server.url}/readyz`);
       expect(ready.status).toBe(200);
-      // Job queue depth and failures per kind (no resource declares a job kind yet).
-      expect(await ready.json()).toEqual({ status: 'ok', jobs: [] });
+      // Job queue depth and failures per kind: the meetings module's kinds, nothing queued on a fresh database.
+      expect(await ready.json()).toEqual({
+        status: 'ok',
+        jobs: ['meeting.expire-media', 'meeting.simulate', 'meeting.import'].map((kind) => ({ kind, queued: 0, active: 0, failed: 0 })),
+      });
 
       if (provided.driver === 'pglite') {
         // PGlite is one process's database: the admin CLI must not open it while the server runs.
