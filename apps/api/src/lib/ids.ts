@@ -30,7 +30,9 @@ export type IdPrefix =
   | 'call'
   | 'chatcmpl'
   | 'cp'
-  | 'psug';
+  | 'psug'
+  // Meetings.
+  | 'mtg';
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${randomBase62(16)}`;

@@ -1,6 +1,7 @@
 import type { HandlerMap, OperationId } from '../contract/handler-types.js';
 import { errors } from '../http/errors.js';
 import { chatModule } from './chat/index.js';
+import { meetingsModule } from './meetings/index.js';
 import { modelsModule } from './models/index.js';
 import type { ResourceModule } from './module.js';
 import { personasModule } from './personas/index.js';
@@ -25,6 +26,7 @@ export const resourceModules = [
   chatModule,
   usageModule,
   videoAnalysesModule,
+  meetingsModule,
 ] as const satisfies readonly ResourceModule<any>[];
 
 type UnionToIntersection<U> = (U extends unknown ? (union: U) => void : never) extends (intersection: infer I) => void ? I : never;
@@ -75,13 +77,6 @@ const notBuilt = {
   getFolder: notImplemented,
   updateFolder: notImplemented,
   deleteFolder: notImplemented,
-  // Meetings
-  listMeetings: notImplemented,
-  createMeeting: notImplemented,
-  getMeeting: notImplemented,
-  cancelMeeting: notImplemented,
-  getMeetingTranscript: notImplemented,
-  getMeetingAnalysis: notImplemented,
   // Meeting schemas
   listMeetingSchemas: notImplemented,
   createMeetingSchema: notImplemented,

@@ -6,6 +6,7 @@ import { apiUsageDaily, creditLedger } from '../../db/schema/billing.js';
 import { accounts, apiKeys, tiers } from '../../db/schema/tenancy.js';
 import { storedBytesOf } from '../../db/unbuilt.js';
 import { iso } from '../../lib/wire.js';
+import { transcriptionMinutesUsed } from '../meetings/repository.js';
 
 type Tier = Usage['rate_limit']['tier'];
 
@@ -32,6 +33,9 @@ export const getUsage: Handler<'getUsage'> = async (_input, ctx) => {
   const remaining = Math.max(0, account.account.creditBalance);
   // The ledger gives balance = carried over + granted − used, so what the period included is used + remaining.
   const included = creditsUsed + remaining;
+
+  const minutesUsed = await transcriptionMinutesUsed(ctx.db, accountId, period.start, period.end);
+  const minutesIncluded = account.tier.transcriptionMinutesIncluded;
 
   const storageGb = (await storedBytesOf(ctx.db, accountId)) / BYTES_PER_GB;
   const storageIncludedGb = account.tier.storageBytesIncluded / BYTES_PER_GB;
@@ -86,11 +90,10 @@ export const getUsage: Handler<'getUsage'> = async (_input, ctx) => {
     billing_period: { start: iso(period.start), end: iso(period.end) },
     credits: { used: creditsUsed, included, remaining, percentage_used: percentage(creditsUsed, included) },
     transcription: {
-      // Nothing records transcription minutes until meetings are implemented.
-      minutes_used: 0,
-      minutes_included: account.tier.transcriptionMinutesIncluded,
-      minutes_remaining: account.tier.transcriptionMinutesIncluded,
-      percentage_used: 0,
+      minutes_used: minutesUsed,
+      minutes_included: minutesIncluded,
+      minutes_remaining: Math.max(0, minutesIncluded - minutesUsed),
+      percentage_used: percentage(minutesUsed, minutesIncluded),
     },
     storage: {
       gb_used: round(storageGb, 3),

@@ -1,0 +1,190 @@
+import type { MeetingStatus } from '@persona-api/types';
+import { and, eq, lt } from 'drizzle-orm';
+import type { Database, Executor } from '../../db/client.js';
+import type { JobDefinition, JobQueue } from '../../jobs/types.js';
+import type { Clock } from '../../services.js';
+import type { ObjectStorage } from '../../storage/types.js';
+import { files } from '../files/table.js';
+import { uploadObjectKey } from '../files/keys.js';
+import { analyseTranscript } from './analysis.js';
+import { canMove, withChange, type StatusMove } from './lifecycle.js';
+import type { MeetingRow } from './mapper.js';
+import { lockMeeting, updateMeeting, upsertTranscript } from './repository.js';
+import { meetings } from './table.js';
+import { SIMULATED_PARTICIPANTS, SIMULATED_TIMELINE, simulatedTranscript } from './simulator.js';
+import { MAX_TRANSCRIPTION_BYTES, TranscriptionError, type Transcriber } from './transcriber.js';
+import { parseTranscriptFile, transcriptFormatOf, TranscriptFormatError, type ParsedTranscript } from './transcript-parse.js';
+
+export const MEETING_JOBS = { advance: 'meeting.simulate', import: 'meeting.import', expireMedia: 'meeting.expire-media' } as const;
+
+const MEDIA_KEPT_MS = 30 * 24 * 60 * 60 * 1000;
+
+export interface MeetingJobDeps {
+  db: Database;
+  jobs: JobQueue;
+  storage: ObjectStorage;
+  clock: Clock;
+  /** Speech-to-text for imported recordings; null: recordings fail with `transcription_not_configured`. */
+  transcriber?: Transcriber | null;
+}
+
+/** A transcript file larger than this is refused (20 000 segments of text stay well under it). */
+const MAX_TRANSCRIPT_FILE_BYTES = 50 * 1024 * 1024;
+
+/**
+ * Moves the meeting to `move.code` when the state machine allows it from its current status, in `tx`
+ * (the row locked). A move that is no longer possible (cancelled meanwhile, or a provider's late
+ * `call_ended`/`done` after our terminal status) changes nothing: returns null.
+ */
+export async function moveMeeting(tx: Executor, id: string, move: StatusMove, now: Date, extra: Partial<MeetingRow> = {}): Promise<MeetingRow | null> {
+  const row = await lockMeeting(tx, id);
+  if (!row || !canMove(row.status as MeetingStatus, move.code)) return null;
+  const changes: Partial<MeetingRow> = { ...extra, status: move.code, statusChanges: withChange(row.statusChanges, move, now), updatedAt: now };
+  if (move.code === 'done') changes.completedAt = now;
+  if (['fatal', 'recording_permission_denied', 'cancelled'].includes(move.code) || (move.code === 'done' && row.status === 'call_ended')) {
+    changes.analysisStatus = 'skipped';
+  }
+  await updateMeeting(tx, id, changes);
+  return { ...row, ...changes };
+}
+
+/** Stores transcript and analysis and finishes the meeting (recording_done → done), in one transaction. */
+async function finishWithTranscript(deps: MeetingJobDeps, id: string, transcript: ParsedTranscript, extra: Partial<MeetingRow> = {}): Promise<void> {
+  const now = deps.clock.now();
+  const analysis = analyseTranscript(transcript);
+  await deps.db.transaction(async (tx) => {
+    const row = await lockMeeting(tx, id);
+    if (!row || row.status !== 'recording_done') return;
+    await upsertTranscript(tx, {
+      meetingId: id,
+      language: 'en',
+      durationSeconds: transcript.durationSeconds,
+      speakers: transcript.speakers,
+      segments: transcript.segments,
+      wordCount: transcript.wordCount,
+      analysis,
+      createdAt: now,
+      analysedAt: now,
+    });
+    await moveMeeting(tx, id, { code: 'done' }, now, {
+      ...extra,
+      analysisStatus: 'completed',
+      recordedSeconds: transcript.durationSeconds,
+      participantCount: Math.max(row.participantCount, transcript.speakers.length),
+    });
+  });
+}
+
+async function fail(deps: MeetingJobDeps, id: string, subCode: string, message: string): Promise<void> {
+  await deps.db.transaction((tx) => moveMeeting(tx, id, { code: 'fatal', sub_code: subCode, message }, deps.clock.now()));
+}
+
+/** One step of the simulator's timeline; each step enqueues the next, delayed by its realistic gap. */
+async function simulateStep(deps: MeetingJobDeps, payload: { id: string; from: MeetingStatus }): Promise<void> {
+  if (payload.from === 'recording_done') return finishWithTranscript(deps, payload.id, simulatedTranscript());
+  const step = SIMULATED_TIMELINE.find((candidate) => candidate.from === payload.from);
+  if (!step) return;
+  const now = deps.clock.now();
+  await deps.db.transaction(async (tx) => {
+    const extra: Partial<MeetingRow> = step.move.code === 'in_call_not_recording' ? { participantCount: SIMULATED_PARTICIPANTS } : {};
+    const moved = await moveMeeting(tx, payload.id, step.move, now, extra);
+    if (!moved) return;
+    const following = SIMULATED_TIMELINE.find((candidate) => candidate.from === step.move.code);
+    const delay = following?.afterSeconds ?? 1;
+    await deps.jobs.enqueue(tx, MEETING_JOBS.advance, { id: payload.id, from: step.move.code }, { singletonKey: `${payload.id}:${step.move.code}`, startAfter: new Date(now.getTime() + delay * 1000) });
+  });
+}
+
+/** Reads an uploaded transcript through the files table and storage, and finishes the meeting from it. */
+async function importFile(deps: MeetingJobDeps, payload: { id: string }, signal: AbortSignal): Promise<void> {
+  const now = deps.clock.now();
+  const started = await deps.db.transaction((tx) =>
+    moveMeeting(tx, payload.id, { code: 'recording_done', sub_code: 'imported', message: 'The uploaded file is being imported.' }, now, { analysisStatus: 'processing' }),
+  );
+  const row = started ?? (await deps.db.transaction((tx) => lockMeeting(tx, payload.id)));
+  if (!row || row.status !== 'recording_done' || !row.sourceFileId) return;
+  const [file] = await deps.db.select().from(files).where(eq(files.id, row.sourceFileId)).limit(1);
+  if (!file || !file.storageKey) return fail(deps, row.id, 'file_not_found', `The file ${row.sourceFileId} was deleted or holds no uploaded bytes.`);
+  const media = file.type.startsWith('audio/') || file.type.startsWith('video/');
+  if (media && !deps.transcriber) {
+    return fail(deps, row.id, 'transcription_not_configured', 'This server has no speech-to-text server configured, so the recording cannot be transcribed; upload a transcript (WebVTT, SRT or JSON) instead.');
+  }
+  const stored = await deps.storage.get(uploadObjectKey(file.storageKey));
+  if (!stored) return fail(deps, row.id, 'file_not_found', `The bytes of ${file.id} are missing from storage.`);
+  const limit = media ? MAX_TRANSCRIPTION_BYTES : MAX_TRANSCRIPT_FILE_BYTES;
+  if (stored.size > limit) {
+    stored.body.destroy();
+    return fail(deps, row.id, media ? 'recording_too_large' : 'transcript_unreadable', `${file.name} is ${stored.size} bytes; at most ${limit} can be ${media ? 'transcribed' : 'read'}.`);
+  }
+  const chunks: Buffer[] = [];
+  for await (const chunk of stored.body) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array));
+  const bytes = Buffer.concat(chunks);
+  if (media) {
+    let heard: ParsedTranscript;
+    try {
+      heard = await deps.transcriber!.transcribe(bytes, file.name, file.type, signal);
+    } catch (error) {
+      if (error instanceof TranscriptionError || error instanceof TranscriptFormatError) return fail(deps, row.id, 'transcription_failed', error.message);
+      throw error;
+    }
+    return finishWithTranscript(deps, row.id, heard);
+  }
+  const text = bytes.toString('utf8');
+  const format = transcriptFormatOf(file.name, file.type.toLowerCase(), text.slice(0, 200));
+  if (!format) return fail(deps, row.id, 'transcript_unreadable', `${file.name} is not a WebVTT, SRT or JSON transcript.`);
+  let transcript: ParsedTranscript;
+  try {
+    transcript = parseTranscriptFile(text, format);
+  } catch (error) {
+    if (error instanceof TranscriptFormatError) return fail(deps, row.id, 'transcript_unreadable', `${file.name}: ${error.message}`);
+    throw error;
+  }
+  await finishWithTranscript(deps, row.id, transcript);
+}
+
+/**
+ * `done` → `media_expired` 30 days after completion: the recording bytes are deleted; transcript,
+ * analysis and results stay. Returns the expired ids.
+ */
+export async function expireMeetingMedia(deps: MeetingJobDeps): Promise<string[]> {
+  const now = deps.clock.now();
+  const due = await deps.db
+    .select({ id: meetings.id })
+    .from(meetings)
+    .where(and(eq(meetings.status, 'done'), lt(meetings.completedAt, new Date(now.getTime() - MEDIA_KEPT_MS))))
+    .limit(500);
+  const expired: string[] = [];
+  for (const { id } of due) {
+    const moved = await deps.db.transaction(async (tx) => {
+      const row = await lockMeeting(tx, id);
+      const next = await moveMeeting(tx, id, { code: 'media_expired', sub_code: 'retention_30_days', message: 'The recording media was deleted 30 days after the meeting; the transcript and analysis are kept.' }, now, { recordingKey: null });
+      return next ? row : null;
+    });
+    if (!moved) continue;
+    if (moved.recordingKey) await deps.storage.delete(moved.recordingKey);
+    expired.push(id);
+  }
+  return expired;
+}
+
+export function meetingJobs(deps: MeetingJobDeps): JobDefinition<any>[] {
+  return [
+    { kind: MEETING_JOBS.expireMedia, schedule: '23 * * * *', deadlineSeconds: 600, run: async () => void (await expireMeetingMedia(deps)) },
+    {
+      kind: MEETING_JOBS.advance,
+      deadlineSeconds: 60,
+      retryLimit: 3,
+      retryDelaySeconds: 5,
+      run: (payload: { id: string; from: MeetingStatus }) => simulateStep(deps, payload),
+      onFailure: (payload: { id: string }) => fail(deps, payload.id, 'simulator_failed', 'Simulated: the simulator failed to advance the meeting.'),
+    },
+    {
+      kind: MEETING_JOBS.import,
+      deadlineSeconds: 300,
+      retryLimit: 2,
+      retryDelaySeconds: 10,
+      run: (payload: { id: string }, context) => importFile(deps, payload, context.signal),
+      onFailure: (payload: { id: string }) => fail(deps, payload.id, 'import_failed', 'The import failed after retries; upload the file again and create a new meeting.'),
+    },
+  ];
+}

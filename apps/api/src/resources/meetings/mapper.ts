@@ -1,0 +1,54 @@
+import type { Meeting, MeetingAnalysis, MeetingAnalysisStatus, MeetingJoinType, MeetingSource, MeetingStatus, MeetingTranscript } from '@persona-api/types';
+import { iso } from '../../lib/wire.js';
+import type { meetingTranscripts, meetings } from './table.js';
+
+export type MeetingRow = typeof meetings.$inferSelect;
+export type TranscriptRow = typeof meetingTranscripts.$inferSelect;
+
+export function toMeeting(row: MeetingRow): Meeting {
+  const changes = row.statusChanges;
+  return {
+    id: row.id,
+    object: 'meeting',
+    title: row.title,
+    meeting_url: row.meetingUrl,
+    source: row.source as MeetingSource,
+    source_file_id: row.sourceFileId,
+    bot_name: row.botName,
+    join_type: row.joinType as MeetingJoinType,
+    join_at: iso(row.joinAt),
+    completed_at: row.completedAt ? iso(row.completedAt) : null,
+    status: row.status as MeetingStatus,
+    status_detail: changes[changes.length - 1]!,
+    status_changes: changes,
+    // No provider stores recording media yet (the simulator and imports have none to serve).
+    recording_url: null,
+    participant_count: row.participantCount,
+    workspace_id: row.workspaceId,
+    has_analysis: row.analysisStatus === 'completed',
+    analysis_status: row.analysisStatus as MeetingAnalysisStatus,
+    schema_ids: row.schemaIds,
+    cancelled_at: row.cancelledAt ? iso(row.cancelledAt) : null,
+    cancelled_by: row.cancelledBy,
+    cancel_reason: row.cancelReason,
+    created_at: iso(row.createdAt),
+    updated_at: iso(row.updatedAt),
+  };
+}
+
+export function toTranscript(row: TranscriptRow): MeetingTranscript {
+  return {
+    object: 'meeting.transcript',
+    meeting_id: row.meetingId,
+    language: row.language,
+    duration_seconds: row.durationSeconds,
+    speakers: row.speakers,
+    segments: row.segments,
+    word_count: row.wordCount,
+    created_at: iso(row.createdAt),
+  };
+}
+
+export function toAnalysis(row: TranscriptRow & { analysis: NonNullable<TranscriptRow['analysis']>; analysedAt: Date }): MeetingAnalysis {
+  return { object: 'meeting.analysis', meeting_id: row.meetingId, ...row.analysis, created_at: iso(row.analysedAt), updated_at: iso(row.analysedAt) };
+}

@@ -1,0 +1,97 @@
+import { and, eq, gte, lt, notInArray, sql } from 'drizzle-orm';
+import type { Executor } from '../../db/client.js';
+import { memberOf } from '../../db/scoped.js';
+import { errors } from '../../http/errors.js';
+import { listPage, type ListQuery } from '../../lib/pagination.js';
+import type { WorkspaceRole } from '../../workspaces/roles.js';
+import { workspaceMembers, workspaces } from '../workspaces/table.js';
+import { INACTIVE } from './lifecycle.js';
+import { toMeeting, type MeetingRow, type TranscriptRow } from './mapper.js';
+import { meetingTranscripts, meetings } from './table.js';
+
+/** The meeting with the caller's role in its workspace; another tenant's meeting is a 404. */
+export async function findMeeting(db: Executor, userId: string, id: string): Promise<{ row: MeetingRow; role: WorkspaceRole }> {
+  const [found] = await db
+    .select({ row: meetings, role: workspaceMembers.role })
+    .from(meetings)
+    .innerJoin(workspaceMembers, memberOf(meetings.workspaceId, userId))
+    .where(eq(meetings.id, id))
+    .limit(1);
+  if (!found) throw errors.notFound('meeting', id);
+  return { row: found.row, role: found.role as WorkspaceRole };
+}
+
+export function listMeetingsOf(db: Executor, userId: string, query: ListQuery & { workspace_id?: string | undefined; status?: string | undefined }) {
+  return listPage(query, {
+    list: `meetings:${query.workspace_id ?? '*'}:${query.status ?? '*'}`,
+    keyset: { sortKey: meetings.createdAt, id: meetings.id },
+    filters: [query.workspace_id ? eq(meetings.workspaceId, query.workspace_id) : undefined, query.status ? eq(meetings.status, query.status) : undefined],
+    rows: (page) =>
+      db
+        .select({ row: meetings })
+        .from(meetings)
+        .innerJoin(workspaceMembers, memberOf(meetings.workspaceId, userId))
+        .where(page.where)
+        .orderBy(...page.orderBy)
+        .limit(page.fetch),
+    keyOf: ({ row }) => ({ sortKey: row.createdAt, id: row.id }),
+    toItem: ({ row }) => toMeeting(row),
+  });
+}
+
+/** A meeting of the workspace whose bot is still on its way to, or in, the same call. */
+export async function activeMeetingFor(db: Executor, workspaceId: string, meetingKey: string): Promise<string | null> {
+  const [row] = await db
+    .select({ id: meetings.id })
+    .from(meetings)
+    .where(and(eq(meetings.workspaceId, workspaceId), eq(meetings.meetingKey, meetingKey), notInArray(meetings.status, [...INACTIVE])))
+    .limit(1);
+  return row?.id ?? null;
+}
+
+export async function loadMeeting(db: Executor, id: string): Promise<MeetingRow | null> {
+  const [row] = await db.select().from(meetings).where(eq(meetings.id, id)).limit(1);
+  return row ?? null;
+}
+
+/** Locks the row for a status change (jobs and cancel race for it). */
+export async function lockMeeting(tx: Executor, id: string): Promise<MeetingRow | null> {
+  const [row] = await tx.select().from(meetings).where(eq(meetings.id, id)).for('update').limit(1);
+  return row ?? null;
+}
+
+export async function insertMeeting(db: Executor, row: MeetingRow): Promise<void> {
+  await db.insert(meetings).values(row);
+}
+
+export async function updateMeeting(db: Executor, id: string, changes: Partial<MeetingRow>): Promise<void> {
+  await db.update(meetings).set(changes).where(eq(meetings.id, id));
+}
+
+export async function deleteMeetingRow(db: Executor, id: string): Promise<void> {
+  await db.delete(meetings).where(eq(meetings.id, id));
+}
+
+export async function findTranscript(db: Executor, meetingId: string): Promise<TranscriptRow | null> {
+  const [row] = await db.select().from(meetingTranscripts).where(eq(meetingTranscripts.meetingId, meetingId)).limit(1);
+  return row ?? null;
+}
+
+export async function upsertTranscript(db: Executor, row: TranscriptRow): Promise<void> {
+  const { meetingId, ...rest } = row;
+  await db.insert(meetingTranscripts).values(row).onConflictDoUpdate({ target: meetingTranscripts.meetingId, set: rest });
+}
+
+/**
+ * Transcription minutes the account used in [start, end): ceil(recorded seconds / 60) of each meeting
+ * that reached `done` in the period with a transcript made by speech-to-text (a bot's recording or an
+ * imported recording; a transcript file uses none). DECISIONS.md, Meetings.
+ */
+export async function transcriptionMinutesUsed(db: Executor, accountId: string, start: Date, end: Date): Promise<number> {
+  const [row] = await db
+    .select({ minutes: sql<string>`coalesce(sum(ceil(${meetings.recordedSeconds} / 60.0)), 0)` })
+    .from(meetings)
+    .innerJoin(workspaces, eq(workspaces.id, meetings.workspaceId))
+    .where(and(eq(workspaces.accountId, accountId), eq(meetings.transcribed, 1), gte(meetings.completedAt, start), lt(meetings.completedAt, end)));
+  return Number(row?.minutes ?? 0);
+}

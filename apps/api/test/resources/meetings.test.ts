@@ -1,0 +1,318 @@
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Readable } from 'node:stream';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { DatabaseHandle } from '../../src/db/client.js';
+import { files } from '../../src/db/schema/index.js';
+import type { JobRuntime } from '../../src/jobs/queue.js';
+import { uploadObjectKey } from '../../src/resources/files/keys.js';
+import { expireMeetingMedia, meetingJobs, type MeetingJobDeps } from '../../src/resources/meetings/jobs.js';
+import { withChange } from '../../src/resources/meetings/lifecycle.js';
+import { openAiTranscriber } from '../../src/resources/meetings/transcriber.js';
+import { meetings } from '../../src/resources/meetings/table.js';
+import { errorOf, TestClock, useHarness, useTenant, type Tenant } from '../support/harness.js';
+import { openTestDatabase } from '../support/database.js';
+import { openTestJobQueue } from '../support/jobs.js';
+import { MemoryStorage } from './files/memory-storage.js';
+
+// Meetings: imports of WebVTT/SRT/JSON transcripts, the development simulator walking the state machine,
+// cancel from every state, the transcript and the analysis computed from it, deletion, roles.
+
+const fixture = (name: string) => readFileSync(new URL(`./meetings/fixtures/${name}`, import.meta.url));
+const storage = new MemoryStorage();
+const clock = new TestClock();
+let database: DatabaseHandle;
+let queue: JobRuntime;
+let deps: MeetingJobDeps;
+
+afterAll(async () => {
+  await queue?.stop({ timeoutMs: 1000 });
+  await database?.close();
+});
+
+const h = useHarness(async () => {
+  database = await openTestDatabase();
+  deps = { db: database.db, storage, clock, jobs: undefined as unknown as MeetingJobDeps['jobs'] };
+  queue = await openTestJobQueue(database, meetingJobs(deps));
+  deps.jobs = queue;
+  return { database, clock, services: { jobs: queue, storage } };
+});
+const t = useTenant(h);
+
+let files_ = 0;
+/** An uploaded file of the tenant's workspace: a files row and its stored bytes. */
+async function uploaded(tenant: Tenant, name: string, type: string, bytes: Buffer): Promise<string> {
+  const id = `file_meetingtest${++files_}${process.pid}`;
+  const key = `upl_meetingtest${String(files_).padStart(4, '0')}abcdef.${name.split('.').pop()}`;
+  const now = clock.now();
+  await database.db.insert(files).values({ id, workspaceId: tenant.workspaceId, name, type, sizeBytes: bytes.length, size: bytes.length, storageKey: key, createdAt: now, updatedAt: now });
+  await storage.put(uploadObjectKey(key), Readable.from([bytes]), { contentType: type });
+  return id;
+}
+
+async function imported(name: string, type: string, bytes = fixture(name)) {
+  const fileId = await uploaded(t, name, type, bytes);
+  const created = await h.post('/meetings', t.key, { workspace_id: t.workspaceId, transcript_file_id: fileId, title: `Import of ${name}` });
+  expect(created.status).toBe(200);
+  return created.body;
+}
+
+const sentenceTextOf = (transcript: { segments: { text: string }[] }) => transcript.segments.map((segment) => segment.text).join('\n');
+
+describe('imported meetings', () => {
+  it('imports a WebVTT call: done, speakers and segment times from the cues, an analysis measured from it', async () => {
+    const meeting = await imported('cs-renewal.vtt', 'text/vtt');
+    expect(meeting).toMatchObject({ status: 'pending', source: 'import', meeting_url: null, analysis_status: 'pending' });
+    expect(errorOf(await h.get(`/meetings/${meeting.id}/transcript`, t.key)).code).toBe('invalid_state');
+    await queue.drain();
+
+    const done = (await h.get(`/meetings/${meeting.id}`, t.key)).body;
+    expect(done).toMatchObject({ status: 'done', has_analysis: true, analysis_status: 'completed', participant_count: 2 });
+    expect(done.status_changes.map((change: { code: string }) => change.code)).toEqual(['pending', 'recording_done', 'done']);
+    expect(done.status_detail.code).toBe('done');
+
+    const transcript = (await h.get(`/meetings/${meeting.id}/transcript`, t.key)).body;
+    expect(transcript.speakers).toEqual([
+      { id: 'spk_1', name: 'Priya Natarajan', is_host: true },
+      { id: 'spk_2', name: 'Tom Becker', is_host: false },
+    ]);
+    expect(transcript.segments).toHaveLength(9);
+    expect(transcript.segments[1]).toMatchObject({ id: 'seg_0002', speaker_id: 'spk_2', start: 9.8, end: 21.4 });
+    expect(transcript.segments[1].text).toBe('Happy to. Overall the team likes the dashboard, but the weekly report export has been slow since the last release.');
+    expect(transcript.duration_seconds).toBe(90);
+
+    const analysis = (await h.get(`/meetings/${meeting.id}/analysis`, t.key)).body;
+    const talk = analysis.talk_ratio.reduce((sum: number, entry: { ratio: number }) => sum + entry.ratio, 0);
+    expect(talk).toBeCloseTo(1, 2);
+    const tom = analysis.talk_ratio.find((entry: { speaker: string }) => entry.speaker === 'Tom Becker');
+    // Tom's cues: 11.6 + 11 + 11.5 + 8.5 seconds.
+    expect(tom.talk_time_seconds).toBeCloseTo(42.6, 1);
+    expect(analysis.questions.map((q: { text: string; answered: boolean }) => [q.text, q.answered])).toEqual([
+      ['How many people on your side use the reports every week?', true],
+      ['Would a training session for the new analysts help with onboarding?', true],
+    ]);
+    // Extractive: every action item, next step and risk is a sentence of the transcript.
+    const text = sentenceTextOf(transcript);
+    for (const item of [...analysis.action_items.map((a: { text: string }) => a.text), ...analysis.next_steps, ...analysis.risks.map((r: { text: string }) => r.text)]) {
+      expect(text).toContain(item);
+    }
+    expect(analysis.action_items.map((a: { owner: string }) => a.owner)).toContain('Priya Natarajan');
+    expect(analysis.risks.some((risk: { text: string; severity: string }) => risk.text.includes('competitor'))).toBe(true);
+    expect(analysis.topics.map((topic: { name: string }) => topic.name)).toEqual(expect.arrayContaining(['Renewal', 'Onboarding', 'Competition']));
+  });
+
+  it('imports SRT with "Name:" speakers and JSON segments', async () => {
+    const srt = await imported('discovery.srt', 'application/x-subrip');
+    const json = await imported('qbr.json', 'application/json');
+    await queue.drain();
+    const srtTranscript = (await h.get(`/meetings/${srt.id}/transcript`, t.key)).body;
+    expect(srtTranscript.speakers.map((s: { name: string }) => s.name)).toEqual(['Alex Moreno', 'Jordan Kim']);
+    expect(srtTranscript.segments[0]).toMatchObject({ start: 0.5, end: 7, text: 'Thanks for taking the call. Can you walk me through how your team handles quotes today?' });
+    const jsonTranscript = (await h.get(`/meetings/${json.id}/transcript`, t.key)).body;
+    expect(jsonTranscript.segments).toHaveLength(5);
+    expect(jsonTranscript.word_count).toBe(jsonTranscript.segments.reduce((n: number, s: { text: string }) => n + s.text.split(/\s+/).length, 0));
+    const analysis = (await h.get(`/meetings/${json.id}/analysis`, t.key)).body;
+    expect(analysis.action_items[0]).toMatchObject({ owner: 'Sam Ortiz', owner_speaker_id: 'spk_1' });
+  });
+
+  it('fails with the real reason: an unreadable transcript, a recording without speech-to-text', async () => {
+    const broken = await imported('notes.vtt', 'text/vtt', Buffer.from('WEBVTT\n\nthis has no cue timings at all\n'));
+    const audioId = await uploaded(t, 'call.mp3', 'audio/mpeg', Buffer.from('ID3 not really audio'));
+    const audio = (await h.post('/meetings', t.key, { workspace_id: t.workspaceId, recording_file_id: audioId })).body;
+    await queue.drain();
+    const failed = (await h.get(`/meetings/${broken.id}`, t.key)).body;
+    expect(failed).toMatchObject({ status: 'fatal', analysis_status: 'skipped', status_detail: { code: 'fatal', sub_code: 'transcript_unreadable' } });
+    expect(failed.status_detail.message).toContain('no cues');
+    const transcript = await h.get(`/meetings/${broken.id}/transcript`, t.key);
+    expect(transcript.status).toBe(409);
+    expect(transcript.body.error.message).toContain('no cues');
+    expect((await h.get(`/meetings/${audio.id}`, t.key)).body.status_detail).toMatchObject({ code: 'fatal', sub_code: 'transcription_not_configured' });
+    expect(errorOf(await h.get(`/meetings/${audio.id}/analysis`, t.key)).code).toBe('invalid_state');
+  });
+
+  it('refuses a file of another kind or workspace, and sources that conflict', async () => {
+    const vtt = await uploaded(t, 'x.vtt', 'text/vtt', fixture('cs-renewal.vtt'));
+    expect(errorOf(await h.post('/meetings', t.key, { workspace_id: t.workspaceId, recording_file_id: vtt }))).toMatchObject({ code: 'invalid_parameter', param: 'recording_file_id' });
+    expect(errorOf(await h.post('/meetings', t.key, { workspace_id: t.workspaceId, transcript_file_id: vtt, meeting_url: 'https://meet.google.com/abc-defg-hij' }))).toMatchObject({ code: 'parameter_conflict' });
+    expect(errorOf(await h.post('/meetings', t.key, { workspace_id: t.workspaceId, transcript_file_id: vtt, join_type: 'immediate' }))).toMatchObject({ code: 'parameter_conflict', param: 'join_type' });
+    expect(errorOf(await h.post('/meetings', t.key, { workspace_id: t.workspaceId }))).toMatchObject({ code: 'missing_parameter', param: 'meeting_url' });
+    const other = await h.tenant();
+    const theirs = await uploaded(other, 'y.vtt', 'text/vtt', fixture('cs-renewal.vtt'));
+    expect(errorOf(await h.post('/meetings', t.key, { workspace_id: t.workspaceId, transcript_file_id: theirs }))).toMatchObject({ code: 'resource_not_found', param: 'transcript_file_id' });
+  });
+});
+
+/** A local stand-in for an OpenAI-compatible speech-to-text server (verbose_json with segment times). */
+async function fakeSpeechToText(answer: (body: string) => { status: number; json: unknown }): Promise<{ url: string; bodies: string[]; server: Server }> {
+  const bodies: string[] = [];
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const body = Buffer.concat(chunks).toString('latin1');
+      bodies.push(`${request.method} ${request.url} ${request.headers.authorization ?? ''}\n${body}`);
+      const { status, json } = answer(body);
+      response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(json));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, bodies, server };
+}
+
+describe('imported recordings (speech-to-text)', () => {
+  it('transcribes audio through the configured /audio/transcriptions server, or fails with its answer', async () => {
+    const stt = await fakeSpeechToText((body) =>
+      body.includes('RIFF-good')
+        ? { status: 200, json: { text: 'x', language: 'english', duration: 14.2, segments: [
+            { start: 0, end: 6.1, text: ' Thanks for joining the renewal call today.', avg_logprob: -0.1 },
+            { start: 6.4, end: 14.2, text: ' Our budget is approved, but I am worried about the rollout timeline?', avg_logprob: -0.3 },
+          ] } }
+        : { status: 500, json: { error: { message: 'model overloaded' } } },
+    );
+    deps.transcriber = openAiTranscriber({ baseUrl: stt.url, model: 'whisper-test', apiKey: 'sk-local' });
+    try {
+      const good = (await h.post('/meetings', t.key, { workspace_id: t.workspaceId, recording_file_id: await uploaded(t, 'call.wav', 'audio/wav', Buffer.from('RIFF-good audio')) })).body;
+      const bad = (await h.post('/meetings', t.key, { workspace_id: t.workspaceId, recording_file_id: await uploaded(t, 'other.wav', 'audio/wav', Buffer.from('RIFF-bad audio')) })).body;
+      await queue.drain();
+      expect(stt.bodies[0]).toMatch(/^POST \/v1\/audio\/transcriptions Bearer sk-local/);
+      expect(stt.bodies[0]).toContain('whisper-test');
+      expect(stt.bodies[0]).toContain('verbose_json');
+      expect((await h.get(`/meetings/${good.id}`, t.key)).body).toMatchObject({ status: 'done', has_analysis: true });
+      const transcript = (await h.get(`/meetings/${good.id}/transcript`, t.key)).body;
+      expect(transcript.segments.map((s: { text: string; start: number; end: number }) => [s.text, s.start, s.end])).toEqual([
+        ['Thanks for joining the renewal call today.', 0, 6.1],
+        ['Our budget is approved, but I am worried about the rollout timeline?', 6.4, 14.2],
+      ]);
+      expect(transcript.segments[0].confidence).toBeCloseTo(Math.exp(-0.1), 5);
+      const failed = (await h.get(`/meetings/${bad.id}`, t.key)).body;
+      expect(failed.status_detail).toMatchObject({ code: 'fatal', sub_code: 'transcription_failed' });
+      expect(failed.status_detail.message).toContain('model overloaded');
+    } finally {
+      deps.transcriber = null;
+      stt.server.close();
+    }
+  });
+});
+
+describe('the simulated bot', () => {
+  it('walks the state machine to done, labelled as simulated, with a transcript and analysis', async () => {
+    const created = await h.post('/meetings', t.key, { workspace_id: t.workspaceId, meeting_url: 'https://us02web.zoom.us/j/84512739046?pwd=abc', title: 'Sim' });
+    expect(created.body).toMatchObject({ status: 'pending', source: 'simulated_bot', join_type: 'immediate', bot_name: 'Persona Notetaker', title: 'Sim' });
+    expect(created.body.status_detail.message).toMatch(/^Simulated:/);
+    // The same call under another link form is the same meeting: one bot per call.
+    const duplicate = await h.post('/meetings', t.key, { workspace_id: t.workspaceId, meeting_url: 'https://zoom.us/j/84512739046' });
+    expect(errorOf(duplicate)).toMatchObject({ code: 'duplicate_resource', param: 'meeting_url' });
+    await queue.drain({ ignoreStartAfter: true });
+    const done = (await h.get(`/meetings/${created.body.id}`, t.key)).body;
+    expect(done.status_changes.map((c: { code: string }) => c.code)).toEqual([
+      'pending', 'joining_call', 'in_waiting_room', 'in_call_not_recording', 'in_call_recording', 'call_ended', 'recording_done', 'done',
+    ]);
+    expect(done.status_changes.filter((c: { message: string | null }) => c.message).every((c: { message: string }) => c.message.startsWith('Simulated:'))).toBe(true);
+    expect(done).toMatchObject({ status: 'done', has_analysis: true, participant_count: 2 });
+    const transcript = (await h.get(`/meetings/${created.body.id}/transcript`, t.key)).body;
+    expect(transcript.segments[0].text).toContain('simulated sample call');
+    // 128 recorded seconds use 3 transcription minutes, the transcribed 14.2 s recording 1; transcript files none.
+    expect((await h.get('/usage', t.key)).body.transcription).toMatchObject({ minutes_used: 3 + 1, minutes_remaining: 6_000 - 4 });
+    // Done, the link is free again.
+    expect((await h.post('/meetings', t.key, { workspace_id: t.workspaceId, meeting_url: 'https://zoom.us/j/84512739046' })).status).toBe(200);
+  });
+
+  it('validates links and schedules', async () => {
+    const base = { workspace_id: t.workspaceId };
+    expect(errorOf(await h.post('/meetings', t.key, { ...base, meeting_url: 'https://example.com/call/1' }))).toMatchObject({ code: 'invalid_parameter', param: 'meeting_url' });
+    expect(errorOf(await h.post('/meetings', t.key, { ...base, meeting_url: 'https://meet.google.com/aaa-bbbb-ccc', join_type: 'immediate', join_at: '2026-11-16T12:00:00Z' }))).toMatchObject({ code: 'parameter_conflict', param: 'join_at' });
+    expect(errorOf(await h.post('/meetings', t.key, { ...base, meeting_url: 'https://meet.google.com/aaa-bbbb-ccc', join_at: '2027-06-01T12:00:00Z' }))).toMatchObject({ code: 'invalid_parameter', param: 'join_at' });
+    expect(errorOf(await h.post('/meetings', t.key, { ...base, meeting_url: 'https://meet.google.com/aaa-bbbb-ccc', join_type: 'scheduled' }))).toMatchObject({ code: 'missing_parameter', param: 'join_at' });
+    expect(errorOf(await h.post('/meetings', t.key, { ...base, meeting_url: 'https://meet.google.com/aaa-bbbb-ccc', schema_ids: ['msch_unknown1'] }))).toMatchObject({ code: 'resource_not_found', param: 'schema_ids.0' });
+    const scheduled = await h.post('/meetings', t.key, { ...base, meeting_url: 'https://meet.google.com/aaa-bbbb-ccc', join_at: '2027-01-20T15:00:00Z' });
+    expect(scheduled.body).toMatchObject({ join_type: 'scheduled', join_at: '2027-01-20T15:00:00.000Z', status: 'pending' });
+    // Not due yet: nothing moves.
+    await queue.drain();
+    expect((await h.get(`/meetings/${scheduled.body.id}`, t.key)).body.status).toBe('pending');
+  });
+
+  const cancellable = ['pending', 'joining_call', 'in_waiting_room', 'in_call_not_recording', 'in_call_recording'];
+  it.each(cancellable.map((status, steps) => [status, steps] as const))('cancels from %s, and then never moves again', async (status, steps) => {
+    const tenant = await h.tenant();
+    const meeting = (await h.post('/meetings', tenant.key, { workspace_id: tenant.workspaceId, meeting_url: 'https://teams.microsoft.com/l/meetup-join/19%3ameeting_abc%40thread.v2/0' })).body;
+    for (let i = 0; i < steps; i++) await queue.drain({ ignoreStartAfter: true, maxJobs: 1 });
+    expect((await h.get(`/meetings/${meeting.id}`, tenant.key)).body.status).toBe(status);
+    const cancelled = await h.post(`/meetings/${meeting.id}/cancel`, tenant.key, { reason: 'Customer asked not to record' });
+    expect(cancelled.body).toMatchObject({ id: meeting.id, status: 'cancelled', cancelled_by: tenant.userId, cancel_reason: 'Customer asked not to record' });
+    await queue.drain({ ignoreStartAfter: true });
+    const after = (await h.get(`/meetings/${meeting.id}`, tenant.key)).body;
+    expect(after).toMatchObject({ status: 'cancelled', analysis_status: 'skipped', has_analysis: false });
+    expect(errorOf(await h.post(`/meetings/${meeting.id}/cancel`, tenant.key, {}))).toMatchObject({ code: 'invalid_state' });
+    expect(errorOf(await h.get(`/meetings/${meeting.id}/transcript`, tenant.key)).code).toBe('invalid_state');
+  });
+
+  it('refuses to cancel a meeting past recording (done)', async () => {
+    const meeting = await imported('qbr.json', 'application/json');
+    await queue.drain();
+    expect(errorOf(await h.post(`/meetings/${meeting.id}/cancel`, t.key, {}))).toMatchObject({ code: 'invalid_state' });
+  });
+});
+
+describe('lists, deletion and roles', () => {
+  it('lists newest first with a status filter, and deletes a meeting with its transcript', async () => {
+    const tenant = await h.tenant();
+    const first = (await h.post('/meetings', tenant.key, { workspace_id: tenant.workspaceId, meeting_url: 'https://meet.google.com/qqq-wwww-eee' })).body;
+    h.clock.advance(1000);
+    const second = (await h.post('/meetings', tenant.key, { workspace_id: tenant.workspaceId, meeting_url: 'https://meet.google.com/rrr-tttt-yyy' })).body;
+    await h.post(`/meetings/${first.id}/cancel`, tenant.key, {});
+    const all = (await h.get(`/meetings?workspace_id=${tenant.workspaceId}&limit=1`, tenant.key)).body;
+    expect(all.data.map((m: { id: string }) => m.id)).toEqual([second.id]);
+    expect(all.has_more).toBe(true);
+    const cancelled = (await h.get('/meetings?status=cancelled', tenant.key)).body;
+    expect(cancelled.data.map((m: { id: string }) => m.id)).toEqual([first.id]);
+    expect((await h.delete(`/meetings/${first.id}`, tenant.key)).body).toEqual({ id: first.id, object: 'meeting', deleted: true });
+    expect((await h.get(`/meetings/${first.id}`, tenant.key)).status).toBe(404);
+  });
+
+  it('lets viewers read but not create, cancel or delete', async () => {
+    const viewer = await h.tenant();
+    const added = await h.post(`/workspaces/${t.workspaceId}/members`, t.key, { email: viewer.email, role: 'viewer' });
+    expect(added.status).toBe(200);
+    const meeting = (await h.post('/meetings', t.key, { workspace_id: t.workspaceId, meeting_url: 'https://meet.google.com/vvv-wwww-xxx' })).body;
+    expect((await h.get(`/meetings/${meeting.id}`, viewer.key)).status).toBe(200);
+    expect(errorOf(await h.post('/meetings', viewer.key, { workspace_id: t.workspaceId, meeting_url: 'https://meet.google.com/zzz-wwww-xxx' })).code).toBe('permission_denied');
+    expect(errorOf(await h.post(`/meetings/${meeting.id}/cancel`, viewer.key, {})).code).toBe('permission_denied');
+    expect(errorOf(await h.delete(`/meetings/${meeting.id}`, viewer.key)).code).toBe('permission_denied');
+  });
+
+  it('refuses bots and recordings when no transcription minutes are left, but imports transcripts', async () => {
+    const tenant = await h.tenant({ tier: 'starter' });
+    const now = clock.now();
+    // A finished call that used all 120 minutes of the Starter tier this month.
+    await database.db.insert(meetings).values({
+      id: `mtg_usedup${process.pid}`, workspaceId: tenant.workspaceId, createdByUserId: tenant.userId, title: 'Long call', meetingUrl: 'https://meet.google.com/lng-call-abc',
+      meetingKey: 'meet:lng-call-abc', source: 'bot', sourceFileId: null, botName: 'Persona Notetaker', joinType: 'immediate', joinAt: now, completedAt: now,
+      status: 'done', statusChanges: withChange([], { code: 'done' }, now), recordingKey: null, participantCount: 2, analysisStatus: 'completed', schemaIds: [],
+      recordedSeconds: 119.5 * 60, transcribed: 1, cancelledAt: null, cancelledBy: null, cancelReason: null, createdAt: now, updatedAt: now,
+    });
+    expect((await h.get('/usage', tenant.key)).body.transcription).toMatchObject({ minutes_used: 120, minutes_remaining: 0, percentage_used: 100 });
+    const refused = await h.post('/meetings', tenant.key, { workspace_id: tenant.workspaceId, meeting_url: 'https://meet.google.com/new-call-abc' });
+    expect(errorOf(refused)).toMatchObject({ type: 'insufficient_credits', code: 'usage_limit_exceeded' });
+    const fileId = await uploaded(tenant, 'qbr.json', 'application/json', fixture('qbr.json'));
+    expect((await h.post('/meetings', tenant.key, { workspace_id: tenant.workspaceId, transcript_file_id: fileId })).status).toBe(200);
+  });
+
+  it('expires the media 30 days after done and keeps transcript and analysis', async () => {
+    const meeting = await imported('discovery.srt', 'application/x-subrip');
+    await queue.drain();
+    expect(await expireMeetingMedia(deps)).not.toContain(meeting.id);
+    const start = clock.now();
+    clock.advance(31 * 24 * 60 * 60 * 1000);
+    try {
+      expect(await expireMeetingMedia(deps)).toContain(meeting.id);
+      const expired = (await h.get(`/meetings/${meeting.id}`, t.key)).body;
+      expect(expired).toMatchObject({ status: 'media_expired', recording_url: null, has_analysis: true, status_detail: { sub_code: 'retention_30_days' } });
+      expect((await h.get(`/meetings/${meeting.id}/transcript`, t.key)).status).toBe(200);
+      expect((await h.get(`/meetings/${meeting.id}/analysis`, t.key)).status).toBe(200);
+      expect(await expireMeetingMedia(deps)).not.toContain(meeting.id);
+    } finally {
+      clock.set(start);
+    }
+  });
+});
