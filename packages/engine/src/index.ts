@@ -8,6 +8,17 @@ export { defineFeature, type Feature, type FeatureDefinition, type FeatureMessag
 export { personaProfile } from './features/persona-profile/index.js';
 export { personaSuggestions } from './features/persona-suggestions/index.js';
 export { responseAnalysis, type ResponseAnalysisInput } from './features/response-analysis/index.js';
+export {
+  focusGroupAnswer,
+  focusGroupSummary,
+  sentimentBreakdown,
+  FOCUS_GROUP_SENTIMENTS,
+  type FocusGroupAnswerInput,
+  type FocusGroupAnswerOutput,
+  type FocusGroupSentiment,
+  type FocusGroupSummaryInput,
+  type FocusGroupSummaryOutput,
+} from './features/focus-group/index.js';
 export { contractSchema } from './schema/bundle.js';
 export { createOfflineEngine, OFFLINE_DESCRIPTION, type OfflineEngineOptions } from './offline/engine.js';
 export { createOpenAICompatibleEngine, type OpenAICompatibleEngineOptions } from './openai/engine.js';

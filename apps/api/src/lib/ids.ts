@@ -29,7 +29,9 @@ export type IdPrefix =
   | 'call'
   | 'chatcmpl'
   | 'cp'
-  | 'psug';
+  | 'psug'
+  // Focus groups.
+  | 'fg';
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${randomBase62(16)}`;

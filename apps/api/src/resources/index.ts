@@ -1,6 +1,7 @@
 import type { HandlerMap, OperationId } from '../contract/handler-types.js';
 import { errors } from '../http/errors.js';
 import { chatModule } from './chat/index.js';
+import { focusGroupsModule } from './focus-groups/index.js';
 import { modelsModule } from './models/index.js';
 import type { ResourceModule } from './module.js';
 import { personasModule } from './personas/index.js';
@@ -23,6 +24,7 @@ export const resourceModules = [
   responsesModule,
   chatModule,
   usageModule,
+  focusGroupsModule,
 ] as const satisfies readonly ResourceModule<any>[];
 
 type UnionToIntersection<U> = (U extends unknown ? (union: U) => void : never) extends (intersection: infer I) => void ? I : never;
@@ -33,10 +35,6 @@ type BuiltHandlers = UnionToIntersection<(typeof resourceModules)[number]['handl
  * rest of the contract: an operation a module builds is a tsc error here until it is removed.
  */
 const notBuilt = {
-  // Focus groups
-  listFocusGroups: notImplemented,
-  createFocusGroup: notImplemented,
-  getFocusGroup: notImplemented,
   // News
   listNewsStories: notImplemented,
   getNewsStory: notImplemented,
