@@ -31,7 +31,10 @@ export type IdPrefix =
   | 'cp'
   | 'psug'
   // Focus groups.
-  | 'fg';
+  | 'fg'
+  // News stories and digests.
+  | 'story'
+  | 'dig';
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${randomBase62(16)}`;

@@ -2,6 +2,7 @@ import type { HandlerMap, OperationId } from '../contract/handler-types.js';
 import { errors } from '../http/errors.js';
 import { chatModule } from './chat/index.js';
 import { focusGroupsModule } from './focus-groups/index.js';
+import { newsModule } from './news/index.js';
 import { modelsModule } from './models/index.js';
 import type { ResourceModule } from './module.js';
 import { personasModule } from './personas/index.js';
@@ -25,6 +26,7 @@ export const resourceModules = [
   chatModule,
   usageModule,
   focusGroupsModule,
+  newsModule,
 ] as const satisfies readonly ResourceModule<any>[];
 
 type UnionToIntersection<U> = (U extends unknown ? (union: U) => void : never) extends (intersection: infer I) => void ? I : never;
@@ -36,9 +38,6 @@ type BuiltHandlers = UnionToIntersection<(typeof resourceModules)[number]['handl
  */
 const notBuilt = {
   // News
-  listNewsStories: notImplemented,
-  getNewsStory: notImplemented,
-  analyzeNewsStory: notImplemented,
   listNewsDigests: notImplemented,
   createNewsDigest: notImplemented,
   getNewsDigest: notImplemented,

@@ -9,3 +9,4 @@ export * from '../../resources/personas/table.js';
 export * from '../../resources/responses/table.js';
 export * from '../../resources/files/table.js';
 export * from '../../resources/focus-groups/table.js';
+export * from '../../resources/news/table.js';
