@@ -21,6 +21,7 @@ export {
 } from './features/focus-group/index.js';
 export { newsClassification, NEWS_TOPICS, type NewsClassificationInput, type NewsClassificationOutput, type NewsTopicName } from './features/news-classification/index.js';
 export { newsAnalysis, type NewsAnalysisInput, type NewsAnalysisOutput } from './features/news-analysis/index.js';
+export { newsDigest, storyRelevance, type DigestStory, type NewsDigestInput, type NewsDigestOutput, type StoryRelevance } from './features/news-digest/index.js';
 export { contractSchema } from './schema/bundle.js';
 export { createOfflineEngine, OFFLINE_DESCRIPTION, type OfflineEngineOptions } from './offline/engine.js';
 export { createOpenAICompatibleEngine, type OpenAICompatibleEngineOptions } from './openai/engine.js';

@@ -37,10 +37,6 @@ type BuiltHandlers = UnionToIntersection<(typeof resourceModules)[number]['handl
  * rest of the contract: an operation a module builds is a tsc error here until it is removed.
  */
 const notBuilt = {
-  // News
-  listNewsDigests: notImplemented,
-  createNewsDigest: notImplemented,
-  getNewsDigest: notImplemented,
   // Brand voices
   listBrandVoices: notImplemented,
   createBrandVoice: notImplemented,

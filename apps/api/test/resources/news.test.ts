@@ -204,3 +204,58 @@ describe('analysing a story', () => {
     expect(await balanceOf(h, owner.accountId)).toBe(5_000);
   });
 });
+
+describe('digests', () => {
+  it('by period and topics: ranks the window’s stories by relevance to the persona, explains it, stores and bills', async () => {
+    const before = await balanceOf(h, t.accountId);
+    const res = await h.post('/news/digests', t.key, { persona_id: 'persona_saas_cfo', period: 'last_7_days', max_stories: 4 });
+    expect(res.status).toBe(200);
+    const digest = res.body;
+    expect(digest).toMatchObject({ object: 'news_digest', period: 'last_7_days', topics: [], story_count: 4, workspace_id: t.workspaceId, persona: { id: 'persona_saas_cfo' } });
+    expect(digest.id).toMatch(/^dig_/);
+    expect(Date.parse(digest.period_end) - Date.parse(digest.period_start)).toBe(7 * 24 * 3_600_000);
+    const scores = digest.items.map((item: any) => item.relevance_score);
+    expect([...scores].sort((x, y) => y - x)).toEqual(scores);
+    for (const item of digest.items) {
+      expect(item.relevance).toBe(item.relevance_score >= 0.7 ? 'high' : item.relevance_score >= 0.4 ? 'medium' : 'low');
+      expect(Date.parse(item.published_at)).toBeGreaterThanOrEqual(Date.parse(digest.period_start));
+    }
+    // The price-increase story shares budget and contract terms with the CFO: ranked above the sneaker market.
+    const all = (await h.get('/news/stories?limit=100', t.key)).body.data as any[];
+    h.clock.advance(1_000);
+    const full = (await h.post('/news/digests', t.key, { persona_id: 'persona_saas_cfo', story_ids: all.map((story) => story.id).slice(0, 20) })).body;
+    const rank = (prefix: string) => full.items.findIndex((item: any) => item.story_name.startsWith(prefix));
+    expect(rank('Mid-size software companies')).toBeLessThan(rank('Sneaker resale'));
+    expect(full.items[rank('Mid-size software companies')].why_it_matters).toMatch(/^Shares (software|prices|vendors)\b.* with \S+'s profile: it /);
+    expect(full.period).toBeNull();
+    expect(full.period_start <= full.period_end).toBe(true);
+    expect(digest.usage.credits_used).toBe(Math.ceil((digest.usage.prompt_tokens + digest.usage.completion_tokens) / 100));
+    expect(await balanceOf(h, t.accountId)).toBe(before - digest.usage.credits_used - full.usage.credits_used);
+
+    const topical = (await h.post('/news/digests', t.key, { persona_id: 'persona_genz_sneaker_enthusiast', period: 'last_30_days', topics: ['sports', 'retail'] })).body;
+    expect(topical.items.length).toBeGreaterThan(0);
+    expect(topical.items.every((item: any) => item.topics.some((topic: string) => topic === 'sports' || topic === 'retail'))).toBe(true);
+
+    expect((await h.get(`/news/digests/${digest.id}`, t.key)).body).toEqual(digest);
+    const listed = (await h.get('/news/digests?persona_id=persona_saas_cfo', t.key)).body.data.map((entry: any) => entry.id);
+    expect(listed).toEqual([full.id, digest.id]);
+  });
+
+  it('refuses story_ids with a period, names a missing story, and a window with no stories gives an empty digest', async () => {
+    const [story] = (await h.get('/news/stories?limit=1', t.key)).body.data;
+    expect(errorOf(await h.post('/news/digests', t.key, { persona_id: 'persona_saas_cfo', story_ids: [story.id], period: 'last_7_days' }))).toMatchObject({ code: 'parameter_conflict' });
+    expect(errorOf(await h.post('/news/digests', t.key, { persona_id: 'persona_saas_cfo', story_ids: [story.id, 'story_missing12345678'] }))).toMatchObject({ code: 'resource_not_found', param: 'story_ids.1' });
+    h.clock.advance(40 * 24 * 3_600_000);
+    const empty = (await h.post('/news/digests', t.key, { persona_id: 'persona_saas_cfo', period: 'last_24_hours' })).body;
+    expect(empty).toMatchObject({ story_count: 0, items: [] });
+  });
+
+  it('writes the digest’s prose through an upstream model, with relevance still computed in code', async () => {
+    const [story] = (await h.get('/news/stories?search=inflation', t.key)).body.data;
+    fake.enqueue({ content: JSON.stringify({ title: 'Rates on hold', summary: 'The ECB waits.', key_takeaways: ['Plan for stable rates'] }) });
+    const res = await engine.using(upstreamEngine, () => h.post('/news/digests', t.key, { persona_id: 'persona_saas_cfo', story_ids: [story.id] }));
+    expect(res.body).toMatchObject({ title: 'Rates on hold', key_takeaways: ['Plan for stable rates'], story_count: 1 });
+    expect(fake.requests.at(-1)!.body.messages[1].content).toContain(story.name);
+    expect(res.body.items[0].why_it_matters.length).toBeGreaterThan(0);
+  });
+});

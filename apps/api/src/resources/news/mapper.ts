@@ -1,6 +1,6 @@
-import type { NewsStory, NewsTopic } from '@persona-api/types';
+import type { NewsDigest, NewsStory, NewsTopic } from '@persona-api/types';
 import { iso } from '../../lib/wire.js';
-import type { newsStories } from './table.js';
+import type { newsDigests, newsStories } from './table.js';
 
 export type NewsStoryRow = typeof newsStories.$inferSelect;
 
@@ -18,6 +18,28 @@ export function toNewsStory(row: NewsStoryRow): NewsStory {
     region: row.region,
     topics: row.topics as NewsTopic[],
     published_at: iso(row.publishedAt),
+    created_at: iso(row.createdAt),
+  };
+}
+
+export type NewsDigestRow = typeof newsDigests.$inferSelect;
+
+export function toNewsDigest(row: NewsDigestRow): NewsDigest {
+  return {
+    id: row.id,
+    object: 'news_digest',
+    persona: row.persona,
+    title: row.title,
+    summary: row.summary,
+    key_takeaways: row.keyTakeaways,
+    period: row.period,
+    topics: row.topics as NewsTopic[],
+    period_start: iso(row.periodStart),
+    period_end: iso(row.periodEnd),
+    story_count: row.items.length,
+    items: row.items,
+    usage: { prompt_tokens: row.promptTokens, completion_tokens: row.completionTokens, credits_used: row.creditsUsed },
+    workspace_id: row.workspaceId,
     created_at: iso(row.createdAt),
   };
 }

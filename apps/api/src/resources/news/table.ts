@@ -1,6 +1,9 @@
+import type { NewsDigestItem, PersonaReference } from '@persona-api/types';
 import { sql } from 'drizzle-orm';
-import { index, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { index, integer, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { timestampMs } from '../../db/schema/columns.js';
+import { accounts } from '../../db/schema/tenancy.js';
+import { workspaces } from '../workspaces/table.js';
 
 /**
  * News stories, shared by every account (DECISIONS.md, News). Deduplicated twice: by the canonical URL
@@ -50,3 +53,35 @@ export const newsFeeds = pgTable('news_feeds', {
   lastError: text('last_error'),
   createdAt: timestampMs('created_at').notNull(),
 });
+
+/**
+ * Stored digests (`dig_…`): the persona's name kept as it was, and each item with the story's headline,
+ * source and link copied, so a digest stays readable whatever happens to the persona.
+ */
+export const newsDigests = pgTable(
+  'news_digests',
+  {
+    id: text('id').primaryKey(),
+    accountId: text('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    workspaceId: text('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    personaId: text('persona_id').notNull(),
+    persona: jsonb('persona').$type<PersonaReference>().notNull(),
+    title: text('title').notNull(),
+    summary: text('summary').notNull(),
+    keyTakeaways: jsonb('key_takeaways').$type<string[]>().notNull(),
+    period: text('period', { enum: ['last_24_hours', 'last_7_days', 'last_30_days'] }),
+    topics: text('topics').array().notNull(),
+    periodStart: timestampMs('period_start').notNull(),
+    periodEnd: timestampMs('period_end').notNull(),
+    items: jsonb('items').$type<NewsDigestItem[]>().notNull(),
+    promptTokens: integer('prompt_tokens').notNull(),
+    completionTokens: integer('completion_tokens').notNull(),
+    creditsUsed: integer('credits_used').notNull(),
+    createdAt: timestampMs('created_at').notNull(),
+  },
+  (t) => [index('news_digests_workspace_idx').on(t.workspaceId, t.createdAt, t.id)],
+);
