@@ -132,8 +132,11 @@ describe('pnpm start', { timeout: 120_000 }, () => {
       expect(usage.credits.remaining).toBe(50_000);
       const ready = await fetch(`${server.url}/readyz`);
       expect(ready.status).toBe(200);
-      // Job queue depth and failures per kind (no resource declares a job kind yet).
-      expect(await ready.json()).toEqual({ status: 'ok', jobs: [] });
+      // Job queue depth and failures per kind: the news module's scheduled poll is the one kind so far.
+      expect(await ready.json()).toEqual({ status: 'ok', jobs: [{ kind: 'news.poll', queued: 0, active: 0, failed: 0 }] });
+      // The bundled feeds were loaded into the empty database: news to list with no network.
+      const stories = (await (await fetch(`${server.url}/api/v1/news/stories?limit=100`, { headers: { authorization: `Bearer ${KEY}` } })).json()) as { data: unknown[] };
+      expect(stories.data.length).toBe(11);
 
       if (provided.driver === 'pglite') {
         // PGlite is one process's database: the admin CLI must not open it while the server runs.
