@@ -38,6 +38,12 @@ const configSchema = z.object({
   // own network).
   SOURCE_FETCH_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
   SOURCE_FETCH_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false').transform((value) => value === 'true'),
+  // News feeds polled every 15 minutes (comma- or space-separated http(s) URLs); the admin CLI adds more.
+  NEWS_FEEDS: z
+    .string()
+    .default('')
+    .transform((value) => value.split(/[\s,]+/).filter((url) => url.length > 0))
+    .refine((urls) => urls.every((url) => /^https?:\/\/\S+$/.test(url)), 'must be http(s) URLs separated by commas or spaces'),
   // Background jobs: `on` runs the workers inside the API process; `off` leaves them to `pnpm worker`.
   WORKERS: z.enum(['on', 'off']).default('on'),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),

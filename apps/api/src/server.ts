@@ -2,6 +2,7 @@ import { createEngine } from '@persona-api/engine';
 import type { FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
 import { bootstrapIfEmpty } from './admin/accounts.js';
+import { addNewsFeeds, loadBundledNewsIfEmpty } from './resources/news/feeds.js';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/client.js';
@@ -67,6 +68,9 @@ export async function startServer(config: Config, logger: Logger = createLogger(
           `Try: curl -H "Authorization: Bearer ${bootstrap.apiKey}" http://localhost:${config.PORT}/api/v1/workspaces\n\n`,
       );
     }
+    await addNewsFeeds(database.db, config.NEWS_FEEDS, new Date());
+    const bundledStories = await loadBundledNewsIfEmpty(database.db, engine, new Date());
+    if (bundledStories > 0) logger.info({ stories: bundledStories }, 'empty news corpus: loaded the bundled feeds');
     rateLimiter = config.REDIS_URL ? new RedisRateLimiter(config.REDIS_URL) : new MemoryRateLimiter();
     const limiter = rateLimiter;
     jobs = await startJobQueue(config, { database, services, workers: config.WORKERS === 'on' });

@@ -66,4 +66,13 @@ describe('admin CLI', () => {
     await expect(admin('teleport')).rejects.toThrow(/Unknown command/);
     await expect(admin('keys', 'list', '--bogus')).rejects.toThrow(UsageError);
   });
+
+  it('adds, lists and removes news feeds for the poll job', async () => {
+    await expect(admin('news', 'add-feed', 'ftp://feeds.example/x')).rejects.toThrow(/http/);
+    expect(await admin('news', 'add-feed', 'https://feeds.example/wire.xml')).toContain('will be polled');
+    await admin('news', 'add-feed', 'https://feeds.example/wire.xml');
+    expect((await admin('news', 'list-feeds')).split('\n').filter((line) => line.startsWith('https://feeds.example/wire.xml  not polled yet'))).toHaveLength(1);
+    expect(await admin('news', 'remove-feed', 'https://feeds.example/wire.xml')).toBe('removed https://feeds.example/wire.xml');
+    await expect(admin('news', 'remove-feed', 'https://feeds.example/wire.xml')).rejects.toThrow(/No feed/);
+  });
 });

@@ -136,8 +136,11 @@ describe('pnpm start', { timeout: 120_000 }, () => {
       const readiness = (await ready.json()) as { status: string; jobs: { kind: string; queued: number; active: number; failed: number }[] };
       expect(readiness.status).toBe('ok');
       const kinds = readiness.jobs.map((queue) => queue.kind);
-      for (const kind of ['video-analysis.process', 'meeting.expire-media', 'meeting.simulate', 'meeting.import']) expect(kinds).toContain(kind);
+      for (const kind of ['video-analysis.process', 'meeting.expire-media', 'meeting.simulate', 'meeting.import', 'news.poll']) expect(kinds).toContain(kind);
       for (const queue of readiness.jobs) expect(queue).toMatchObject({ queued: 0, active: 0, failed: 0 });
+      // The bundled feeds were loaded into the empty database: news to list with no network.
+      const stories = (await (await fetch(`${server.url}/api/v1/news/stories?limit=100`, { headers: { authorization: `Bearer ${KEY}` } })).json()) as { data: unknown[] };
+      expect(stories.data.length).toBe(11);
 
       if (provided.driver === 'pglite') {
         // PGlite is one process's database: the admin CLI must not open it while the server runs.

@@ -9,6 +9,20 @@ export { personaProfile } from './features/persona-profile/index.js';
 export { personaSuggestions } from './features/persona-suggestions/index.js';
 export { responseAnalysis, type ResponseAnalysisInput } from './features/response-analysis/index.js';
 export { videoAnalysis, brandMentions, VIDEO_ANALYSIS_MODEL_CHUNK_CAP, type VideoAnalysisInput, type VideoChunkMeasurements } from './features/video-analysis/index.js';
+export {
+  focusGroupAnswer,
+  focusGroupSummary,
+  sentimentBreakdown,
+  FOCUS_GROUP_SENTIMENTS,
+  type FocusGroupAnswerInput,
+  type FocusGroupAnswerOutput,
+  type FocusGroupSentiment,
+  type FocusGroupSummaryInput,
+  type FocusGroupSummaryOutput,
+} from './features/focus-group/index.js';
+export { newsClassification, NEWS_TOPICS, type NewsClassificationInput, type NewsClassificationOutput, type NewsTopicName } from './features/news-classification/index.js';
+export { newsAnalysis, type NewsAnalysisInput, type NewsAnalysisOutput } from './features/news-analysis/index.js';
+export { newsDigest, storyRelevance, type DigestStory, type NewsDigestInput, type NewsDigestOutput, type StoryRelevance } from './features/news-digest/index.js';
 export { contractSchema } from './schema/bundle.js';
 export { createOfflineEngine, OFFLINE_DESCRIPTION, type OfflineEngineOptions } from './offline/engine.js';
 export { createOpenAICompatibleEngine, type OpenAICompatibleEngineOptions } from './openai/engine.js';

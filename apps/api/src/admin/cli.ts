@@ -6,6 +6,9 @@ import { ConfigError, loadConfig } from '../config.js';
 import type { Database } from '../db/client.js';
 import { openConfiguredDatabase } from '../db/open.js';
 import { TIER_IDS, type TierId } from '../db/seed.js';
+import { eq } from 'drizzle-orm';
+import { addNewsFeeds } from '../resources/news/feeds.js';
+import { newsFeeds } from '../resources/news/table.js';
 import { createAccount, createApiKey, createWorkspaceFor, listAccounts, listApiKeys, revokeApiKey, setTier } from './accounts.js';
 
 const USAGE = `Usage: pnpm --filter @persona-api/api admin <command> [options]
@@ -19,6 +22,9 @@ const USAGE = `Usage: pnpm --filter @persona-api/api admin <command> [options]
   keys create <account_id> [--name <name>]    prints the new key once
   keys list [<account_id>]
   keys revoke <key_id>
+  news add-feed <url>                        a feed (RSS, Atom, JSON Feed) for the news.poll job
+  news remove-feed <url>
+  news list-feeds                            each feed with its last poll and error
 
 The database is the server's: DATABASE_URL (PostgreSQL), else PGlite in DATA_DIR (default .data/,
 which the server must not be using at the same time).`;
@@ -134,6 +140,26 @@ export async function runAdmin(argv: string[], db: Database, out: (line: string)
       const keyId = required(target, 'key id');
       if (!(await revokeApiKey(db, keyId))) throw new UsageError(`No active key ${keyId}`);
       out(`revoked ${keyId}`);
+      return;
+    }
+    case 'news add-feed': {
+      const url = required(target, 'feed url');
+      if (!/^https?:\/\/\S+$/.test(url)) throw new UsageError('the feed url must start with http:// or https://');
+      await addNewsFeeds(db, [url], new Date());
+      out(`feed ${url} will be polled every 15 minutes`);
+      return;
+    }
+    case 'news remove-feed': {
+      const url = required(target, 'feed url');
+      const removed = await db.delete(newsFeeds).where(eq(newsFeeds.url, url)).returning({ url: newsFeeds.url });
+      if (removed.length === 0) throw new UsageError(`No feed ${url}`);
+      out(`removed ${url}`);
+      return;
+    }
+    case 'news list-feeds': {
+      for (const feed of await db.select().from(newsFeeds).orderBy(newsFeeds.url)) {
+        out(`${feed.url}  ${feed.lastPolledAt ? `polled ${feed.lastPolledAt.toISOString()}` : 'not polled yet'}${feed.lastError ? `  error: ${feed.lastError}` : ''}`);
+      }
       return;
     }
     default:

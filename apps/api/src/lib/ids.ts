@@ -32,7 +32,12 @@ export type IdPrefix =
   | 'cp'
   | 'psug'
   // Meetings.
-  | 'mtg';
+  | 'mtg'
+  // Focus groups.
+  | 'fg'
+  // News stories and digests.
+  | 'story'
+  | 'dig';
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${randomBase62(16)}`;

@@ -10,3 +10,5 @@ export * from '../../resources/responses/table.js';
 export * from '../../resources/files/table.js';
 export * from '../../resources/video-analyses/table.js';
 export * from '../../resources/meetings/table.js';
+export * from '../../resources/focus-groups/table.js';
+export * from '../../resources/news/table.js';

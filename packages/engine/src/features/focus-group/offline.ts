@@ -1,0 +1,123 @@
+// The offline focus group: each answer is composed from what the question shares with the persona's profile
+// (goals and win factors it speaks to, pains and objections it touches, how price-sensitive the persona is)
+// and from the question's own AFINN valence; the moderator's summary is computed from the answers (themes
+// are keywords recurring across answers, disagreements pair personas of different sentiment). Deterministic,
+// documented, not a model.
+import { affinity, bestMatch, firstName, roleLine } from '../../offline/profile.js';
+import { asPhrase, clamp, clip, createRandom, keywords, round, stem, stemSet, upperFirst, valence, words } from '../../text/index.js';
+import type { OfflineContext } from '../define.js';
+import type { FocusGroupAnswerInput, FocusGroupAnswerOutput, FocusGroupSentiment, FocusGroupSummaryInput, FocusGroupSummaryOutput } from './index.js';
+
+// Stems that make a question about money: a price-sensitive persona reads them as a threat.
+const PRICE_STEMS = new Set(['price', 'cost', 'euro', 'dollar', 'pai', 'pay', 'fee', 'subscript', 'plan', 'rais', 'increas', 'cheaper', 'expens', 'discount', 'budget', 'charg']);
+
+const sentence = (text: string) => {
+  const trimmed = text.trim().replace(/[.!?]+$/, '');
+  return `${upperFirst(trimmed)}.`;
+};
+
+export function answerOffline({ question, instructions, persona }: FocusGroupAnswerInput, { seed }: OfflineContext): FocusGroupAnswerOutput {
+  const random = createRandom('focus-group-answer', seed, persona.id, question, instructions ?? '');
+  const asked = `${question} ${instructions ?? ''}`;
+  const text = stemSet(asked);
+  const details = persona.details;
+  const fit = affinity(details, text);
+  const mood = valence(question);
+  const aboutPrice = words(question).some((word) => PRICE_STEMS.has(stem(word)));
+  const priceSensitivity = typeof details.price_sensitivity_delta === 'number' ? details.price_sensitivity_delta : 0;
+
+  const score = clamp(
+    0.5 * mood.score + 0.2 * Math.tanh(fit.positive / 2) - 0.2 * Math.tanh(fit.negative / 2) - (aboutPrice ? 0.15 + 0.25 * priceSensitivity : 0),
+    -1,
+    1,
+  );
+  const torn = fit.positive > 0 && (fit.negative > 0 || aboutPrice) && Math.abs(score) <= 0.2;
+  const sentiment: FocusGroupSentiment = torn ? 'mixed' : score > 0.1 ? 'positive' : score < -0.1 ? 'negative' : 'neutral';
+
+  const goal = bestMatch(details, 'goals', text, random);
+  const pain = bestMatch(details, 'pains', text, random);
+  const objection = bestMatch(details, 'objections', text, random);
+  const proof = bestMatch(details, 'proof_preferences', text, random);
+  const role = roleLine(details);
+
+  const opening: Record<FocusGroupSentiment, string> = {
+    positive: 'my first reaction is positive',
+    negative: 'my first reaction is sceptical',
+    mixed: 'I am torn on this',
+    neutral: 'I do not feel strongly either way',
+  };
+  const points: string[] = [];
+  if (goal) points.push(goal.overlap > 0 ? `It speaks to my goal to ${asPhrase(goal.item)}` : `It does not clearly help me ${asPhrase(goal.item)}`);
+  if (aboutPrice) points.push(priceSensitivity > 0.2 ? 'Price weighs heavily for me' : priceSensitivity < -0.2 ? 'Price matters less to me than value' : 'I would weigh the price against the value');
+  if (pain && (pain.overlap > 0 || sentiment !== 'positive')) points.push(`My concern: ${asPhrase(pain.item)}`);
+  if (objection) points.push(`What would make me say no: ${asPhrase(objection.item)}`);
+  if (proof) points.push(`I would want to see ${asPhrase(proof.item)}`);
+
+  const answer = [
+    `${role ? `As ${/^[aeiou]/i.test(role) ? 'an' : 'a'} ${role}, ` : ''}${opening[sentiment]}.`,
+    ...points.map(sentence),
+  ].join(' ');
+  const overlap = fit.positive + fit.negative;
+  return {
+    answer: clip(upperFirst(answer), 8000),
+    sentiment,
+    key_points: points.slice(0, 10).map((point) => clip(point, 500)),
+    // More of the profile touched by the question → more grounded in the persona.
+    confidence: round(clamp(0.4 + 0.07 * Math.min(overlap, 5) + 0.05 * Math.min(points.length, 3) / 3, 0, 0.9), 2),
+  };
+}
+
+export function summaryOffline({ answers }: FocusGroupSummaryInput): FocusGroupSummaryOutput {
+  const total = answers.length;
+  // Themes: keywords of each answer's key points, ranked by how many answers share them.
+  const themeCounts = new Map<string, { label: string; count: number; first: number }>();
+  answers.forEach((entry, index) => {
+    const seen = new Set<string>();
+    for (const keyword of keywords(entry.key_points.join('. ') || entry.answer, 8)) {
+      const key = stem(keyword.toLowerCase());
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const found = themeCounts.get(key);
+      if (found) found.count += 1;
+      else themeCounts.set(key, { label: keyword, count: 1, first: index });
+    }
+  });
+  const themes = [...themeCounts.values()].sort((a, b) => b.count - a.count || a.first - b.first).slice(0, 10);
+  const shared = themes.filter((theme) => theme.count >= 2);
+
+  const bySentiment = new Map<FocusGroupSentiment, string[]>();
+  for (const entry of answers) bySentiment.set(entry.sentiment, [...(bySentiment.get(entry.sentiment) ?? []), entry.persona_name]);
+  const [majority, majorityNames] = [...bySentiment.entries()].sort((a, b) => b[1].length - a[1].length)[0] ?? ['neutral', []];
+  const consensus = [
+    majorityNames.length === total
+      ? `All ${total} participants are ${majority} about the question.`
+      : `${majorityNames.length} of ${total} participants are ${majority} about the question (${majorityNames.join(', ')}).`,
+    shared.length > 0 ? `Themes raised by more than one participant: ${shared.map((theme) => theme.label).join(', ')}.` : 'No theme was raised by more than one participant.',
+  ].join(' ');
+
+  const disagreements: string[] = [];
+  for (let i = 0; i < answers.length && disagreements.length < 10; i += 1) {
+    for (let j = i + 1; j < answers.length && disagreements.length < 10; j += 1) {
+      const a = answers[i]!;
+      const b = answers[j]!;
+      if (a.sentiment === b.sentiment) continue;
+      const why = (entry: typeof a) => (entry.key_points[0] ? ` (${entry.key_points[0].replace(/[.!?]$/, '')})` : '');
+      disagreements.push(clip(`${a.persona_name} is ${a.sentiment}${why(a)}, while ${b.persona_name} is ${b.sentiment}${why(b)}.`, 1000));
+    }
+  }
+
+  // Recommendations: answer the objections of the unconvinced, keep what convinced the others.
+  const recommendations: string[] = [];
+  for (const entry of answers) {
+    const objection = entry.key_points.find((point) => /^What would make me say no: |^My concern: /.test(point));
+    if (entry.sentiment !== 'positive' && objection) recommendations.push(`Address ${entry.persona_name}’s point: ${objection.replace(/^[^:]+: /, '')}.`);
+    const proof = entry.key_points.find((point) => point.startsWith('I would want to see '));
+    if (proof) recommendations.push(`Show ${entry.persona_name} ${proof.replace('I would want to see ', '')}.`);
+  }
+  return {
+    consensus: clip(consensus, 4000),
+    disagreements,
+    key_themes: themes.map((theme) => clip(theme.label, 200)),
+    recommendations: [...new Set(recommendations)].slice(0, 10).map((item) => clip(item, 1000)),
+  };
+}

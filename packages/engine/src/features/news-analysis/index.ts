@@ -1,0 +1,58 @@
+// How a persona perceives a news story (NewsStoryAnalysis.analysis): six short paragraphs in the third
+// person and a confidence. Offline, the paragraphs are written from the persona's analysis of the story's
+// text (response-analysis' lexical scores: valence, emotions, biases, goal/pain overlap), so every figure
+// quoted is measured from the story and the profile.
+import { z } from 'zod';
+import { firstName, rankedItems } from '../../offline/profile.js';
+import { createRandom, stemSet } from '../../text/index.js';
+import type { EnginePersona } from '../../types.js';
+import { defineFeature } from '../define.js';
+import { analyzeInput } from '../response-analysis/offline.js';
+
+export interface NewsAnalysisInput {
+  story: { name: string; summary: string; source_name: string };
+  persona: EnginePersona;
+}
+
+const schema = z.object({
+  quick_view: z.string().min(1).max(2000),
+  emotional_response: z.string().min(1).max(4000),
+  cognitive_engagement: z.string().min(1).max(4000),
+  behavioral_intent: z.string().min(1).max(4000),
+  news_contextualization: z.string().min(1).max(4000),
+  risk_and_opportunity: z.string().min(1).max(4000),
+  confidence: z.number().min(0).max(1),
+});
+export type NewsAnalysisOutput = z.infer<typeof schema>;
+
+export const newsAnalysis = defineFeature<NewsAnalysisInput, NewsAnalysisOutput>({
+  name: 'news_analysis',
+  schema,
+  prompt: ({ story, persona }) => [
+    {
+      role: 'system',
+      content: `${persona.system_prompt}\n\nAnalyse, in the third person about ${persona.name}, how they perceive the news story the user sends: quick_view (one or two sentences), emotional_response, cognitive_engagement, behavioral_intent, news_contextualization, risk_and_opportunity (each a short paragraph) and confidence (0 to 1). Reply with JSON only.`,
+    },
+    { role: 'user', content: `${story.name}\n\n${story.summary}\n\n(Source: ${story.source_name})` },
+  ],
+  offline: ({ story, persona }, { seed }) => {
+    const text = `${story.name}. ${story.summary}`;
+    const analysis = analyzeInput(text, persona, createRandom('news-analysis', seed, persona.id, story.name));
+    const who = firstName(persona);
+    const stems = stemSet(text);
+    const goals = rankedItems(persona.details, 'goals', stems, 1);
+    const pains = rankedItems(persona.details, 'pains', stems, 1);
+    const { emotional_metrics: emotions, sentiment, behavioral_intent: intent } = analysis;
+    const themes = analysis.key_themes.slice(0, 3);
+    const engaged = intent.score >= 0.55 || analysis.biases.length >= 2;
+    return {
+      quick_view: analysis.summary.slice(0, 2000),
+      emotional_response: `${who} reacts with ${emotions.dominant_emotion} first (intensity ${emotions[emotions.dominant_emotion].toFixed(2)}); the story's tone reads ${sentiment.label} (${sentiment.score.toFixed(2)}) and its arousal is ${emotions.arousal.toFixed(2)}.`,
+      cognitive_engagement: `${who} ${engaged ? 'reads closely' : 'skims'}: ${themes.length > 0 ? `the themes ${themes.join(', ')} stand out` : 'no theme stands out'}${analysis.biases[0] ? `, and ${analysis.biases[0].name.toLowerCase()} shapes the reading` : ''}.`,
+      behavioral_intent: intent.rationale.slice(0, 4000),
+      news_contextualization: `${story.source_name} reports it. ${goals[0] ? `It relates to ${who}'s goal: ${goals[0]}.` : `It does not touch ${who}'s stated goals.`}`.slice(0, 4000),
+      risk_and_opportunity: `${pains[0] ? `Risk: it may sharpen ${who}'s pain (${pains[0]}).` : `No direct risk to ${who} appears.`} ${sentiment.score >= 0 ? `Opportunity: brands can pick up the ${themes[0] ?? 'story'} angle while ${who} is receptive.` : `Opportunity: brands that address the concern credibly can earn ${who}'s trust.`}`.slice(0, 4000),
+      confidence: analysis.confidence_scores.overall,
+    };
+  },
+});

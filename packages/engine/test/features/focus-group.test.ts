@@ -1,0 +1,107 @@
+// The focus-group features on the offline engine and through an upstream model.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  basePersonas,
+  createOfflineEngine,
+  createOpenAICompatibleEngine,
+  enginePersonaFromBase,
+  focusGroupAnswer,
+  focusGroupSummary,
+  sentimentBreakdown,
+  type Engine,
+  type EnginePersona,
+} from '../../src/index.js';
+import { startFakeUpstream, type FakeUpstream } from '../../src/testing/index.js';
+
+const engine = createOfflineEngine();
+const API_KEY = 'sk-test-abcdefghijklmnop1234';
+let fake: FakeUpstream;
+let upstream: Engine;
+const persona = (id: string): EnginePersona => enginePersonaFromBase(basePersonas.find((entry) => entry.id === id)!);
+const PRICE_QUESTION = 'We plan to raise the Pro plan from 49 to 59 euros a month. How do you react, and would you stay?';
+
+beforeAll(async () => {
+  fake = await startFakeUpstream({ apiKey: API_KEY });
+  upstream = createOpenAICompatibleEngine({ baseUrl: fake.baseUrl, apiKey: API_KEY, model: 'fake-model-1', timeoutMs: 2000, reasoning: false, contextWindow: 128000, maxOutputTokens: 32768 });
+});
+afterAll(() => fake.close());
+
+describe('offline focus group', () => {
+  it('answers from each persona’s own profile: different personas, different answers', async () => {
+    const ids = ['persona_saas_cfo', 'persona_genz_sneaker_enthusiast', 'persona_restaurant_owner'];
+    const answers = await Promise.all(ids.map((id) => engine.run(focusGroupAnswer, { question: PRICE_QUESTION, instructions: null, persona: persona(id) })));
+    expect(new Set(answers.map((a) => a.output.answer)).size).toBe(3);
+    for (const [index, { output, usage }] of answers.entries()) {
+      const details = persona(ids[index]!).details;
+      // Every key point quotes an item of this persona's profile or its price stance.
+      const profileText = [...details.goals, ...details.pains, ...details.objections, ...details.proof_preferences].join(' ').toLowerCase();
+      const quoted = output.key_points.filter((point) => profileText.includes(point.replace(/^[^:]+: /, '').replace(/^(It speaks to my goal to|It does not clearly help me|I would want to see) /, '').slice(0, 20).toLowerCase()));
+      expect(quoted.length).toBeGreaterThan(0);
+      expect(output.key_points.some((point) => /price/i.test(point))).toBe(true);
+      expect(output.confidence).toBeGreaterThan(0);
+      expect(usage.input_tokens).toBeGreaterThan(0);
+      expect(usage.output_tokens).toBeGreaterThan(0);
+    }
+  });
+
+  it('is deterministic and follows the question’s tone', async () => {
+    const cfo = persona('persona_saas_cfo');
+    const first = await engine.run(focusGroupAnswer, { question: PRICE_QUESTION, instructions: null, persona: cfo });
+    const again = await engine.run(focusGroupAnswer, { question: PRICE_QUESTION, instructions: null, persona: cfo });
+    expect(again.output).toEqual(first.output);
+    const loved = await engine.run(focusGroupAnswer, { question: 'We made reporting wonderful, faster and free of errors. Do you love it?', instructions: null, persona: cfo });
+    const hated = await engine.run(focusGroupAnswer, { question: 'The export is broken, slow and full of terrible errors. How bad is that?', instructions: null, persona: cfo });
+    expect(loved.output.sentiment).toBe('positive');
+    expect(hated.output.sentiment).toBe('negative');
+  });
+
+  it('summarises from the answers: themes that recur, disagreements naming who, the breakdown counted', async () => {
+    const answers = [
+      { persona_name: 'Katrin', answer: 'Too expensive.', sentiment: 'negative' as const, key_points: ['Price weighs heavily for me', 'My concern: budget overruns'] },
+      { persona_name: 'Marcus', answer: 'Fine by me.', sentiment: 'positive' as const, key_points: ['Price matters less to me than value', 'I would want to see a trial'] },
+      { persona_name: 'Priya', answer: 'I would pause.', sentiment: 'negative' as const, key_points: ['Price weighs heavily for me', 'What would make me say no: hidden fees'] },
+    ];
+    const { output } = await engine.run(focusGroupSummary, { question: PRICE_QUESTION, instructions: null, answers });
+    expect(output.key_themes[0]?.toLowerCase()).toContain('price');
+    expect(output.consensus).toContain('2 of 3 participants are negative about the question (Katrin, Priya)');
+    expect(output.disagreements).toHaveLength(2);
+    expect(output.disagreements[0]).toMatch(/^Katrin is negative.*Marcus is positive/);
+    expect(output.recommendations).toContain('Address Katrin’s point: budget overruns.');
+    expect(output.recommendations).toContain('Address Priya’s point: hidden fees.');
+    expect(output.recommendations).toContain('Show Marcus a trial.');
+    expect(sentimentBreakdown(answers)).toEqual({ positive: 1, neutral: 0, negative: 2, mixed: 0 });
+  });
+});
+
+describe('upstream focus group', () => {
+  it('sends the persona’s system prompt and the question, and parses the reply', async () => {
+    const reply = { answer: 'I would leave.', sentiment: 'negative', key_points: ['Too expensive'], confidence: 0.7 };
+    fake.enqueue({ content: JSON.stringify(reply) });
+    const cfo = persona('persona_saas_cfo');
+    const { output, usage } = await upstream.run(focusGroupAnswer, { question: PRICE_QUESTION, instructions: 'Be brief.', persona: cfo });
+    expect(output).toEqual(reply);
+    expect(usage.input_tokens).toBeGreaterThan(0);
+    const request = fake.requests.at(-1)!.body;
+    expect(request.response_format.json_schema.name).toBe('focus_group_answer');
+    expect(request.messages[0].content).toContain(cfo.system_prompt);
+    expect(request.messages[0].content).toContain('Be brief.');
+    expect(request.messages[1].content).toBe(PRICE_QUESTION);
+  });
+
+  it('gives the moderator every answer with its persona', async () => {
+    const reply = { consensus: 'All agree.', disagreements: [], key_themes: ['price'], recommendations: ['Keep the price.'] };
+    fake.enqueue({ content: JSON.stringify(reply) });
+    const { output } = await upstream.run(focusGroupSummary, {
+      question: PRICE_QUESTION,
+      instructions: null,
+      answers: [
+        { persona_name: 'Katrin', answer: 'No.', sentiment: 'negative', key_points: [] },
+        { persona_name: 'Marcus', answer: 'Yes.', sentiment: 'positive', key_points: [] },
+      ],
+    });
+    expect(output).toEqual(reply);
+    const user = fake.requests.at(-1)!.body.messages[1].content;
+    expect(user).toContain('[1] Katrin (negative): No.');
+    expect(user).toContain('[2] Marcus (positive): Yes.');
+  });
+});
