@@ -1,6 +1,8 @@
 import type { HandlerMap, OperationId } from '../contract/handler-types.js';
 import { errors } from '../http/errors.js';
 import { chatModule } from './chat/index.js';
+import { filesModule } from './files/index.js';
+import { foldersModule } from './folders/index.js';
 import { modelsModule } from './models/index.js';
 import type { ResourceModule } from './module.js';
 import { personasModule } from './personas/index.js';
@@ -23,6 +25,8 @@ export const resourceModules = [
   responsesModule,
   chatModule,
   usageModule,
+  filesModule,
+  foldersModule,
 ] as const satisfies readonly ResourceModule<any>[];
 
 type UnionToIntersection<U> = (U extends unknown ? (union: U) => void : never) extends (intersection: infer I) => void ? I : never;
@@ -57,22 +61,6 @@ const notBuilt = {
   createGeneration: notImplemented,
   getGeneration: notImplemented,
   deleteGeneration: notImplemented,
-  // Files
-  listFiles: notImplemented,
-  createFile: notImplemented,
-  createUploadUrl: notImplemented,
-  getFile: notImplemented,
-  updateFile: notImplemented,
-  deleteFile: notImplemented,
-  toggleFileFavorite: notImplemented,
-  uploadFileContent: notImplemented,
-  downloadFileContent: notImplemented,
-  // Folders
-  listFolders: notImplemented,
-  createFolder: notImplemented,
-  getFolder: notImplemented,
-  updateFolder: notImplemented,
-  deleteFolder: notImplemented,
   // Meetings
   listMeetings: notImplemented,
   createMeeting: notImplemented,

@@ -4,7 +4,7 @@ import { billingPeriod, creditsUsedSince } from '../../billing/credits.js';
 import type { Handler } from '../../contract/handler-types.js';
 import { apiUsageDaily, creditLedger } from '../../db/schema/billing.js';
 import { accounts, apiKeys, tiers } from '../../db/schema/tenancy.js';
-import { storedBytesOf } from '../../db/unbuilt.js';
+import { storedBytes } from '../files/repository.js';
 import { iso } from '../../lib/wire.js';
 
 type Tier = Usage['rate_limit']['tier'];
@@ -33,7 +33,7 @@ export const getUsage: Handler<'getUsage'> = async (_input, ctx) => {
   // The ledger gives balance = carried over + granted − used, so what the period included is used + remaining.
   const included = creditsUsed + remaining;
 
-  const storageGb = (await storedBytesOf(ctx.db, accountId)) / BYTES_PER_GB;
+  const storageGb = (await storedBytes(ctx.db, accountId)) / BYTES_PER_GB;
   const storageIncludedGb = account.tier.storageBytesIncluded / BYTES_PER_GB;
 
   const firstDay = period.start.toISOString().slice(0, 10);
