@@ -29,13 +29,15 @@ const SIZE = Number(args['size-mib']) * 1024 * 1024;
 const CHUNK = 256 * 1024;
 const KEY = `svc_live_${randomBytes(20).toString('hex')}`;
 
+// One filler for every stream, so the checksum computed first matches the bytes sent later.
+const filler = randomBytes(CHUNK);
+
 /** `size` bytes of a plausible MP4: a real `ftyp` box (what type sniffing reads), then filler. */
 function mp4Bytes(size) {
   const ftyp = Buffer.from([0, 0, 0, 0x18, ...Buffer.from('ftypisom'), 0, 0, 2, 0, ...Buffer.from('isomiso2')]);
   const mdatHeader = Buffer.alloc(8);
   mdatHeader.writeUInt32BE(Math.min(size - ftyp.length, 0xffffffff), 0);
   mdatHeader.write('mdat', 4);
-  const filler = randomBytes(CHUNK);
   let sent = 0;
   return new Readable({
     read() {
