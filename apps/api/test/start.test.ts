@@ -7,6 +7,8 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { openConfiguredDatabase } from '../src/db/open.js';
+import { FILE_JOBS } from '../src/resources/files/jobs.js';
+
 
 // `pnpm start` serves /api/v1 with migrations applied and catalogs seeded, and on the
 // first start of an empty database creates a development account and prints its key once.
@@ -132,8 +134,11 @@ describe('pnpm start', { timeout: 120_000 }, () => {
       expect(usage.credits.remaining).toBe(50_000);
       const ready = await fetch(`${server.url}/readyz`);
       expect(ready.status).toBe(200);
-      // Job queue depth and failures per kind (no resource declares a job kind yet).
-      expect(await ready.json()).toEqual({ status: 'ok', jobs: [] });
+      // Job queue depth and failures per kind: the files module's three kinds, nothing queued yet.
+      const readiness = (await ready.json()) as { status: string; jobs: { kind: string; queued: number }[] };
+      expect(readiness.status).toBe('ok');
+      expect(readiness.jobs.map((job) => job.kind).sort()).toEqual(Object.values(FILE_JOBS).sort());
+      expect(readiness.jobs.every((job) => job.queued === 0)).toBe(true);
 
       if (provided.driver === 'pglite') {
         // PGlite is one process's database: the admin CLI must not open it while the server runs.

@@ -101,6 +101,11 @@ describe('PUT /uploads/{key}', () => {
 
   it('replaces the bytes when repeated before the record, and is a 409 after it', async () => {
     const first = await upload(h, owner, text('version one'), 'text/plain');
+    // A PUT that fails leaves the upload unrecordable (its bytes may be half replaced) until one succeeds.
+    const notUtf8 = Buffer.from('versi\xf3n one', 'latin1');
+    expect(notUtf8.length).toBe(11);
+    expect((await h.put(pathOf(first.target.upload_url), notUtf8, first.target.headers)).status).toBe(400);
+    expect(errorOf(await h.post('/files', owner.key, first.target.next_step.body)).code).toBe('upload_not_found');
     expect((await h.put(pathOf(first.target.upload_url), text('version two'), first.target.headers)).status).toBe(200);
     const file = await h.post('/files', owner.key, first.target.next_step.body);
     expect((await h.get(pathOf(file.body.url))).text).toBe('version two');

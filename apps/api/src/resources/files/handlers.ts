@@ -8,7 +8,7 @@ import { requireMembership, requireRole } from '../../workspaces/access.js';
 import { FILE_JOBS, UNRECORDED_UPLOAD_TTL_MS } from './jobs.js';
 import { newUploadKey } from './keys.js';
 import { newUploadGrant, toFavoriteResult, toUploadUrl, type FileRow } from './mappers.js';
-import { checkStorageQuota, fileToWire, findFile, findUpload, listFilesOf, lockAccountStorage, storedBytes, targetFolder } from './repository.js';
+import { checkStorageQuota, fileToWire, findFile, findUpload, includedStorage, listFilesOf, storedBytes, targetFolder } from './repository.js';
 import { linksAt } from './settings.js';
 import { ownUploadKey } from './signing.js';
 import { mediaTypeEssence } from './sniff.js';
@@ -39,7 +39,7 @@ export const fileHandlers = {
       throw apiError('file_too_large', `A ${body.file_type} file may be at most ${MAX_REGULAR_FILE_BYTES} bytes (10 MiB); only video/* files may be up to 2 GiB.`, 'file_size');
     }
     if (body.folder_id !== undefined) await targetFolder(ctx.db, ctx.auth.userId, body.folder_id, body.workspace_id);
-    const [included, used] = await Promise.all([lockAccountStorage(ctx.db, ctx.auth.accountId), storedBytes(ctx.db, ctx.auth.accountId)]);
+    const [included, used] = await Promise.all([includedStorage(ctx.db, ctx.auth.accountId, { lock: false }), storedBytes(ctx.db, ctx.auth.accountId)]);
     checkStorageQuota(used, body.file_size, included, 'file_size');
     const now = ctx.now();
     const grant = newUploadGrant(newUploadKey(body.file_name), body, now);
@@ -79,7 +79,7 @@ export const fileHandlers = {
       const notFound = apiError('upload_not_found', 'url is not the public_url of a completed upload in this workspace: call POST /files/upload-url, PUT the bytes, then record its public_url.', 'url');
       if (key === null) throw notFound;
       // The account row first: two records racing for the last bytes of the quota run one after the other.
-      const included = await lockAccountStorage(tx, accountId);
+      const included = await includedStorage(tx, accountId, { lock: true });
       const upload = await findUpload(tx, key, true);
       if (!upload || upload.workspaceId !== body.workspace_id || upload.uploadedAt === null || now.getTime() - upload.createdAt.getTime() > UNRECORDED_UPLOAD_TTL_MS) throw notFound;
       if (upload.fileId !== null) throw errors.conflict('duplicate_resource', 'This upload is already recorded as a file.', 'url');

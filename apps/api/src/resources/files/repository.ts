@@ -106,16 +106,13 @@ export function listFoldersOf(db: Executor, userId: string, query: ListQuery & {
 }
 
 /**
- * Locks the account row for the rest of the transaction, so two requests checking the storage quota of
- * one account run one after the other (the second sees the first's file); returns the bytes included.
+ * The storage the account's tier includes, in bytes. With `lock` (inside a transaction) the account row
+ * stays locked until it ends, so two requests checking the quota of one account run one after the other
+ * and the second sees the first's file.
  */
-export async function lockAccountStorage(tx: Executor, accountId: string): Promise<number> {
-  const [row] = await tx
-    .select({ included: tiers.storageBytesIncluded })
-    .from(accounts)
-    .innerJoin(tiers, eq(tiers.id, accounts.tierId))
-    .where(eq(accounts.id, accountId))
-    .for('update', { of: accounts });
+export async function includedStorage(db: Executor, accountId: string, { lock }: { lock: boolean }): Promise<number> {
+  const query = db.select({ included: tiers.storageBytesIncluded }).from(accounts).innerJoin(tiers, eq(tiers.id, accounts.tierId)).where(eq(accounts.id, accountId));
+  const [row] = lock ? await query.for('update', { of: accounts }) : await query;
   if (!row) throw new Error(`account ${accountId} has no row`);
   return Number(row.included);
 }
