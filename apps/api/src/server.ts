@@ -39,6 +39,8 @@ export function createLogger(config: Pick<Config, 'LOG_LEVEL'>): Logger {
  * startJobQueue, whose job definitions get this same object.
  */
 export async function createServices(config: Config, database: DatabaseHandle, logger: Logger): Promise<Services> {
+  // The signing secret is loaded (or created in the database) once, here, before anything needs closing.
+  const files = await loadFileSettings(database.db, config);
   return {
     db: database.db,
     engine: createEngine(config.engine),
@@ -47,8 +49,7 @@ export async function createServices(config: Config, database: DatabaseHandle, l
     clock: { now: () => new Date() },
     logger,
     fetcher: createGuardedFetcher({ timeoutMs: config.SOURCE_FETCH_TIMEOUT_MS, allowPrivateAddresses: config.SOURCE_FETCH_ALLOW_PRIVATE }),
-    // The signing secret is loaded (or created in the database) once, here.
-    files: await loadFileSettings(database.db, config),
+    files,
   };
 }
 
