@@ -10,6 +10,7 @@
 // write. STORAGE_DRIVER and the S3_* variables from the environment are passed on (an S3 target works too).
 import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable, Transform } from 'node:stream';
@@ -28,13 +29,15 @@ const SIZE = Number(args['size-mib']) * 1024 * 1024;
 const CHUNK = 256 * 1024;
 const KEY = `svc_live_${randomBytes(20).toString('hex')}`;
 
+// One filler for every stream, so the checksum computed first matches the bytes sent later.
+const filler = randomBytes(CHUNK);
+
 /** `size` bytes of a plausible MP4: a real `ftyp` box (what type sniffing reads), then filler. */
 function mp4Bytes(size) {
   const ftyp = Buffer.from([0, 0, 0, 0x18, ...Buffer.from('ftypisom'), 0, 0, 2, 0, ...Buffer.from('isomiso2')]);
   const mdatHeader = Buffer.alloc(8);
   mdatHeader.writeUInt32BE(Math.min(size - ftyp.length, 0xffffffff), 0);
   mdatHeader.write('mdat', 4);
-  const filler = randomBytes(CHUNK);
   let sent = 0;
   return new Readable({
     read() {
@@ -88,13 +91,21 @@ async function throughServer(dataDir) {
     let peak = baseline;
     const sampler = setInterval(() => (peak = Math.max(peak, rssKiB(child.pid))), 50);
     const started = performance.now();
-    const res = await fetch(upload.upload_url, {
-      method: 'PUT',
-      headers: { ...upload.headers, 'content-length': String(SIZE) },
-      body: Readable.toWeb(mp4Bytes(SIZE)),
-      duplex: 'half',
+    // node:http with pipe, not fetch: Readable.toWeb reads its source ahead without backpressure, so the
+    // bench process would hold the whole body.
+    const res = await new Promise((resolve, reject) => {
+      // The link is built on PUBLIC_BASE_URL's default (localhost); the server listens on 127.0.0.1.
+      const target = new URL(new URL(upload.upload_url).pathname + new URL(upload.upload_url).search, baseUrl);
+      const request = httpRequest(target, { method: 'PUT', headers: { ...upload.headers, 'content-length': String(SIZE) } }, (response) => {
+        let text = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk) => (text += chunk));
+        response.on('end', () => resolve({ status: response.statusCode, text }));
+      });
+      request.on('error', reject);
+      mp4Bytes(SIZE).pipe(request);
     });
-    const body = await res.text();
+    const body = res.text;
     const ms = performance.now() - started;
     clearInterval(sampler);
     if (res.status !== 200) throw new Error(`PUT: ${res.status} ${body}`);

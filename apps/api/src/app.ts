@@ -17,7 +17,7 @@ import { completeIdempotencyKey, releaseIdempotencyKey } from './http/idempotenc
 import type { RateLimiter } from './http/rate-limit.js';
 import { createGuardedFetcher } from './lib/guarded-fetch.js';
 import { handlers as defaultHandlers } from './resources/index.js';
-import { jobsNotConfigured, storageNotConfigured, type Services } from './services.js';
+import { filesNotConfigured, jobsNotConfigured, storageNotConfigured, type Services } from './services.js';
 
 export { BODY_LIMIT_BYTES };
 const REQUEST_ID_SHAPE = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -68,6 +68,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     engine: options.services?.engine ?? createEngine(),
     jobs: jobsNotConfigured,
     storage: storageNotConfigured,
+    files: filesNotConfigured,
     clock: { now: () => new Date() },
     logger: options.logger,
     fetcher: createGuardedFetcher(),

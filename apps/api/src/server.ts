@@ -12,6 +12,7 @@ import type { JobRuntime } from './jobs/queue.js';
 import { startJobQueue } from './jobs/start.js';
 import { createGuardedFetcher } from './lib/guarded-fetch.js';
 import { jobsNotConfigured, type Services } from './services.js';
+import { loadFileSettings } from './resources/files/settings.js';
 import { createStorage } from './storage/index.js';
 import type { ObjectStorage } from './storage/types.js';
 
@@ -38,7 +39,9 @@ export function createLogger(config: Pick<Config, 'LOG_LEVEL'>): Logger {
  * The services of a process (API server or `pnpm worker`) from its configuration. `jobs` is set by
  * startJobQueue, whose job definitions get this same object.
  */
-export function createServices(config: Config, database: DatabaseHandle, logger: Logger): Services {
+export async function createServices(config: Config, database: DatabaseHandle, logger: Logger): Promise<Services> {
+  // The signing secret is loaded (or created in the database) once, here, before anything needs closing.
+  const files = await loadFileSettings(database.db, config);
   return {
     db: database.db,
     engine: createEngine(config.engine),
@@ -47,6 +50,7 @@ export function createServices(config: Config, database: DatabaseHandle, logger:
     clock: { now: () => new Date() },
     logger,
     fetcher: createGuardedFetcher({ timeoutMs: config.SOURCE_FETCH_TIMEOUT_MS, allowPrivateAddresses: config.SOURCE_FETCH_ALLOW_PRIVATE }),
+    files,
   };
 }
 
@@ -55,7 +59,13 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   const database = await openConfiguredDatabase(config, 'persona-api server');
   let rateLimiter: RateLimiter | undefined;
   let jobs: JobRuntime | undefined;
-  const services = createServices(config, database, logger);
+  let services: Services;
+  try {
+    services = await createServices(config, database, logger);
+  } catch (err) {
+    await database.close();
+    throw err;
+  }
   const { storage, engine } = services;
   try {
     logger.info({ driver: database.driver }, 'database ready: migrations applied, catalogs seeded');

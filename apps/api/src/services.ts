@@ -3,6 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from './db/client.js';
 import type { JobQueue } from './jobs/types.js';
 import type { Fetcher } from './lib/guarded-fetch.js';
+import type { FileSettings } from './resources/files/settings.js';
 import type { ObjectStorage } from './storage/types.js';
 
 export interface Clock {
@@ -26,6 +27,8 @@ export interface Services {
   logger: FastifyBaseLogger;
   /** Fetches URLs callers give us, refusing the service's own network (lib/guarded-fetch.ts). */
   fetcher: Fetcher;
+  /** Link base, signing keys (loaded once at start) and ffmpeg path of files and uploads. */
+  files: FileSettings;
 }
 
 /** Thrown by a service this server was started without; the message says what is missing. */
@@ -53,3 +56,8 @@ export const storageNotConfigured: ObjectStorage = {
   // Nothing to close: closing the app must not fail because storage was never configured.
   close: async () => {},
 };
+
+/** File settings until given: a handler or job that signs or renders fails loudly. */
+export const filesNotConfigured: FileSettings = new Proxy({} as FileSettings, {
+  get: (_target, property) => (property === 'then' ? undefined : notConfigured('files')()),
+});

@@ -25,7 +25,7 @@ if (!config.DATABASE_URL) {
 const logger = createLogger(config).child({ process: 'worker' });
 try {
   const database = await openConfiguredDatabase(config, 'persona-api worker');
-  const services = createServices(config, database, logger);
+  const services = await createServices(config, database, logger);
   const { storage } = services;
   const jobs = await startJobQueue(config, { database, services, workers: true });
   logger.info({ storage: storage.kind }, 'persona-api worker running');

@@ -26,6 +26,7 @@ const api = (): IsolationClient => ({
   post: (path, key, body) => h.post(path, key, body),
   patch: (path, key, body) => h.patch(path, key, body),
   delete: (path, key) => h.delete(path, key),
+  put: (path, body, headers) => h.request('PUT', path, { rawBody: body, headers }),
 });
 
 beforeAll(async () => {

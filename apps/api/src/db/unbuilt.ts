@@ -16,16 +16,6 @@ export const agentThreadsInProject = (projectId: AnyPgColumn): SQL<number> => co
 /** Generations of the project whose id column is given. */
 export const generationsInProject = (projectId: AnyPgColumn): SQL<number> => countIn(generations.projectId, projectId);
 
-/** Bytes of the files stored in the workspaces of an account. */
-export async function storedBytesOf(db: Executor, accountId: string): Promise<number> {
-  const [storage] = await db
-    .select({ bytes: sql<string>`coalesce(sum(${files.sizeBytes}), 0)` })
-    .from(files)
-    .innerJoin(workspaces, eq(workspaces.id, files.workspaceId))
-    .where(eq(workspaces.accountId, accountId));
-  return Number(storage?.bytes ?? 0);
-}
-
 /** Whether the user can see the file (it is in a workspace of theirs). */
 export async function fileVisibleTo(db: Executor, userId: string, fileId: string): Promise<boolean> {
   const [file] = await db.select({ id: files.id }).from(files).innerJoin(workspaceMembers, memberOf(files.workspaceId, userId)).where(eq(files.id, fileId)).limit(1);

@@ -14,6 +14,8 @@ const TYPE_OF_STATUS: Record<number, ErrorType> = {
   409: 'invalid_request_error',
   413: 'invalid_request_error',
   415: 'invalid_request_error',
+  // DECISIONS.md: range_not_satisfiable is in the invalid_request_error family.
+  416: 'invalid_request_error',
   429: 'rate_limit_error',
 };
 

@@ -4,6 +4,8 @@ import { chatModule } from './chat/index.js';
 import { meetingsModule } from './meetings/index.js';
 import { focusGroupsModule } from './focus-groups/index.js';
 import { newsModule } from './news/index.js';
+import { filesModule } from './files/index.js';
+import { foldersModule } from './folders/index.js';
 import { modelsModule } from './models/index.js';
 import type { ResourceModule } from './module.js';
 import { personasModule } from './personas/index.js';
@@ -31,6 +33,8 @@ export const resourceModules = [
   meetingsModule,
   focusGroupsModule,
   newsModule,
+  filesModule,
+  foldersModule,
 ] as const satisfies readonly ResourceModule<any>[];
 
 type UnionToIntersection<U> = (U extends unknown ? (union: U) => void : never) extends (intersection: infer I) => void ? I : never;
@@ -54,22 +58,6 @@ const notBuilt = {
   createGeneration: notImplemented,
   getGeneration: notImplemented,
   deleteGeneration: notImplemented,
-  // Files
-  listFiles: notImplemented,
-  createFile: notImplemented,
-  createUploadUrl: notImplemented,
-  getFile: notImplemented,
-  updateFile: notImplemented,
-  deleteFile: notImplemented,
-  toggleFileFavorite: notImplemented,
-  uploadFileContent: notImplemented,
-  downloadFileContent: notImplemented,
-  // Folders
-  listFolders: notImplemented,
-  createFolder: notImplemented,
-  getFolder: notImplemented,
-  updateFolder: notImplemented,
-  deleteFolder: notImplemented,
   // Meeting schemas
   listMeetingSchemas: notImplemented,
   createMeetingSchema: notImplemented,

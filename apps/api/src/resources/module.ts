@@ -24,6 +24,8 @@ export interface IsolationClient {
   post(path: string, key: string, body?: unknown): Promise<IsolationResponse>;
   patch(path: string, key: string, body?: unknown): Promise<IsolationResponse>;
   delete(path: string, key: string): Promise<IsolationResponse>;
+  /** A raw body without an API key (the signed upload target). */
+  put(path: string, body: string, headers: Record<string, string>): Promise<IsolationResponse>;
 }
 
 /** The assertions a case uses; the test passes vitest's `expect`. */

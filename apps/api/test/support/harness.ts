@@ -1,3 +1,6 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createOfflineEngine, type Engine } from '@persona-api/engine';
 import type { FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
@@ -8,7 +11,9 @@ import type { HandlerMap } from '../../src/contract/handler-types.js';
 import type { Database, DatabaseHandle } from '../../src/db/client.js';
 import type { TierId } from '../../src/db/seed.js';
 import { MemoryRateLimiter, type RateLimiter } from '../../src/http/rate-limit.js';
+import { loadFileSettings, type FileSettings } from '../../src/resources/files/settings.js';
 import type { Services } from '../../src/services.js';
+import { createLocalStorage } from '../../src/storage/index.js';
 import { contract, recordExercised } from './contract.js';
 import { openTestDatabase } from './database.js';
 
@@ -70,7 +75,15 @@ export class Harness {
     readonly clock: TestClock,
     private readonly rateLimiter: RateLimiter,
     private readonly ownsDatabase: boolean,
+    /** The link base, signing keys and ffmpeg path the server signs and renders with. */
+    readonly files: FileSettings,
+    private readonly scratchDir: string | null,
   ) {}
+
+  /** The settings a test server signs links with (a stored secret, as in development), on `baseUrl`. */
+  static fileSettings(database: DatabaseHandle, baseUrl = 'http://localhost/api/v1'): Promise<FileSettings> {
+    return loadFileSettings(database.db, { PUBLIC_BASE_URL: baseUrl, PORT: 80, UPLOAD_SIGNING_SECRET: undefined, FFMPEG_PATH: process.env.FFMPEG_PATH ?? 'ffmpeg' });
+  }
 
   get db(): Database {
     return this.database.db;
@@ -80,15 +93,19 @@ export class Harness {
     const database = options.database ?? (await openTestDatabase());
     const clock = options.clock ?? new TestClock();
     const rateLimiter = options.rateLimiter ?? new MemoryRateLimiter(clock.ms);
+    // Real storage by default: a local store under a scratch directory removed on close.
+    const scratchDir = options.services?.storage ? null : await mkdtemp(join(tmpdir(), 'persona-test-storage-'));
+    const storage = options.services?.storage ?? createLocalStorage(scratchDir!);
+    const files = options.services?.files ?? (await Harness.fileSettings(database));
     const app = await buildApp({
       database,
       rateLimiter,
       logger: options.logger ?? pino({ level: 'silent' }),
       handlers: options.handlers,
-      services: { ...options.services, engine: options.engine ?? createOfflineEngine(), clock },
+      services: { ...options.services, storage, files, engine: options.engine ?? createOfflineEngine(), clock },
     });
     await app.ready();
-    return new Harness(app, database, clock, rateLimiter, !options.database);
+    return new Harness(app, database, clock, rateLimiter, !options.database, files, scratchDir);
   }
 
   /** A separate account (tenant) with its own user, workspace and API key. */
@@ -141,11 +158,14 @@ export class Harness {
   patch = <T = any>(path: string, key: string | undefined, body?: unknown, headers?: Record<string, string>) =>
     this.request<T>('PATCH', path, { key, body, headers });
   delete = <T = any>(path: string, key?: string, headers?: Record<string, string>) => this.request<T>('DELETE', path, { key, headers });
+  /** A raw body without an API key (the signed upload target). */
+  put = <T = any>(path: string, body: string | Buffer, headers: Record<string, string> = {}) => this.request<T>('PUT', path, { rawBody: body, headers });
 
   async close(): Promise<void> {
     await this.app.close();
     await this.rateLimiter.close();
     if (this.ownsDatabase) await this.database.close();
+    if (this.scratchDir) await rm(this.scratchDir, { recursive: true, force: true });
   }
 }
 

@@ -4,7 +4,7 @@ import { billingPeriod, creditsUsedSince } from '../../billing/credits.js';
 import type { Handler } from '../../contract/handler-types.js';
 import { apiUsageDaily, creditLedger } from '../../db/schema/billing.js';
 import { accounts, apiKeys, tiers } from '../../db/schema/tenancy.js';
-import { storedBytesOf } from '../../db/unbuilt.js';
+import { storedBytes } from '../files/repository.js';
 import { iso } from '../../lib/wire.js';
 import { transcriptionMinutesUsed } from '../meetings/repository.js';
 
@@ -37,7 +37,7 @@ export const getUsage: Handler<'getUsage'> = async (_input, ctx) => {
   const minutesUsed = await transcriptionMinutesUsed(ctx.db, accountId, period.start, period.end);
   const minutesIncluded = account.tier.transcriptionMinutesIncluded;
 
-  const storageGb = (await storedBytesOf(ctx.db, accountId)) / BYTES_PER_GB;
+  const storageGb = (await storedBytes(ctx.db, accountId)) / BYTES_PER_GB;
   const storageIncludedGb = account.tier.storageBytesIncluded / BYTES_PER_GB;
 
   const firstDay = period.start.toISOString().slice(0, 10);
