@@ -53,7 +53,11 @@ async function startApi(env) {
   const { child, baseUrl: base } = await startApiServer({ BOOTSTRAP_API_KEY: KEY, ...env });
   const headers = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
   for (let i = 1; i < WORKSPACES; i++) {
-    const res = await fetch(`${base}/api/v1/workspaces`, { method: 'POST', headers, body: JSON.stringify({ name: `Bench workspace ${i}`, type: 'marketing_agency' }) });
+    const res = await fetch(`${base}/api/v1/workspaces`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ name: `Bench workspace ${i}`, type: 'marketing_agency' }),
+    });
     if (res.status !== 200) throw new Error(`seeding failed: ${res.status} ${await res.text()}`);
   }
   const list = await fetch(`${base}${PATH}`, { headers });
@@ -87,7 +91,13 @@ try {
   const bodyFile = join(dataDir, 'body.json');
   writeFileSync(bodyFile, listBody);
   const barePort = await freePort();
-  const bare = await startProcess('bare Fastify', process.execPath, [join(import.meta.dirname, 'bare-server.mjs'), bodyFile, String(barePort)], {}, /listening/);
+  const bare = await startProcess(
+    'bare Fastify',
+    process.execPath,
+    [join(import.meta.dirname, 'bare-server.mjs'), bodyFile, String(barePort)],
+    {},
+    /listening/,
+  );
   rows.push(await measure('bare Fastify route, same JSON', `http://127.0.0.1:${barePort}${PATH}`, {}));
   await stopProcess(bare);
 

@@ -48,7 +48,17 @@ const LONG_ANSWER = words(2_000);
 async function createAccount(env) {
   const { stdout } = await promisify(execFile)(
     process.execPath,
-    [join(apiDir, 'dist/admin/cli.js'), 'accounts', 'create', '--email', `bench-${process.pid}@bench.example`, '--tier', 'enterprise', '--credits', '1000000000'],
+    [
+      join(apiDir, 'dist/admin/cli.js'),
+      'accounts',
+      'create',
+      '--email',
+      `bench-${process.pid}@bench.example`,
+      '--tier',
+      'enterprise',
+      '--credits',
+      '1000000000',
+    ],
     { env: { ...process.env, ...env } },
   );
   const key = /svc_live_[A-Za-z0-9]+/.exec(stdout)?.[0];
@@ -105,7 +115,10 @@ function timedStream(url, headers, body, isDelta, deltaText) {
         while ((end = buffer.indexOf('\n\n')) >= 0) {
           const block = buffer.slice(0, end);
           buffer = buffer.slice(end + 2);
-          const data = block.split('\n').find((line) => line.startsWith('data: '))?.slice(6);
+          const data = block
+            .split('\n')
+            .find((line) => line.startsWith('data: '))
+            ?.slice(6);
           if (!data || data === '[DONE]') continue;
           const event = JSON.parse(data);
           if (!isDelta(event)) continue;
@@ -225,7 +238,10 @@ if (args.json) {
   out.push('| database | measure | direct to upstream | through the server | overhead |');
   out.push('| --- | --- | ---: | ---: | ---: |');
   for (const row of rows) {
-    const pair = (name, d, s, unit = 'ms') => out.push(`| ${row.target} | ${name} | ${d} ${unit} | ${s} ${unit} | ${unit === 'ms' ? `+${round(s - d, 2)} ms` : `${Math.round((s / d) * 100)} % of direct`} |`);
+    const pair = (name, d, s, unit = 'ms') =>
+      out.push(
+        `| ${row.target} | ${name} | ${d} ${unit} | ${s} ${unit} | ${unit === 'ms' ? `+${round(s - d, 2)} ms` : `${Math.round((s / d) * 100)} % of direct`} |`,
+      );
     pair('non-streamed p50 (1 at a time)', row.latency_direct.p50_ms, row.latency_server.p50_ms);
     pair('non-streamed p99 (1 at a time)', row.latency_direct.p99_ms, row.latency_server.p99_ms);
     pair(`non-streamed p50 (${CONNECTIONS} conn.)`, row.throughput_direct.p50_ms, row.throughput_server.p50_ms);

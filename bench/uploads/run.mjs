@@ -53,7 +53,10 @@ function mp4Bytes(size) {
 function sha256Of(size) {
   return new Promise((resolve, reject) => {
     const hash = createHash('sha256');
-    mp4Bytes(size).on('data', (c) => hash.update(c)).on('end', () => resolve(hash.digest('base64'))).on('error', reject);
+    mp4Bytes(size)
+      .on('data', (c) => hash.update(c))
+      .on('end', () => resolve(hash.digest('base64')))
+      .on('error', reject);
   });
 }
 
@@ -137,7 +140,8 @@ try {
   if (args.json) console.log(JSON.stringify({ size_bytes: SIZE, rows }, null, 2));
   else {
     console.log(`| target | MB/s | seconds | server RSS before → peak (MiB) |\n| --- | ---: | ---: | ---: |`);
-    for (const r of rows) console.log(`| ${r.target} | ${r.mb_per_s} | ${r.seconds} | ${r.server_rss_peak_mib ? `${r.server_rss_before_mib} → ${r.server_rss_peak_mib}` : ''} |`);
+    for (const r of rows)
+      console.log(`| ${r.target} | ${r.mb_per_s} | ${r.seconds} | ${r.server_rss_peak_mib ? `${r.server_rss_before_mib} → ${r.server_rss_peak_mib}` : ''} |`);
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });

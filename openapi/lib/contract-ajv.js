@@ -45,8 +45,7 @@ function rewriteRefs(node) {
 }
 
 /** One JSON Pointer segment, escaped for a URI fragment. */
-const fragmentSegment = (/** @type {string | number} */ part) =>
-  encodeURIComponent(String(part).replace(/~/g, '~0').replace(/\//g, '~1'));
+const fragmentSegment = (/** @type {string | number} */ part) => encodeURIComponent(String(part).replace(/~/g, '~0').replace(/\//g, '~1'));
 
 /** `#/a~1b/c` for messages (JSON Pointer escaping only, readable). */
 const pointerText = (/** @type {ReadonlyArray<string | number>} */ path) =>

@@ -124,24 +124,36 @@ class ChangeCollector {
       const added = headTypes.filter((t) => !baseTypes.includes(t));
       const removed = baseTypes.filter((t) => !headTypes.includes(t));
       const breaking = request ? removed.length > 0 : added.length > 0;
-      add(`type of ${label} changed from ${code(baseTypes.join(' | '))} to ${code(headTypes.join(' | '))}`, breaking,
-        request ? `Clients sending a ${removed.join(' or ')} for it are now refused.` : `Clients now receive a ${added.join(' or ')} they do not expect.`);
+      add(
+        `type of ${label} changed from ${code(baseTypes.join(' | '))} to ${code(headTypes.join(' | '))}`,
+        breaking,
+        request ? `Clients sending a ${removed.join(' or ')} for it are now refused.` : `Clients now receive a ${added.join(' or ')} they do not expect.`,
+      );
     }
     if (base.format !== head.format && (base.format || head.format)) {
-      add(`format of ${label} changed from ${code(base.format ?? 'none')} to ${code(head.format ?? 'none')}`, request && head.format !== undefined,
-        'Values clients send today may not match the new format and are refused.');
+      add(
+        `format of ${label} changed from ${code(base.format ?? 'none')} to ${code(head.format ?? 'none')}`,
+        request && head.format !== undefined,
+        'Values clients send today may not match the new format and are refused.',
+      );
     }
     if (base.const !== undefined || head.const !== undefined) {
       if (!same(base.const, head.const)) {
-        add(`constant value of ${label} changed from ${code(base.const ?? 'none')} to ${code(head.const ?? 'none')}`, true,
-          request ? 'Clients sending the old value are refused.' : 'Clients checking the old value no longer recognise it.');
+        add(
+          `constant value of ${label} changed from ${code(base.const ?? 'none')} to ${code(head.const ?? 'none')}`,
+          true,
+          request ? 'Clients sending the old value are refused.' : 'Clients checking the old value no longer recognise it.',
+        );
       }
     }
     this.enumValues(add, label, base.enum, head.enum, request);
     this.bounds(add, label, base, head, request);
     if (base.pattern !== head.pattern && (base.pattern || head.pattern)) {
-      add(`pattern of ${label} changed from ${code(base.pattern ?? 'none')} to ${code(head.pattern ?? 'none')}`, request && head.pattern !== undefined,
-        'Values clients send today may not match the new pattern and are refused.');
+      add(
+        `pattern of ${label} changed from ${code(base.pattern ?? 'none')} to ${code(head.pattern ?? 'none')}`,
+        request && head.pattern !== undefined,
+        'Values clients send today may not match the new pattern and are refused.',
+      );
     }
     if (!same(base.default, head.default)) {
       add(`default of ${label} changed from ${code(base.default ?? 'none')} to ${code(head.default ?? 'none')}`, false);
@@ -166,13 +178,18 @@ class ChangeCollector {
 
   enumValues(add, label, baseEnum, headEnum, request) {
     if (!Array.isArray(baseEnum) && !Array.isArray(headEnum)) return;
-    if (!Array.isArray(headEnum)) return add(`${label} is no longer limited to a list of values`, !request, 'Clients handling each listed value may receive others.');
-    if (!Array.isArray(baseEnum)) return add(`${label} is now limited to ${headEnum.map(code).join(', ')}`, request, 'Clients sending another value are now refused.');
+    if (!Array.isArray(headEnum))
+      return add(`${label} is no longer limited to a list of values`, !request, 'Clients handling each listed value may receive others.');
+    if (!Array.isArray(baseEnum))
+      return add(`${label} is now limited to ${headEnum.map(code).join(', ')}`, request, 'Clients sending another value are now refused.');
     const removed = baseEnum.filter((v) => !headEnum.some((h) => same(h, v)));
     const added = headEnum.filter((v) => !baseEnum.some((b) => same(b, v)));
     if (removed.length) {
-      add(`enum value${removed.length > 1 ? 's' : ''} ${removed.map(code).join(', ')} removed from ${label}`, request,
-        `Clients sending ${removed.map(code).join(' or ')} are now refused with a 400.`);
+      add(
+        `enum value${removed.length > 1 ? 's' : ''} ${removed.map(code).join(', ')} removed from ${label}`,
+        request,
+        `Clients sending ${removed.map(code).join(' or ')} are now refused with a 400.`,
+      );
     }
     if (added.length) {
       // DECISIONS.md: enums are closed lists, and clients fall back (on `type`, or a default branch) for values added later.
@@ -188,10 +205,18 @@ class ChangeCollector {
       const upper = UPPER_BOUNDS.includes(keyword);
       // Tighter: an upper bound added or lowered, a lower bound added or raised.
       const tighter = after !== undefined && (before === undefined || (upper ? after < before : after > before));
-      const text = before === undefined ? `${keyword} ${after} added to ${label}` : after === undefined ? `${keyword} ${before} removed from ${label}` : `${keyword} of ${label} changed from ${before} to ${after}`;
+      const text =
+        before === undefined
+          ? `${keyword} ${after} added to ${label}`
+          : after === undefined
+            ? `${keyword} ${before} removed from ${label}`
+            : `${keyword} of ${label} changed from ${before} to ${after}`;
       // A request that narrows refuses what clients send; a response that widens sends what clients did not expect.
-      add(text, request ? tighter : !tighter,
-        request ? 'Values clients send today may now be outside the bound and refused.' : 'Clients may now receive values outside the bound they rely on.');
+      add(
+        text,
+        request ? tighter : !tighter,
+        request ? 'Values clients send today may now be outside the bound and refused.' : 'Clients may now receive values outside the bound they rely on.',
+      );
     }
   }
 
@@ -229,7 +254,7 @@ class ChangeCollector {
     }
   }
 
-  union(op, where, field, keyword, baseBranches, headBranches, direction, visited) {
+  union(op, where, field, _keyword, baseBranches, headBranches, direction, visited) {
     if (!Array.isArray(baseBranches) || !Array.isArray(headBranches)) return;
     const request = direction === 'request';
     const keyed = (doc, list) => new Map(list.map((branch, i) => [branchTag(doc, branch) ?? `#${i}`, branch]));
@@ -244,7 +269,8 @@ class ChangeCollector {
       }
     }
     for (const tag of after.keys()) {
-      if (!before.has(tag)) this.add(op, where, field, `variant \`${tag}\` added to ${label}`, !request, 'Clients handling each known variant may receive one they do not know.');
+      if (!before.has(tag))
+        this.add(op, where, field, `variant \`${tag}\` added to ${label}`, !request, 'Clients handling each known variant may receive one they do not know.');
     }
   }
 
@@ -254,8 +280,14 @@ class ChangeCollector {
     const after = isObject(headContent) ? headContent : {};
     for (const mediaType of Object.keys(before)) {
       if (!(mediaType in after)) {
-        this.add(op, where, '', `media type \`${mediaType}\` removed`, true,
-          request ? 'Clients sending it are refused with a 415.' : 'Clients expecting it receive another format.');
+        this.add(
+          op,
+          where,
+          '',
+          `media type \`${mediaType}\` removed`,
+          true,
+          request ? 'Clients sending it are refused with a 415.' : 'Clients expecting it receive another format.',
+        );
       }
     }
     for (const [mediaType, media] of Object.entries(after)) {
@@ -306,7 +338,14 @@ class ChangeCollector {
     for (const [status, raw] of Object.entries(after)) {
       const response = deref(this.head, raw, []).node;
       if (!(status in before)) {
-        this.add(op, `response ${status}`, '', `${success(status) ? 'success' : 'error'} response ${status} added`, success(status), 'Clients only handle the success statuses documented so far.');
+        this.add(
+          op,
+          `response ${status}`,
+          '',
+          `${success(status) ? 'success' : 'error'} response ${status} added`,
+          success(status),
+          'Clients only handle the success statuses documented so far.',
+        );
         continue;
       }
       const old = deref(this.base, before[status], []).node;
@@ -337,16 +376,25 @@ class ChangeCollector {
       this.add(op, 'operation', '', `operationId changed from ${code(before.operationId ?? 'none')} to ${code(after.operationId ?? 'none')}`, false);
     }
     if (!before.deprecated && after.deprecated) this.add(op, 'operation', '', 'operation deprecated', false);
-    if (!same(before.security, after.security)) this.add(op, 'operation', '', 'security requirements changed', true, 'Clients authenticating the old way may be refused.');
+    if (!same(before.security, after.security))
+      this.add(op, 'operation', '', 'security requirements changed', true, 'Clients authenticating the old way may be refused.');
     this.parameters(op, baseOp, headOp);
     const baseBody = deref(this.base, before.requestBody, []).node;
     const headBody = deref(this.head, after.requestBody, []).node;
     if (!baseBody && headBody) {
-      this.add(op, 'request body', '', `${headBody.required ? 'required' : 'optional'} request body added`, Boolean(headBody.required), 'Existing clients send no body, so their requests are refused.');
+      this.add(
+        op,
+        'request body',
+        '',
+        `${headBody.required ? 'required' : 'optional'} request body added`,
+        Boolean(headBody.required),
+        'Existing clients send no body, so their requests are refused.',
+      );
     } else if (baseBody && !headBody) {
       this.add(op, 'request body', '', 'request body removed', true, 'Clients sending a body are refused or have it ignored.');
     } else if (baseBody && headBody) {
-      if (!baseBody.required && headBody.required) this.add(op, 'request body', '', 'request body made required', true, 'Clients sending no body are now refused.');
+      if (!baseBody.required && headBody.required)
+        this.add(op, 'request body', '', 'request body made required', true, 'Clients sending no body are now refused.');
       this.content(op, 'request body', baseBody.content, headBody.content, 'request');
     }
     this.responses(op, before.responses, after.responses);
@@ -369,7 +417,14 @@ export function compareContracts(base, head) {
     if (!before.has(op)) collector.add(op, 'operation', '', 'operation added', false);
   }
   if (!same(base.servers?.[0]?.url, head.servers?.[0]?.url)) {
-    collector.add(null, 'servers', '', `default server changed from ${code(base.servers?.[0]?.url ?? 'none')} to ${code(head.servers?.[0]?.url ?? 'none')}`, true, 'Clients using the default base URL now call another address.');
+    collector.add(
+      null,
+      'servers',
+      '',
+      `default server changed from ${code(base.servers?.[0]?.url ?? 'none')} to ${code(head.servers?.[0]?.url ?? 'none')}`,
+      true,
+      'Clients using the default base URL now call another address.',
+    );
   }
   return collector.changes;
 }
@@ -405,12 +460,24 @@ export function packageSurface(base, head, changes) {
   const typedChanges = changes.filter((c) => !/^examples changed|^examples of /.test(c.message) && c.where !== 'servers');
   const typesChange = typedChanges.length > 0 || changedTypes.length > 0 || typesExports.added.length + typesExports.removed.length > 0;
   const publicOps = (doc) =>
-    [...operationsOf(doc)].filter(([, { operation }]) => Array.isArray(operation.security) && (operation.security.length === 0 || operation.security.some((r) => Object.keys(r).length === 0))).map(([op]) => op);
+    [...operationsOf(doc)]
+      .filter(
+        ([, { operation }]) =>
+          Array.isArray(operation.security) && (operation.security.length === 0 || operation.security.some((r) => Object.keys(r).length === 0)),
+      )
+      .map(([op]) => op);
   const clientOwn = [];
   if (!same(base.servers?.[0]?.url, head.servers?.[0]?.url)) clientOwn.push('its default base URL');
   if (!same(publicOps(base), publicOps(head))) clientOwn.push('the operations it calls without an API key');
   return {
-    types: { changes: typesChange, exportsAdded: typesExports.added, exportsRemoved: typesExports.removed, changedTypes, operationsAdded: operationExports.added, operationsRemoved: operationExports.removed },
+    types: {
+      changes: typesChange,
+      exportsAdded: typesExports.added,
+      exportsRemoved: typesExports.removed,
+      changedTypes,
+      operationsAdded: operationExports.added,
+      operationsRemoved: operationExports.removed,
+    },
     client: { changes: typesChange || clientOwn.length > 0, own: clientOwn },
   };
 }

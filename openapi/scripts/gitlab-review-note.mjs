@@ -39,7 +39,8 @@ if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   if (!env.SPEC_REVIEW_TOKEN || !env.CI_MERGE_REQUEST_IID) {
     console.log('gitlab-review-note: no SPEC_REVIEW_TOKEN or not a merge request pipeline; the report is in the job log and artifacts.');
   } else {
-    const report = reportPath && existsSync(reportPath) ? readFileSync(reportPath, 'utf8') : `**spec:review could not run**: see [the job log](${env.CI_JOB_URL}).`;
+    const report =
+      reportPath && existsSync(reportPath) ? readFileSync(reportPath, 'utf8') : `**spec:review could not run**: see [the job log](${env.CI_JOB_URL}).`;
     const outcome = await upsertReviewNote({
       apiUrl: env.CI_API_V4_URL,
       projectId: env.CI_PROJECT_ID,

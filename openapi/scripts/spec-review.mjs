@@ -113,7 +113,10 @@ function renderReport({ changes, surface, spectral, redocly, declared, docs, dur
     '',
   );
 
-  const breakingCell = breaking.length === 0 ? '✅ none' : `${undeclared ? '❌' : '⚠️'} ${plural(groupChanges(breaking).length, 'breaking change')}${undeclared ? ', not declared' : ', declared'}`;
+  const breakingCell =
+    breaking.length === 0
+      ? '✅ none'
+      : `${undeclared ? '❌' : '⚠️'} ${plural(groupChanges(breaking).length, 'breaking change')}${undeclared ? ', not declared' : ', declared'}`;
   lines.push('| check | result |', '|---|---|');
   lines.push(`| Spectral (house rules + OWASP) | ${spectralProblems ? `❌ ${plural(spectralProblems, 'problem')}` : '✅ no problems'} |`);
   lines.push(`| Redocly lint | ${redoclyProblems ? `❌ ${plural(redoclyProblems, 'problem')}` : '✅ no problems'} |`);
@@ -166,15 +169,21 @@ function renderReport({ changes, surface, spectral, redocly, declared, docs, dur
     if (types.operationsAdded.length) parts.push(`operations added: ${list(types.operationsAdded)}`);
     if (types.operationsRemoved.length) parts.push(`operations removed: ${list(types.operationsRemoved)}`);
     if (types.changedTypes.length) parts.push(`changed types: ${list(types.changedTypes)}`);
-    lines.push(`- \`${TYPES_PACKAGE}\`: the generated types change${parts.length ? ` — ${parts.join('; ')}` : ' (`paths` / `operations`)'}. Public surface ${types.exportsAdded.length + types.exportsRemoved.length + types.operationsAdded.length + types.operationsRemoved.length ? 'changes (exported names)' : 'keeps its exported names'}.`);
+    lines.push(
+      `- \`${TYPES_PACKAGE}\`: the generated types change${parts.length ? ` — ${parts.join('; ')}` : ' (`paths` / `operations`)'}. Public surface ${types.exportsAdded.length + types.exportsRemoved.length + types.operationsAdded.length + types.operationsRemoved.length ? 'changes (exported names)' : 'keeps its exported names'}.`,
+    );
   }
   if (!client.changes) lines.push('- `@persona-api/client`: unchanged.');
   else {
     const why = [...(types.changes ? [`the types it re-exports and types its calls with`] : []), ...client.own];
-    lines.push(`- \`@persona-api/client\`: changes through ${why.join(' and ')}; its own exports (\`createClient\`, errors, \`Paginator\`, \`EventStream\`) stay.`);
+    lines.push(
+      `- \`@persona-api/client\`: changes through ${why.join(' and ')}; its own exports (\`createClient\`, errors, \`Paginator\`, \`EventStream\`) stay.`,
+    );
   }
   if (types.changes || client.changes) {
-    lines.push(`- A release needs a changeset for \`${TYPES_PACKAGE}\`${client.changes ? ' and `@persona-api/client` (linked)' : ''}: ${breaking.length ? '`major`' : '`minor` (new things) or `patch`'}.`);
+    lines.push(
+      `- A release needs a changeset for \`${TYPES_PACKAGE}\`${client.changes ? ' and `@persona-api/client` (linked)' : ''}: ${breaking.length ? '`major`' : '`minor` (new things) or `patch`'}.`,
+    );
   }
   lines.push('', `<sub>Reviewed in ${(durationMs / 1000).toFixed(1)} s by \`pnpm spec:review ${ref}\`.</sub>`, '');
   return { markdown: lines.join('\n'), failed: !lintClean || undeclared };

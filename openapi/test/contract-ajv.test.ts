@@ -40,7 +40,7 @@ describe('strict mode', () => {
     expect(validate({ type: 'c' })).toBe(false);
   });
 
-  it('reads a discriminator Ajv cannot handle as an annotation when ajvOptions turn Ajv\'s own off', () => {
+  it("reads a discriminator Ajv cannot handle as an annotation when ajvOptions turn Ajv's own off", () => {
     const doc = withSchemas({
       Probe: {
         type: 'object',
@@ -93,7 +93,9 @@ describe('resolving schemas of the document', () => {
   });
 
   it('compiles each schema once', () => {
-    expect(contractAjv.validatorForSchema(listSchema)).toBe(contractAjv.validatorAt(['paths', '/things/{id}', 'get', 'responses', '200', 'content', 'application/json', 'schema']));
+    expect(contractAjv.validatorForSchema(listSchema)).toBe(
+      contractAjv.validatorAt(['paths', '/things/{id}', 'get', 'responses', '200', 'content', 'application/json', 'schema']),
+    );
     expect(contractAjv.validatorForSchema({ ...listSchema })).not.toBe(contractAjv.validatorForSchema(listSchema));
     expect(contractAjv.validatorForComponent('Thing')).toBe(contractAjv.validatorAt('#/components/schemas/Thing'));
   });
@@ -111,8 +113,9 @@ describe('helpers', () => {
   });
 
   it('formats errors as lines, naming a forbidden property', () => {
-    const validate = createContractAjv(withSchemas({ T: { type: 'object', additionalProperties: false, properties: { a: { type: 'integer' } } } }))
-      .validatorForComponent('T');
+    const validate = createContractAjv(
+      withSchemas({ T: { type: 'object', additionalProperties: false, properties: { a: { type: 'integer' } } } }),
+    ).validatorForComponent('T');
     expect(validate({ a: 'x', extra: 1 })).toBe(false);
     expect(formatErrors(validate.errors)).toEqual(['(root) must NOT have additional properties (extra)', '/a must be integer']);
     expect(formatErrors(null)).toEqual([]);

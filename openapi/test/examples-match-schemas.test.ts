@@ -104,7 +104,7 @@ describe('the example checker', () => {
       'the transcript must end with the event `data: [DONE]` (followed by a blank line)',
     ]);
     expect(problems('POST /things 200 text/event-stream example "wrong_name"')).toEqual([
-      "event 1 (thing.deleted): the SSE event name must equal the payload's type (\"thing.created\")",
+      'event 1 (thing.deleted): the SSE event name must equal the payload\'s type ("thing.created")',
     ]);
     expect(problems('POST /things 200 text/event-stream example "bad_payload"')).toEqual([
       'event 1: /type must be equal to constant',

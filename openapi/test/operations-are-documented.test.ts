@@ -10,8 +10,7 @@ import { loadBundle, PACKAGE_DIR } from './support/bundle.js';
 const doc = loadBundle();
 const ops = [...operations(doc)].map((op) => ({ ...op, label: `${op.method.toUpperCase()} ${op.pathKey}` }));
 const isObject = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const hasExample = (media: unknown) =>
-  isObject(media) && (media.example !== undefined || (isObject(media.examples) && Object.keys(media.examples).length > 0));
+const hasExample = (media: unknown) => isObject(media) && (media.example !== undefined || (isObject(media.examples) && Object.keys(media.examples).length > 0));
 
 describe('operations', () => {
   it('there are operations, each with a unique operationId', () => {

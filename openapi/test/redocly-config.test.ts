@@ -55,7 +55,10 @@ beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'redocly-config-'));
   copyFileSync(join(PACKAGE_DIR, 'redocly.yaml'), join(dir, 'redocly.yaml'));
   writeFileSync(join(dir, 'openapi.yaml'), BROKEN);
-  const run = spawnSync(process.execPath, [join(PACKAGE_DIR, 'scripts', 'redocly.mjs'), 'lint', 'openapi.yaml', '--format=json'], { cwd: dir, encoding: 'utf8' });
+  const run = spawnSync(process.execPath, [join(PACKAGE_DIR, 'scripts', 'redocly.mjs'), 'lint', 'openapi.yaml', '--format=json'], {
+    cwd: dir,
+    encoding: 'utf8',
+  });
   result = { status: run.status, stdout: run.stdout, stderr: run.stderr };
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -42,7 +42,9 @@ describe('compareContracts', () => {
   });
 
   it('marks a required request field as breaking and an optional one as not, with a reason', () => {
-    const head = bundle({ create: { required: ['name', 'size'], properties: { name: { type: 'string', maxLength: 100 }, size: { type: 'integer' }, note: { type: 'string' } } } });
+    const head = bundle({
+      create: { required: ['name', 'size'], properties: { name: { type: 'string', maxLength: 100 }, size: { type: 'integer' }, note: { type: 'string' } } },
+    });
     const changes = compareContracts(bundle(), head);
     expect(changes).toContainEqual({
       operation: 'POST /things',
@@ -87,10 +89,7 @@ describe('compareContracts', () => {
       create: { properties: { name: { type: 'string', maxLength: 50 } } },
       thing: { properties: { id: { type: 'string', maxLength: 64 }, kind: { $ref: '#/components/schemas/Kind' } } },
     });
-    expect(summary(bundle(), head)).toEqual([
-      'BREAKING request body: maxLength of `name` changed from 100 to 50',
-      'response 200: maxLength 64 added to `id`',
-    ]);
+    expect(summary(bundle(), head)).toEqual(['BREAKING request body: maxLength of `name` changed from 100 to 50', 'response 200: maxLength 64 added to `id`']);
     expect(summary(head, bundle())).toEqual([
       'request body: maxLength of `name` changed from 50 to 100',
       'BREAKING response 200: maxLength 64 removed from `id`',
@@ -158,14 +157,21 @@ describe('response headers and grouping', () => {
       'POST /things response header X-Request-Id: maxLength 128 removed from the value',
     ]);
     expect(groupChanges(changes)).toEqual([
-      expect.objectContaining({ operations: ['GET /things', 'POST /things'], breaking: true, why: 'Clients may now receive values outside the bound they rely on.' }),
+      expect.objectContaining({
+        operations: ['GET /things', 'POST /things'],
+        breaking: true,
+        why: 'Clients may now receive values outside the bound they rely on.',
+      }),
     ]);
   });
 });
 
 describe('packageSurface', () => {
   it('names the exported types and operations that change, and leaves the packages alone for examples only', () => {
-    const head = bundle({ schemas: { Extra: { type: 'string' } }, create: { properties: { name: { type: 'string', maxLength: 100 }, note: { type: 'string' } } } });
+    const head = bundle({
+      schemas: { Extra: { type: 'string' } },
+      create: { properties: { name: { type: 'string', maxLength: 100 }, note: { type: 'string' } } },
+    });
     const surface = packageSurface(bundle(), head, compareContracts(bundle(), head));
     expect(surface.types).toMatchObject({ changes: true, exportsAdded: ['Extra'], exportsRemoved: [], changedTypes: ['Create'] });
     expect(surface.client).toEqual({ changes: true, own: [] });

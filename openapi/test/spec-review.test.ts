@@ -31,11 +31,9 @@ function edit(file: string, change: (doc: any) => void) {
 }
 
 function review(ref = 'main') {
-  const result = spawnSync(
-    process.execPath,
-    [SCRIPT, ref, '--spec-dir', specDir, '--out', reportFile, '--docs', join(repo, 'no-docs', 'index.html')],
-    { encoding: 'utf8' },
-  );
+  const result = spawnSync(process.execPath, [SCRIPT, ref, '--spec-dir', specDir, '--out', reportFile, '--docs', join(repo, 'no-docs', 'index.html')], {
+    encoding: 'utf8',
+  });
   const report = result.status === 2 ? '' : readFileSync(reportFile, 'utf8');
   return { status: result.status, report, output: `${result.stdout}${result.stderr}` };
 }
@@ -93,7 +91,9 @@ describe('spec:review', () => {
       expect(report).toContain('| Breaking changes | ✅ none |');
       expect(report).toContain('- `POST /workspaces` — request body: optional field `description` added.');
       expect(report).not.toContain('⛔');
-      expect(report).toMatch(/`@persona-api\/types`: the generated types change — changed types: `WorkspaceCreateRequest`\. Public surface keeps its exported names\./);
+      expect(report).toMatch(
+        /`@persona-api\/types`: the generated types change — changed types: `WorkspaceCreateRequest`\. Public surface keeps its exported names\./,
+      );
       expect(report).toContain('| Docs | not built here (`pnpm docs` writes `no-docs/index.html`) |');
       expect(output).toContain(report.trim()); // printed as well as written
       expect(status).toBe(0);
@@ -130,9 +130,14 @@ describe('spec:review', () => {
       writeFileSync(join(repo, '.changeset', 'minor-only.md'), '---\n"@persona-api/types": minor\n---\n\nNot a declaration of a break.\n');
       expect(review().status).toBe(1); // a minor bump does not declare a break
 
-      writeFileSync(join(repo, '.changeset', 'workspace-region.md'), '---\n"@persona-api/types": major\n"@persona-api/client": major\n---\n\nWorkspaces need a region.\n');
+      writeFileSync(
+        join(repo, '.changeset', 'workspace-region.md'),
+        '---\n"@persona-api/types": major\n"@persona-api/client": major\n---\n\nWorkspaces need a region.\n',
+      );
       const { status, report } = review();
-      expect(report).toContain('**✅ Lint clean; the breaking changes are declared in `.changeset/workspace-region.md` (major bump of `@persona-api/types`).**');
+      expect(report).toContain(
+        '**✅ Lint clean; the breaking changes are declared in `.changeset/workspace-region.md` (major bump of `@persona-api/types`).**',
+      );
       expect(report).toMatch(/\| Breaking changes \| ⚠️ \d+ breaking changes, declared \|/);
       expect(report).toContain('Declared as intended by `.changeset/workspace-region.md` (“Workspaces need a region.”).');
       expect(report).toContain('required field `region` added');
@@ -150,7 +155,9 @@ describe('spec:review', () => {
       const { status, report } = review();
       expect(report).toMatch(/^\*\*❌ lint reports \d+ problems?\.\*\*$/m);
       expect(report).toMatch(/\| Spectral \(house rules \+ OWASP\) \| ❌ \d+ problems? \|/);
-      expect(report).toMatch(/- Spectral error `persona-snake-case` at `#\/components\/schemas\/WorkspaceCreateRequest\/properties\/displayName`: .*displayName/);
+      expect(report).toMatch(
+        /- Spectral error `persona-snake-case` at `#\/components\/schemas\/WorkspaceCreateRequest\/properties\/displayName`: .*displayName/,
+      );
       expect(report).toContain('| Breaking changes | ✅ none |'); // an optional field breaks no one; lint alone fails the review
       expect(status).toBe(1);
     },

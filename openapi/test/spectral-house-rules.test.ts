@@ -155,10 +155,7 @@ describe('persona-snake-case', () => {
       schemas(d).Widget.properties['Content-Type'] = { type: 'string', maxLength: 10 };
       schemas(d).UploadUrl.properties.headers.properties['Bad Header'] = { type: 'string', maxLength: 10 };
     });
-    expectExactly(out, [
-      expect.stringContaining('Header name "Bad Header"'),
-      expect.stringContaining('Property "Content-Type" must be snake_case'),
-    ]);
+    expectExactly(out, [expect.stringContaining('Header name "Bad Header"'), expect.stringContaining('Property "Content-Type" must be snake_case')]);
   });
 
   it('passes snake_case names and the upload headers map', async () => {
@@ -282,10 +279,7 @@ describe('persona-bounded-values', () => {
       delete schemas(d).Widget.properties.name.maxLength;
       delete schemas(d).Widget.properties.tags.maxItems;
     });
-    expectExactly(out, [
-      expect.stringMatching(/properties\.name: String must be bounded/),
-      expect.stringMatching(/properties\.tags: Array must be bounded/),
-    ]);
+    expectExactly(out, [expect.stringMatching(/properties\.name: String must be bounded/), expect.stringMatching(/properties\.tags: Array must be bounded/)]);
   });
 
   it('fires on unbounded parameter and header strings (which the OWASP rules skip)', async () => {

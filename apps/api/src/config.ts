@@ -9,67 +9,78 @@ const optionalUrl = (protocols: string[]) =>
     .string()
     .trim()
     .min(1)
-    .refine((value) => {
-      try {
-        return protocols.includes(new URL(value).protocol);
-      } catch {
-        return false;
-      }
-    }, `must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}`)
+    .refine(
+      (value) => {
+        try {
+          return protocols.includes(new URL(value).protocol);
+        } catch {
+          return false;
+        }
+      },
+      `must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}`,
+    )
     .optional();
 
-const configSchema = z.object({
-  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
-  HOST: z.string().min(1).default('0.0.0.0'),
-  DATA_DIR: z.string().min(1).default('.data'),
-  DATABASE_URL: optionalUrl(['postgres:', 'postgresql:']),
-  REDIS_URL: optionalUrl(['redis:', 'rediss:']),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  BOOTSTRAP_API_KEY: z
-    .string()
-    .regex(API_KEY_PATTERN, 'must be svc_live_ followed by 32 to 128 letters or digits')
-    .optional(),
-  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(30_000),
-  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
-  // Multiplies every tier's requests per minute: for load tests and staging only (bench/api sets it).
-  RATE_LIMIT_MULTIPLIER: z.coerce.number().int().min(1).max(100_000).default(1),
-  // Persona suggestion sources of type url: how long one page may take, and whether private and
-  // loopback addresses may be fetched (off by default: the server must not become a proxy into its
-  // own network).
-  SOURCE_FETCH_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
-  SOURCE_FETCH_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false').transform((value) => value === 'true'),
-  // News feeds polled every 15 minutes (comma- or space-separated http(s) URLs); the admin CLI adds more.
-  NEWS_FEEDS: z
-    .string()
-    .default('')
-    .transform((value) => value.split(/[\s,]+/).filter((url) => url.length > 0))
-    .refine((urls) => urls.every((url) => /^https?:\/\/\S+$/.test(url)), 'must be http(s) URLs separated by commas or spaces'),
-  // Background jobs: `on` runs the workers inside the API process; `off` leaves them to `pnpm worker`.
-  WORKERS: z.enum(['on', 'off']).default('on'),
-  WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
-  // Object storage: files under DATA_DIR (local) or an S3-compatible bucket.
-  STORAGE_DRIVER: z.enum(['local', 's3']).default('local'),
-  S3_ENDPOINT: optionalUrl(['http:', 'https:']),
-  S3_BUCKET: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be a bucket name: 3 to 63 lowercase letters, digits, dots or hyphens').optional(),
-  S3_REGION: z.string().min(1).default('us-east-1'),
-  S3_ACCESS_KEY_ID: z.string().min(1).optional(),
-  S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
-  S3_FORCE_PATH_STYLE: z.enum(['true', 'false']).default('false').transform((value) => value === 'true'),
-  // Files and uploads (DECISIONS.md, Files and uploads). The externally visible base of /api/v1 that
-  // upload and download links are built on; unset: http://localhost:$PORT/api/v1 (see publicBaseUrl).
-  PUBLIC_BASE_URL: optionalUrl(['http:', 'https:']),
-  // Signs upload and download links; unset: a random secret kept in the database (server_secrets).
-  UPLOAD_SIGNING_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
-  // The ffmpeg binary that renders video thumbnails.
-  FFMPEG_PATH: z.string().min(1).default('ffmpeg'),
-}).superRefine((config, context) => {
-  if (config.STORAGE_DRIVER !== 's3') return;
-  if (!config.S3_BUCKET) context.addIssue({ code: 'custom', path: ['S3_BUCKET'], message: 'is required when STORAGE_DRIVER=s3' });
-  if (Boolean(config.S3_ACCESS_KEY_ID) !== Boolean(config.S3_SECRET_ACCESS_KEY)) {
-    const missing = config.S3_ACCESS_KEY_ID ? 'S3_SECRET_ACCESS_KEY' : 'S3_ACCESS_KEY_ID';
-    context.addIssue({ code: 'custom', path: [missing], message: 'S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY are set together or not at all' });
-  }
-});
+const configSchema = z
+  .object({
+    PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+    HOST: z.string().min(1).default('0.0.0.0'),
+    DATA_DIR: z.string().min(1).default('.data'),
+    DATABASE_URL: optionalUrl(['postgres:', 'postgresql:']),
+    REDIS_URL: optionalUrl(['redis:', 'rediss:']),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    BOOTSTRAP_API_KEY: z.string().regex(API_KEY_PATTERN, 'must be svc_live_ followed by 32 to 128 letters or digits').optional(),
+    SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(30_000),
+    DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+    // Multiplies every tier's requests per minute: for load tests and staging only (bench/api sets it).
+    RATE_LIMIT_MULTIPLIER: z.coerce.number().int().min(1).max(100_000).default(1),
+    // Persona suggestion sources of type url: how long one page may take, and whether private and
+    // loopback addresses may be fetched (off by default: the server must not become a proxy into its
+    // own network).
+    SOURCE_FETCH_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
+    SOURCE_FETCH_ALLOW_PRIVATE: z
+      .enum(['true', 'false'])
+      .default('false')
+      .transform((value) => value === 'true'),
+    // News feeds polled every 15 minutes (comma- or space-separated http(s) URLs); the admin CLI adds more.
+    NEWS_FEEDS: z
+      .string()
+      .default('')
+      .transform((value) => value.split(/[\s,]+/).filter((url) => url.length > 0))
+      .refine((urls) => urls.every((url) => /^https?:\/\/\S+$/.test(url)), 'must be http(s) URLs separated by commas or spaces'),
+    // Background jobs: `on` runs the workers inside the API process; `off` leaves them to `pnpm worker`.
+    WORKERS: z.enum(['on', 'off']).default('on'),
+    WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+    // Object storage: files under DATA_DIR (local) or an S3-compatible bucket.
+    STORAGE_DRIVER: z.enum(['local', 's3']).default('local'),
+    S3_ENDPOINT: optionalUrl(['http:', 'https:']),
+    S3_BUCKET: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be a bucket name: 3 to 63 lowercase letters, digits, dots or hyphens')
+      .optional(),
+    S3_REGION: z.string().min(1).default('us-east-1'),
+    S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+    S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+    S3_FORCE_PATH_STYLE: z
+      .enum(['true', 'false'])
+      .default('false')
+      .transform((value) => value === 'true'),
+    // Files and uploads (DECISIONS.md, Files and uploads). The externally visible base of /api/v1 that
+    // upload and download links are built on; unset: http://localhost:$PORT/api/v1 (see publicBaseUrl).
+    PUBLIC_BASE_URL: optionalUrl(['http:', 'https:']),
+    // Signs upload and download links; unset: a random secret kept in the database (server_secrets).
+    UPLOAD_SIGNING_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+    // The ffmpeg binary that renders video thumbnails.
+    FFMPEG_PATH: z.string().min(1).default('ffmpeg'),
+  })
+  .superRefine((config, context) => {
+    if (config.STORAGE_DRIVER !== 's3') return;
+    if (!config.S3_BUCKET) context.addIssue({ code: 'custom', path: ['S3_BUCKET'], message: 'is required when STORAGE_DRIVER=s3' });
+    if (Boolean(config.S3_ACCESS_KEY_ID) !== Boolean(config.S3_SECRET_ACCESS_KEY)) {
+      const missing = config.S3_ACCESS_KEY_ID ? 'S3_SECRET_ACCESS_KEY' : 'S3_ACCESS_KEY_ID';
+      context.addIssue({ code: 'custom', path: [missing], message: 'S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY are set together or not at all' });
+    }
+  });
 
 /** The server's settings; `engine` is the model engine's (MODEL_*, OFFLINE_ENGINE_SEED), parsed by @persona-api/engine. */
 export type Config = z.infer<typeof configSchema> & { engine: EngineConfig };
@@ -85,9 +96,7 @@ export function publicBaseUrl(config: Pick<Config, 'PUBLIC_BASE_URL' | 'PORT'>):
 
 /** Reads the configuration from the environment only; empty variables count as unset. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const present = Object.fromEntries(
-    Object.entries(env).filter(([, value]) => value !== undefined && value !== ''),
-  );
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
   const parsed = configSchema.safeParse(present);
   // The engine's own parser names its variables in each message (and never echoes MODEL_API_KEY).
   let engine: EngineConfig | undefined;

@@ -2,7 +2,7 @@ import { ConfigError, loadConfig } from './config.js';
 import { createLogger, startServer } from './server.js';
 
 // `pnpm start`: configuration from the environment only, validated before anything else runs.
-let config;
+let config: ReturnType<typeof loadConfig>;
 try {
   config = loadConfig();
 } catch (err) {

@@ -85,8 +85,14 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     const limiter = rateLimiter;
     jobs = await startJobQueue(config, { database, services, workers: config.WORKERS === 'on' });
     const queue = jobs;
-    logger.info({ workers: config.WORKERS, storage: storage.kind }, config.WORKERS === 'on' ? 'job workers run in this process' : 'job workers off: run `pnpm worker`');
-    logger.info({ engine: engine.kind, upstream_model: engine.describe().upstream_model }, engine.kind === 'offline' ? 'model engine: offline (a deterministic development engine, not a language model)' : 'model engine: openai-compatible');
+    logger.info(
+      { workers: config.WORKERS, storage: storage.kind },
+      config.WORKERS === 'on' ? 'job workers run in this process' : 'job workers off: run `pnpm worker`',
+    );
+    logger.info(
+      { engine: engine.kind, upstream_model: engine.describe().upstream_model },
+      engine.kind === 'offline' ? 'model engine: offline (a deterministic development engine, not a language model)' : 'model engine: openai-compatible',
+    );
     const app = await buildApp({
       database,
       rateLimiter: limiter,

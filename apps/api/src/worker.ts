@@ -4,7 +4,7 @@ import { startJobQueue } from './jobs/start.js';
 import { createLogger, createServices } from './server.js';
 
 // `pnpm worker`: only the background workers, beside an API started with WORKERS=off.
-let config;
+let config: ReturnType<typeof loadConfig>;
 try {
   config = loadConfig();
 } catch (err) {

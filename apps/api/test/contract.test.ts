@@ -34,7 +34,10 @@ describe('the contract', () => {
     const res = await h.request(op.method, request.url, {
       key: op.requiresAuth ? t.key : undefined,
       ...(body
-        ? { rawBody: typeof body.value === 'string' ? body.value : JSON.stringify(body.value), headers: { ...request.headers, 'content-type': body.contentType } }
+        ? {
+            rawBody: typeof body.value === 'string' ? body.value : JSON.stringify(body.value),
+            headers: { ...request.headers, 'content-type': body.contentType },
+          }
         : { headers: request.headers }),
     });
     expect(res.status, res.text).toBe(501);

@@ -212,10 +212,7 @@ describe('budget alerts', () => {
 describe('auto-recharge', () => {
   it('buys credits when the balance falls to the threshold, as a ledger entry', async () => {
     const t = await h.tenant({ credits: PRICE + 50 });
-    await h.db
-      .update(accounts)
-      .set({ autoRechargeEnabled: true, autoRechargeThreshold: 100, autoRechargeCredits: 1_000 })
-      .where(eq(accounts.id, t.accountId));
+    await h.db.update(accounts).set({ autoRechargeEnabled: true, autoRechargeThreshold: 100, autoRechargeCredits: 1_000 }).where(eq(accounts.id, t.accountId));
     expect((await charged(t)).status).toBe(200);
     expect(await balanceOf(t.accountId)).toBe(50 + 1_000);
     const kinds = (await ledgerOf(t.accountId)).map((row) => row.kind);

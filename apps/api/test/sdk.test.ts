@@ -29,7 +29,9 @@ const withPersona = <T extends object>(params: T): T => ({ ...params, persona_id
 
 describe('the official openai SDK', () => {
   it('creates a response (client.responses.create) and reads output_text and usage', async () => {
-    const response = await openai.responses.create(withPersona({ model: 'service-1', input: 'Would you trial a usage-based analytics tool?', instructions: 'Be candid.' }));
+    const response = await openai.responses.create(
+      withPersona({ model: 'service-1', input: 'Would you trial a usage-based analytics tool?', instructions: 'Be candid.' }),
+    );
     expect(response.id).toMatch(/^resp_/);
     expect(response.status).toBe('completed');
     expect(response.output_text.length).toBeGreaterThan(20);
@@ -72,7 +74,15 @@ describe('the official openai SDK', () => {
     const call = first.output.find((item): item is OpenAI.Responses.ResponseFunctionToolCall => item.type === 'function_call');
     expect(call?.name).toBe('get_campaign_stats');
     const second = await openai.responses.create(
-      withPersona({ model: 'service-1', input: [...input, ...(first.output as OpenAI.Responses.ResponseInputItem[]), { type: 'function_call_output' as const, call_id: call!.call_id, output: '{"clicks":5120,"signups":312}' }], tools }),
+      withPersona({
+        model: 'service-1',
+        input: [
+          ...input,
+          ...(first.output as OpenAI.Responses.ResponseInputItem[]),
+          { type: 'function_call_output' as const, call_id: call!.call_id, output: '{"clicks":5120,"signups":312}' },
+        ],
+        tools,
+      }),
     );
     expect(second.output_text).toMatch(/5,?120|312/);
 
@@ -80,20 +90,33 @@ describe('the official openai SDK', () => {
       withPersona({
         model: 'service-1',
         input: 'Rate our tagline.',
-        text: { format: { type: 'json_schema' as const, name: 'rating', schema: { type: 'object', properties: { score: { type: 'integer', minimum: 1, maximum: 10 } }, required: ['score'], additionalProperties: false } } },
+        text: {
+          format: {
+            type: 'json_schema' as const,
+            name: 'rating',
+            schema: { type: 'object', properties: { score: { type: 'integer', minimum: 1, maximum: 10 } }, required: ['score'], additionalProperties: false },
+          },
+        },
       }),
     );
     expect(JSON.parse(structured.output_text).score).toBeGreaterThanOrEqual(1);
   });
 
   it('creates chat completions, streamed and not (client.chat.completions.create)', async () => {
-    const completion = await openai.chat.completions.create(withPersona({ model: 'service-1', messages: [{ role: 'user' as const, content: 'Would you switch CRMs this quarter?' }] }));
+    const completion = await openai.chat.completions.create(
+      withPersona({ model: 'service-1', messages: [{ role: 'user' as const, content: 'Would you switch CRMs this quarter?' }] }),
+    );
     expect(completion.id).toMatch(/^chatcmpl_/);
     expect(completion.choices[0]?.message.content?.length).toBeGreaterThan(10);
     expect(completion.usage?.prompt_tokens).toBeGreaterThan(0);
 
     const stream = await openai.chat.completions.create(
-      withPersona({ model: 'service-1', messages: [{ role: 'user' as const, content: 'Would you switch CRMs this quarter?' }], stream: true as const, stream_options: { include_usage: true } }),
+      withPersona({
+        model: 'service-1',
+        messages: [{ role: 'user' as const, content: 'Would you switch CRMs this quarter?' }],
+        stream: true as const,
+        stream_options: { include_usage: true },
+      }),
     );
     let text = '';
     let usage: OpenAI.CompletionUsage | null | undefined;
@@ -109,7 +132,9 @@ describe('the official openai SDK', () => {
     const models = [];
     for await (const model of openai.models.list()) models.push(model.id);
     expect(models).toEqual(['service-1']);
-    const error = await openai.responses.create({ model: 'service-1', input: 'Hi', persona_id: 'persona_unknown' } as OpenAI.Responses.ResponseCreateParamsNonStreaming).catch((e: unknown) => e);
+    const error = await openai.responses
+      .create({ model: 'service-1', input: 'Hi', persona_id: 'persona_unknown' } as OpenAI.Responses.ResponseCreateParamsNonStreaming)
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OpenAI.NotFoundError);
     expect((error as InstanceType<typeof OpenAI.APIError>).code).toBe('resource_not_found');
   });
@@ -131,13 +156,19 @@ describe('@persona-api/client', () => {
   });
 
   it('streams a chat completion into a chat.completion, and pages the personas', async () => {
-    const stream = await client().stream('/chat/completions', { body: { model: 'service-1', persona_id: PERSONA, messages: [{ role: 'user', content: 'Hi' }] } });
+    const stream = await client().stream('/chat/completions', {
+      body: { model: 'service-1', persona_id: PERSONA, messages: [{ role: 'user', content: 'Hi' }] },
+    });
     const completion = await stream.finalResponse();
     expect(completion.object).toBe('chat.completion');
     expect(completion.usage.credits_used).toBeGreaterThan(0);
-    const personas = await client().paginate('/personas', { params: { query: { limit: 5 } } }).toArray(100);
+    const personas = await client()
+      .paginate('/personas', { params: { query: { limit: 5 } } })
+      .toArray(100);
     expect(personas.length).toBeGreaterThanOrEqual(12);
-    const error = await client().GET('/personas/{id}', { params: { path: { id: 'cp_missing' } } }).catch((e: unknown) => e);
+    const error = await client()
+      .GET('/personas/{id}', { params: { path: { id: 'cp_missing' } } })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PersonaApiError);
     expect((error as PersonaApiError).code).toBe('resource_not_found');
   });

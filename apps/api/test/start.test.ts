@@ -9,7 +9,6 @@ import { ConfigError, loadConfig } from '../src/config.js';
 import { openConfiguredDatabase } from '../src/db/open.js';
 import { FILE_JOBS } from '../src/resources/files/jobs.js';
 
-
 // `pnpm start` serves /api/v1 with migrations applied and catalogs seeded, and on the
 // first start of an empty database creates a development account and prints its key once.
 // Runs the real entry point in a child process, on the suite's driver.
@@ -138,15 +137,20 @@ describe('pnpm start', { timeout: 120_000 }, () => {
       const readiness = (await ready.json()) as { status: string; jobs: { kind: string; queued: number; active: number; failed: number }[] };
       expect(readiness.status).toBe('ok');
       const kinds = readiness.jobs.map((queue) => queue.kind);
-      for (const kind of ['video-analysis.process', 'meeting.expire-media', 'meeting.simulate', 'meeting.import', 'news.poll', ...Object.values(FILE_JOBS)]) expect(kinds).toContain(kind);
+      for (const kind of ['video-analysis.process', 'meeting.expire-media', 'meeting.simulate', 'meeting.import', 'news.poll', ...Object.values(FILE_JOBS)])
+        expect(kinds).toContain(kind);
       for (const queue of readiness.jobs) expect(queue).toMatchObject({ queued: 0, active: 0, failed: 0 });
       // The bundled feeds were loaded into the empty database: news to list with no network.
-      const stories = (await (await fetch(`${server.url}/api/v1/news/stories?limit=100`, { headers: { authorization: `Bearer ${KEY}` } })).json()) as { data: unknown[] };
+      const stories = (await (await fetch(`${server.url}/api/v1/news/stories?limit=100`, { headers: { authorization: `Bearer ${KEY}` } })).json()) as {
+        data: unknown[];
+      };
       expect(stories.data.length).toBe(11);
 
       if (provided.driver === 'pglite') {
         // PGlite is one process's database: the admin CLI must not open it while the server runs.
-        await expect(openConfiguredDatabase({ DATA_DIR: dataDir, DATABASE_URL: undefined, DATABASE_POOL_SIZE: 1 }, 'test')).rejects.toThrow(/in use by process/);
+        await expect(openConfiguredDatabase({ DATA_DIR: dataDir, DATABASE_URL: undefined, DATABASE_POOL_SIZE: 1 }, 'test')).rejects.toThrow(
+          /in use by process/,
+        );
       }
     } finally {
       server.child.kill('SIGTERM');

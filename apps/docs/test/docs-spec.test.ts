@@ -23,9 +23,7 @@ const samplesOf = (operation: object) => (operation as { 'x-codeSamples'?: CodeS
 
 describe('the docs copy of the bundle', () => {
   it('has the operations of the bundle, and the bundle itself has no code samples', () => {
-    expect(operations.map(({ method, path }) => `${method} ${path}`)).toEqual(
-      listOperations(bundle).map(({ method, path }) => `${method} ${path}`),
-    );
+    expect(operations.map(({ method, path }) => `${method} ${path}`)).toEqual(listOperations(bundle).map(({ method, path }) => `${method} ${path}`));
     for (const { operation } of listOperations(bundle)) expect(samplesOf(operation)).toEqual([]);
   });
 
@@ -55,7 +53,11 @@ describe('the docs copy of the bundle', () => {
     expect((tag as { 'x-traitTag'?: boolean } | undefined)?.['x-traitTag']).toBe(true);
     expect(tag?.description).not.toMatch(/\{\{\w+\}\}/);
     // Each library's sample is there, unindented, exactly as the server's tests run it.
-    for (const line of ["new OpenAI({ baseURL, apiKey, defaultHeaders: { 'Persona-Id': 'persona_saas_cfo' } });", "createOpenAI({ baseURL, apiKey, headers: { 'Persona-Id': 'persona_saas_cfo' } });", 'useResponsesApi: true,']) {
+    for (const line of [
+      "new OpenAI({ baseURL, apiKey, defaultHeaders: { 'Persona-Id': 'persona_saas_cfo' } });",
+      "createOpenAI({ baseURL, apiKey, headers: { 'Persona-Id': 'persona_saas_cfo' } });",
+      'useResponsesApi: true,',
+    ]) {
       expect(samples).toContain(line);
       expect(tag?.description).toContain(line);
     }

@@ -28,15 +28,20 @@ const externalRequests: string[] = [];
 
 const menuGroup = (name: string) => page.locator('.menu-item-type-group > a').filter({ has: page.locator(`[data-text="${name}"]`) });
 const menuOperation = (summary: string) =>
-  page.locator('.menu-item-type-operation').filter({ has: page.getByText(summary, { exact: true }) }).first();
-const heading = (text: string) => page.locator('h2').filter({ hasText: new RegExp(`^${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) }).first();
+  page
+    .locator('.menu-item-type-operation')
+    .filter({ has: page.getByText(summary, { exact: true }) })
+    .first();
+const heading = (text: string) =>
+  page
+    .locator('h2')
+    .filter({ hasText: new RegExp(`^${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) })
+    .first();
 
 /** Redoc scrolls the chosen section to the top of the page. */
 async function expectScrolledTo(text: string): Promise<void> {
   await heading(text).waitFor({ state: 'visible', timeout: 5000 });
-  await expect
-    .poll(() => heading(text).evaluate((element) => Math.round(element.getBoundingClientRect().top)), { timeout: 5000 })
-    .toBeGreaterThanOrEqual(0);
+  await expect.poll(() => heading(text).evaluate((element) => Math.round(element.getBoundingClientRect().top)), { timeout: 5000 }).toBeGreaterThanOrEqual(0);
   expect(await heading(text).evaluate((element) => element.getBoundingClientRect().top)).toBeLessThan(VIEWPORT.height / 2);
 }
 
@@ -53,15 +58,7 @@ beforeAll(async () => {
   expect(existsSync(executablePath), `no Chromium at ${executablePath}: apt-get install -y chromium, or set CHROMIUM_PATH`).toBe(true);
   browser = await chromium.launch({
     executablePath,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
   });
   const context = await browser.newContext({ viewport: VIEWPORT });
   // The page must work offline: anything that is not the file itself is refused and recorded.

@@ -33,8 +33,7 @@ function withoutHeaders(headers: IncomingHttpHeaders, names: readonly string[]):
   return Object.fromEntries(Object.entries(headers).filter(([name]) => !names.includes(name.toLowerCase())));
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function isJsonMediaType(contentType: string | undefined): boolean {
   return contentType !== undefined && /^application\/([\w.+-]+\+)?json\b/i.test(contentType);
@@ -139,8 +138,7 @@ export function createFront(options: FrontOptions): Server {
       headers['transfer-encoding'] = request.headers['transfer-encoding'];
     }
 
-    const streaming =
-      method === 'POST' ? streamingOperations.find(({ matcher }) => matcher.test(url.pathname)) : undefined;
+    const streaming = method === 'POST' ? streamingOperations.find(({ matcher }) => matcher.test(url.pathname)) : undefined;
     const wantsStream = streaming !== undefined && isRecord(json) && json.stream === true;
     let exampleName: string | undefined;
     if (streaming) {

@@ -14,7 +14,7 @@ import {
   type RunningMock,
 } from '../src/index.js';
 import { basePath } from '@persona-api/openapi/document';
-import { API_KEY, findOperation, rawSuccessExample, responseSchema, send, successStatus } from './support/requests.js';
+import { API_KEY, findOperation, rawSuccessExample, responseSchema, send } from './support/requests.js';
 import { createValidator } from './support/validator.js';
 
 const document = loadBundle();
@@ -26,8 +26,7 @@ const streamingPaths = new Set(listStreamingOperations(document).map(({ method, 
 const streamingRequests = requests.filter(({ method, path }) => streamingPaths.has(`${method} ${path}`));
 const withJsonBody = requests.filter((request) => request.body && typeof request.body.value === 'object');
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The body a streaming operation is called with: its streamed example, or its plain one with `stream: true`. */
 function streamedBody(request: ExampleRequest): Record<string, unknown> {
@@ -118,17 +117,14 @@ describe('the mock serves the bundle', () => {
     }
   });
 
-  it.each(requests.filter((request) => request.requiresApiKey).map(byName))(
-    '%s without an API key is the spec’s 401',
-    async (_name, request) => {
-      const { operation } = findOperation(document, request);
-      const response = await send(baseUrl, request, { apiKey: false });
-      expect(response.status).toBe(401);
-      const body: unknown = await response.json();
-      expect(validator.check(responseSchema(document, operation, '401'), body)).toEqual([]);
-      expect(body).toMatchObject({ error: { type: 'authentication_error' } });
-    },
-  );
+  it.each(requests.filter((request) => request.requiresApiKey).map(byName))('%s without an API key is the spec’s 401', async (_name, request) => {
+    const { operation } = findOperation(document, request);
+    const response = await send(baseUrl, request, { apiKey: false });
+    expect(response.status).toBe(401);
+    const body: unknown = await response.json();
+    expect(validator.check(responseSchema(document, operation, '401'), body)).toEqual([]);
+    expect(body).toMatchObject({ error: { type: 'authentication_error' } });
+  });
 
   it.each(withJsonBody.map(byName))('%s with an unknown body field is the spec’s 400', async (_name, request) => {
     const { operation } = findOperation(document, request);
@@ -200,9 +196,7 @@ describe('streaming operations stream Server-Sent Events', () => {
   });
 
   it('replays the transcript named by Prefer: example=', async () => {
-    const request = streamingRequests.find(
-      (candidate) => streamTranscripts(document, findOperation(document, candidate).operation).size > 1,
-    );
+    const request = streamingRequests.find((candidate) => streamTranscripts(document, findOperation(document, candidate).operation).size > 1);
     expect(request, 'a streaming operation with two stream examples').toBeDefined();
     const names = [...streamTranscripts(document, findOperation(document, request!).operation).keys()];
     const second = names[1]!;

@@ -4,8 +4,7 @@
 import { deref, isObject, operations } from '../lib/openapi-walk.js';
 
 const ERROR_STATUS = /^(?:[45](?:\d\d|XX)|default)$/;
-const isErrorResponseRef = (schema) =>
-  isObject(schema) && typeof schema.$ref === 'string' && /\/components\/schemas\/ErrorResponse$/.test(schema.$ref);
+const isErrorResponseRef = (schema) => isObject(schema) && typeof schema.$ref === 'string' && /\/components\/schemas\/ErrorResponse$/.test(schema.$ref);
 
 export default function errorResponseSchema(doc) {
   const results = [];

@@ -16,13 +16,27 @@ import { isObject, types, walkAllSchemas } from '../lib/openapi-walk.js';
 
 const FREE_FORM = 'x-free-form';
 const SHAPE_KEYWORDS = [
-  'type', '$ref', '$dynamicRef', 'const', 'enum', 'allOf', 'anyOf', 'oneOf', 'not', 'if',
-  'properties', 'patternProperties', 'additionalProperties', 'unevaluatedProperties', 'required',
-  'items', 'prefixItems', 'contains',
+  'type',
+  '$ref',
+  '$dynamicRef',
+  'const',
+  'enum',
+  'allOf',
+  'anyOf',
+  'oneOf',
+  'not',
+  'if',
+  'properties',
+  'patternProperties',
+  'additionalProperties',
+  'unevaluatedProperties',
+  'required',
+  'items',
+  'prefixItems',
+  'contains',
 ];
 const isUntyped = (schema) => isObject(schema) && !SHAPE_KEYWORDS.some((k) => schema[k] !== undefined);
-const isJsonMedia = (mediaType) =>
-  mediaType === undefined || /^application\/(?:[\w.+-]+\+)?json$/.test(mediaType) || mediaType === 'text/event-stream';
+const isJsonMedia = (mediaType) => mediaType === undefined || /^application\/(?:[\w.+-]+\+)?json$/.test(mediaType) || mediaType === 'text/event-stream';
 
 export default function typedFreeFormObjects(doc) {
   const results = [];

@@ -18,7 +18,19 @@ export {
 } from '../../lib/walk.js';
 
 // Keywords whose values are subschemas (JSON Schema 2020-12), by shape.
-const SINGLE = ['additionalProperties', 'unevaluatedProperties', 'items', 'contains', 'not', 'if', 'then', 'else', 'propertyNames', 'unevaluatedItems', 'contentSchema'];
+const SINGLE = [
+  'additionalProperties',
+  'unevaluatedProperties',
+  'items',
+  'contains',
+  'not',
+  'if',
+  'then',
+  'else',
+  'propertyNames',
+  'unevaluatedItems',
+  'contentSchema',
+];
 const LISTS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'];
 const MAPS = ['properties', 'patternProperties', '$defs', 'dependentSchemas'];
 
@@ -190,4 +202,3 @@ export function findKeyword(doc, schema, keyword, seen = new Set()) {
   }
   return undefined;
 }
-

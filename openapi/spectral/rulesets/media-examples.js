@@ -5,7 +5,7 @@
 import { oas } from '@stoplight/spectral-rulesets';
 
 const stock = oas.rules['oas3-valid-media-example'];
-const HAS_EXAMPLE = "@ && @.schema && (@.example !== void 0 || @.examples)";
+const HAS_EXAMPLE = '@ && @.schema && (@.example !== void 0 || @.examples)';
 
 /**
  * The stock function, minus repeated work: it deep-copies the resolved schema and compiles it with Ajv for
@@ -31,10 +31,7 @@ export default {
     'oas3-valid-media-example': {
       ...stock,
       then: { ...stock.then, function: memoizeClean(stock.then.function) },
-      given: [
-        `$..content[?(@property !== 'text/event-stream' && ${HAS_EXAMPLE})]`,
-        ...stock.given.filter((path) => !path.startsWith('$..content')),
-      ],
+      given: [`$..content[?(@property !== 'text/event-stream' && ${HAS_EXAMPLE})]`, ...stock.given.filter((path) => !path.startsWith('$..content'))],
     },
   },
 };

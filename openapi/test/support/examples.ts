@@ -61,7 +61,13 @@ export function collectExamples(doc: OpenApiDocument): ExampleCase[] {
     for (const { parameter, path } of operationParameters(doc, op) as Array<{ parameter: Record<string, any>; path: Path }>) {
       if (!isObject(parameter.schema)) continue;
       for (const ex of exampleValues(doc, parameter, path)) {
-        cases.push({ name: `${where} parameter ${parameter.name} ${ex.label}`, at: pointer(ex.at), schemaPath: [...path, 'schema'], value: ex.value, stream: false });
+        cases.push({
+          name: `${where} parameter ${parameter.name} ${ex.label}`,
+          at: pointer(ex.at),
+          schemaPath: [...path, 'schema'],
+          value: ex.value,
+          stream: false,
+        });
       }
     }
     const body = deref(doc, op.operation.requestBody, [...op.path, 'requestBody']);
@@ -74,7 +80,13 @@ export function collectExamples(doc: OpenApiDocument): ExampleCase[] {
         const header = deref(doc, rawHeader, [...response.path, 'headers', name]);
         if (!isObject(header.node) || !isObject(header.node.schema)) continue;
         for (const ex of exampleValues(doc, header.node, header.path)) {
-          cases.push({ name: `${where} ${code} header ${name} ${ex.label}`, at: pointer(ex.at), schemaPath: [...header.path, 'schema'], value: ex.value, stream: false });
+          cases.push({
+            name: `${where} ${code} header ${name} ${ex.label}`,
+            at: pointer(ex.at),
+            schemaPath: [...header.path, 'schema'],
+            value: ex.value,
+            stream: false,
+          });
         }
       }
     }
@@ -89,7 +101,9 @@ export function collectExamples(doc: OpenApiDocument): ExampleCase[] {
   const seen = new Set<string>();
   return cases.filter((c) => {
     const key = `${c.at} ${pointer(c.schemaPath)}`;
-    return seen.has(key) ? false : (seen.add(key), true);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
   });
 }
 
@@ -140,7 +154,7 @@ function streamProblems(transcript: unknown, validate: (value: unknown) => strin
  * failure itself is reported by schemas-compile-under-ajv-strict.test.ts).
  */
 export function checkExample(compilers: { strict: ContractAjv; lenient: ContractAjv }, example: ExampleCase): string[] {
-  let validateFn;
+  let validateFn: ReturnType<ContractAjv['validatorAt']>;
   try {
     validateFn = compilers.strict.validatorAt(example.schemaPath);
   } catch {

@@ -24,11 +24,7 @@ export function passingDocument(): Record<string, any> {
           summary: 'List widgets',
           description: 'Lists widgets.',
           tags: ['Widgets'],
-          parameters: [
-            ref('parameters', 'Limit'),
-            ref('parameters', 'Cursor'),
-            { name: 'name_prefix', in: 'query', description: 'Filter.', schema: string() },
-          ],
+          parameters: [ref('parameters', 'Limit'), ref('parameters', 'Cursor'), { name: 'name_prefix', in: 'query', description: 'Filter.', schema: string() }],
           responses: { '200': { description: 'A page.', content: json(ref('schemas', 'WidgetList')) }, ...commonErrors },
         },
         post: {

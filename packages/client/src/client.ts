@@ -65,11 +65,7 @@ export interface PersonaClient {
 const CHAT_COMPLETIONS = '/chat/completions' satisfies StreamPath;
 
 type UntypedInit = Record<string, unknown> & { params?: { query?: Record<string, unknown> }; signal?: AbortSignal };
-type UntypedRequest = (
-  method: string,
-  path: string,
-  init?: UntypedInit,
-) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
+type UntypedRequest = (method: string, path: string, init?: UntypedInit) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
 
 export function createClient(options: ClientOptions): PersonaClient {
   if (!options.apiKey) throw new TypeError('createClient: `apiKey` is required.');

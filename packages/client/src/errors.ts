@@ -51,9 +51,7 @@ export class ApiError extends PersonaApiError {
     const error = errorFields(isRecord(body) && isRecord(body.error) ? body.error : undefined);
     return new ApiError({
       status: response.status,
-      message:
-        error.message ??
-        (typeof body === 'string' && body !== '' ? body : `HTTP ${response.status} ${response.statusText}`.trim()),
+      message: error.message ?? (typeof body === 'string' && body !== '' ? body : `HTTP ${response.status} ${response.statusText}`.trim()),
       type: error.type,
       code: error.code,
       param: error.param,

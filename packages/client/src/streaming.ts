@@ -65,10 +65,7 @@ export class EventStream<Event, Final> implements AsyncIterable<Event> {
   }
 
   async *#events(): AsyncGenerator<Event, void, undefined> {
-    const reader = this.#body
-      .pipeThrough(new TextDecoderStream())
-      .pipeThrough(new EventSourceParserStream())
-      .getReader();
+    const reader = this.#body.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream()).getReader();
     try {
       for (;;) {
         const { done, value: message } = await reader.read();

@@ -46,10 +46,7 @@ export function createTransport(options: TransportOptions): (request: Request) =
         response = await fetchWithTimeout(options.fetch, request.clone(), request.signal, options.timeout);
       } catch (error) {
         if (request.signal.aborted) throw error; // the caller cancelled: never retry, keep their AbortError
-        const failure =
-          error instanceof ApiTimeoutError
-            ? error
-            : new ApiConnectionError(`Connection error: ${errorMessage(error)}`, { cause: error });
+        const failure = error instanceof ApiTimeoutError ? error : new ApiConnectionError(`Connection error: ${errorMessage(error)}`, { cause: error });
         if (!safeToRepeat || attemptsLeft <= 0) throw failure;
         const delayMs = backoffMs(attempt);
         options.onRetry?.({ attempt, delayMs, method: request.method, url: request.url, error: failure });

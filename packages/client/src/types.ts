@@ -32,9 +32,7 @@ type SuccessBody<Res> = Res extends { content: { 'application/json': infer Json 
     : undefined;
 
 /** The body of an operation's 2xx response: its `application/json` content when it has one. */
-export type SuccessJson<Op> = Op extends { responses: infer Responses }
-  ? SuccessBody<Responses[keyof Responses & OkStatus]>
-  : never;
+export type SuccessJson<Op> = Op extends { responses: infer Responses } ? SuccessBody<Responses[keyof Responses & OkStatus]> : never;
 
 /** What a call resolves to: the 2xx body, the Response and its request id. */
 export interface ApiResult<Data> {
@@ -71,11 +69,7 @@ export type PageIn<Body> = Body extends CursorPage
 
 /** GET paths that take a `cursor` and return a cursor page (or carry one): the list operations. */
 export type ListPath = {
-  [P in PathsFor<'get'>]: HasKey<QueryOf<P>, 'cursor'> extends true
-    ? [PageIn<SuccessJson<Operation<P, 'get'>>>] extends [never]
-      ? never
-      : P
-    : never;
+  [P in PathsFor<'get'>]: HasKey<QueryOf<P>, 'cursor'> extends true ? ([PageIn<SuccessJson<Operation<P, 'get'>>>] extends [never] ? never : P) : never;
 }[PathsFor<'get'>];
 
 /** The 2xx body of a list operation (usually the page itself). */
@@ -88,8 +82,7 @@ export type ListInit<P extends ListPath> = RequestInitFor<P, 'get'>;
 
 // ---- Streaming -----------------------------------------------------------------------------------
 
-type StreamContent<P extends keyof paths> =
-  Operation<P, 'post'> extends { responses: { 200: { content: { 'text/event-stream': infer E } } } } ? E : never;
+type StreamContent<P extends keyof paths> = Operation<P, 'post'> extends { responses: { 200: { content: { 'text/event-stream': infer E } } } } ? E : never;
 
 /** POST paths whose 200 response can be a `text/event-stream`: the streaming operations. */
 export type StreamPath = {
@@ -108,10 +101,7 @@ export type StreamFinal<P extends StreamPath> = SuccessJson<Operation<P, 'post'>
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
 /** The request body of a streaming call: the operation's body without `stream`, which the client sets. */
-export type StreamBody<P extends StreamPath> = DistributiveOmit<
-  NonNullable<OperationRequestBodyContent<Operation<P, 'post'>>>,
-  'stream'
->;
+export type StreamBody<P extends StreamPath> = DistributiveOmit<NonNullable<OperationRequestBodyContent<Operation<P, 'post'>>>, 'stream'>;
 
 export type StreamInit<P extends StreamPath> = Omit<FetchOptions<Operation<P, 'post'>>, 'body' | 'parseAs'> & {
   body: StreamBody<P>;

@@ -13,7 +13,9 @@ const label = (request: ExampleRequest) => [`${request.method.toUpperCase()} ${r
 // Operations whose success body is bytes, not JSON (the signed download of an upload).
 const binary = new Set(
   listOperations(document)
-    .filter(({ responses }) => Object.keys((responses['200'] as { content?: object } | undefined)?.content ?? {}).every((type) => !/json|event-stream/.test(type)))
+    .filter(({ responses }) =>
+      Object.keys((responses['200'] as { content?: object } | undefined)?.content ?? {}).every((type) => !/json|event-stream/.test(type)),
+    )
     .map(({ method, path }) => `${method} ${path}`),
 );
 
@@ -54,7 +56,8 @@ describe('against the mock server', () => {
     '%s streams typed events and collects the final object',
     async (_name, request) => {
       const { stream: _stream, ...body } = (request.bodyExamples.find(({ value }) => (value as { stream?: boolean }).stream)?.value ??
-        request.body?.value) as Record<string, unknown>;
+        request.body?.value ??
+        {}) as Record<string, unknown>;
       const stream = await (client.stream as unknown as UntypedCall)(request.path, initFor(request, body));
       const events: unknown[] = [];
       for await (const event of stream as unknown as AsyncIterable<unknown>) events.push(event);
@@ -77,7 +80,7 @@ describe('against the mock server', () => {
     expect(response.status).toBe('completed');
   });
 
-  it('maps the mock\'s errors to ApiError', async () => {
+  it("maps the mock's errors to ApiError", async () => {
     const error = await client
       .GET('/workspaces/{id}', { params: { path: { id: 'ws_9Qx2LmTa7bV1' } }, headers: { Prefer: 'code=404' } })
       .catch((caught: unknown) => caught);

@@ -8,7 +8,9 @@ describe('the built package', () => {
   it('imports only its dependencies and its own modules at run time: no Node built-ins (browsers)', () => {
     const specifiers = readdirSync(dist)
       .filter((file) => file.endsWith('.js'))
-      .flatMap((file) => [...readFileSync(new URL(file, dist), 'utf8').matchAll(/(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]/g)].map((match) => match[1]!));
+      .flatMap((file) =>
+        [...readFileSync(new URL(file, dist), 'utf8').matchAll(/(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]/g)].map((match) => match[1]!),
+      );
     expect(specifiers.length).toBeGreaterThan(0);
     const external = [...new Set(specifiers.filter((specifier) => !specifier.startsWith('.')))].sort();
     expect(external).toEqual(['eventsource-parser/stream', 'openapi-fetch']);

@@ -5,7 +5,14 @@ import { errorBody, sendJson, startServer, type TestServer } from './helpers/ser
 let server: TestServer | undefined;
 afterEach(() => server?.close());
 
-const member = (n: number) => ({ object: 'workspace.member', user_id: `usr_${n}`, email: `u${n}@example.com`, role: 'viewer', status: 'active', joined_at: '2026-01-01T00:00:00Z' });
+const member = (n: number) => ({
+  object: 'workspace.member',
+  user_id: `usr_${n}`,
+  email: `u${n}@example.com`,
+  role: 'viewer',
+  status: 'active',
+  joined_at: '2026-01-01T00:00:00Z',
+});
 
 /** A list of `total` members served in pages of `limit`, with opaque cursors `c<offset>`. */
 async function listServer(total: number) {

@@ -26,7 +26,10 @@ describe('README', () => {
         const ownsClient = /const persona = createClient/.test(code);
         const prelude = ownsClient ? PRELUDE.replace(/^const persona.*$/m, '').replace(/^import \{ createClient \}.*$/m, '') : PRELUDE;
         const needsImport = ownsClient && !/import \{[^}]*createClient/.test(code);
-        return [`${root}test/__readme-${index}.ts`, `${needsImport ? "import { createClient } from '../src/index.js';\n" : ''}${prelude}\n${code}\nexport {};\n`];
+        return [
+          `${root}test/__readme-${index}.ts`,
+          `${needsImport ? "import { createClient } from '../src/index.js';\n" : ''}${prelude}\n${code}\nexport {};\n`,
+        ];
       }),
     );
     const { options } = ts.parseJsonConfigFileContent(ts.readConfigFile(`${root}tsconfig.json`, ts.sys.readFile).config, ts.sys, root);

@@ -12,17 +12,20 @@ async function serve(...handlers: Handler[]) {
   server = await startServer((request, response) => handlers[Math.min(count++, handlers.length - 1)]!(request, response));
   return server;
 }
-const rateLimited = (retryAfter: string): Handler => (_request, response) =>
-  sendJson(response, 429, errorBody('rate_limit_error', 'rate_limit_exceeded', 'Slow down.'), { 'Retry-After': retryAfter });
-const failing = (status: number): Handler => (_request, response) =>
-  sendJson(response, status, errorBody('api_error', 'internal_error', 'Boom.'));
+const rateLimited =
+  (retryAfter: string): Handler =>
+  (_request, response) =>
+    sendJson(response, 429, errorBody('rate_limit_error', 'rate_limit_exceeded', 'Slow down.'), { 'Retry-After': retryAfter });
+const failing =
+  (status: number): Handler =>
+  (_request, response) =>
+    sendJson(response, status, errorBody('api_error', 'internal_error', 'Boom.'));
 const ok: Handler = (_request, response) => sendJson(response, 200, WORKSPACE, { 'X-Request-Id': 'req_ok' });
 
 function clientFor(url: string, retries: RetryInfo[], extra: Partial<Parameters<typeof createClient>[0]> = {}) {
   return createClient({ apiKey: 'svc_live_test', baseUrl: url, onRetry: (info) => retries.push(info), ...extra });
 }
-const getWorkspace = (client: ReturnType<typeof createClient>) =>
-  client.GET('/workspaces/{id}', { params: { path: { id: 'ws_1' } } });
+const getWorkspace = (client: ReturnType<typeof createClient>) => client.GET('/workspaces/{id}', { params: { path: { id: 'ws_1' } } });
 
 describe('retries', () => {
   it('waits out Retry-After on a 429, then returns the 200', async () => {

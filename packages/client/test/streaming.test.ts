@@ -142,7 +142,9 @@ describe('stream parsing', () => {
   });
 
   it('sends stream: true and Accept: text/event-stream, and exposes the request id', async () => {
-    const { client, requests } = clientStreaming(sse(['response.created', { type: 'response.created', sequence_number: 0, response: {} }], [undefined, '[DONE]']));
+    const { client, requests } = clientStreaming(
+      sse(['response.created', { type: 'response.created', sequence_number: 0, response: {} }], [undefined, '[DONE]']),
+    );
     const stream = await client.stream('/responses', { body: RESPONSE_BODY });
     expect(stream.requestId).toBe('req_stream');
     for await (const event of stream) expect(event.type).toBe('response.created');

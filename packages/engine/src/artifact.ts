@@ -23,7 +23,10 @@ export function escapeAttribute(value: string): string {
 }
 
 function unescapeAttribute(value: string): string {
-  return value.replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&amp;/g, '&');
+  return value
+    .replace(/&quot;/g, '"')
+    .replace(/&lt;/g, '<')
+    .replace(/&amp;/g, '&');
 }
 
 export function artifactOpenTag(artifact: Pick<Artifact, 'identifier' | 'type' | 'title'>): string {
@@ -39,7 +42,7 @@ export function formatArtifact(artifact: Artifact): string {
 }
 
 const ARTIFACT_TEXT =
-  /^(?:([^\n][^]*?)\n\n?)?<artifact identifier="([a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?)" type="(text\/markdown|text\/html|text\/plain)" title="([^"<]*)">\n([^]*)\n<\/artifact>$/;
+  /^(?:([^\n][\s\S]*?)\n\n?)?<artifact identifier="([a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?)" type="(text\/markdown|text\/html|text\/plain)" title="([^"<]*)">\n([\s\S]*)\n<\/artifact>$/;
 
 /** Parses a message text that follows the grammar exactly; null when it does not. */
 export function parseArtifact(text: string): Artifact | null {
@@ -91,7 +94,10 @@ export class ArtifactStreamWriter {
     this.opened = true;
     const content = this.held.replace(/^\s+/, '');
     const firstLine = content.split('\n', 1)[0] ?? '';
-    const heading = firstLine.replace(/^#+\s*/, '').replace(/[*_`"]/g, '').trim();
+    const heading = firstLine
+      .replace(/^#+\s*/, '')
+      .replace(/[*_`"]/g, '')
+      .trim();
     const title = (/^#/.test(firstLine) && heading.length > 0 ? heading : this.fallbackTitle).slice(0, 200);
     return `${artifactOpenTag({ identifier: this.slug(title), type: 'text/markdown', title })}\n${content}`;
   }

@@ -16,7 +16,9 @@ export interface UpstreamConfig {
   maxOutputTokens: number;
 }
 
-export type EngineConfig = { engine: 'offline'; seed: number; contextWindow: number; maxOutputTokens: number } | { engine: 'openai-compatible'; upstream: UpstreamConfig };
+export type EngineConfig =
+  | { engine: 'offline'; seed: number; contextWindow: number; maxOutputTokens: number }
+  | { engine: 'openai-compatible'; upstream: UpstreamConfig };
 
 export class EngineConfigError extends Error {
   override readonly name = 'EngineConfigError';
@@ -30,15 +32,17 @@ export class EngineConfigError extends Error {
 const blankToUndefined = (value: unknown) => (typeof value === 'string' && value.trim() === '' ? undefined : value);
 
 const integer = (name: string, min: number, max: number, fallback: number) =>
-  z.preprocess(
-    blankToUndefined,
-    z
-      .string()
-      .regex(/^\d+$/, `${name} must be a whole number`)
-      .transform(Number)
-      .pipe(z.number().int().min(min, `${name} must be at least ${min}`).max(max, `${name} must be at most ${max}`))
-      .optional(),
-  ).transform((value) => value ?? fallback);
+  z
+    .preprocess(
+      blankToUndefined,
+      z
+        .string()
+        .regex(/^\d+$/, `${name} must be a whole number`)
+        .transform(Number)
+        .pipe(z.number().int().min(min, `${name} must be at least ${min}`).max(max, `${name} must be at most ${max}`))
+        .optional(),
+    )
+    .transform((value) => value ?? fallback);
 
 const schema = z
   .object({
@@ -52,7 +56,13 @@ const schema = z
         .optional(),
     ),
     // The key's value never appears in a message.
-    MODEL_API_KEY: z.preprocess(blankToUndefined, z.string().refine((value) => !/\s/.test(value), 'MODEL_API_KEY must not contain whitespace').optional()),
+    MODEL_API_KEY: z.preprocess(
+      blankToUndefined,
+      z
+        .string()
+        .refine((value) => !/\s/.test(value), 'MODEL_API_KEY must not contain whitespace')
+        .optional(),
+    ),
     MODEL_NAME: z.preprocess(blankToUndefined, z.string().max(200, 'MODEL_NAME must be at most 200 characters').optional()),
     MODEL_TIMEOUT_MS: integer('MODEL_TIMEOUT_MS', 100, 600_000, 60_000),
     MODEL_REASONING: z.preprocess(blankToUndefined, z.enum(['true', 'false'], { message: 'MODEL_REASONING must be true or false' }).optional()),
@@ -61,7 +71,12 @@ const schema = z
     OFFLINE_ENGINE_SEED: integer('OFFLINE_ENGINE_SEED', 0, 2 ** 31 - 1, 0),
   })
   .superRefine((env, context) => {
-    if (env.MODEL_BASE_URL && !env.MODEL_NAME) context.addIssue({ code: 'custom', path: ['MODEL_NAME'], message: 'MODEL_NAME is required when MODEL_BASE_URL is set (the upstream model to call, e.g. gpt-4.1-mini)' });
+    if (env.MODEL_BASE_URL && !env.MODEL_NAME)
+      context.addIssue({
+        code: 'custom',
+        path: ['MODEL_NAME'],
+        message: 'MODEL_NAME is required when MODEL_BASE_URL is set (the upstream model to call, e.g. gpt-4.1-mini)',
+      });
     if (!env.MODEL_BASE_URL && (env.MODEL_NAME || env.MODEL_API_KEY)) {
       context.addIssue({
         code: 'custom',

@@ -6,13 +6,7 @@ import type { EngineUsage } from './types.js';
  * `response.failed` instead. `aborted` (the caller's AbortSignal fired) uses nginx's 499 "client closed
  * request": nobody is left to read it.
  */
-export type EngineErrorCode =
-  | 'upstream_error'
-  | 'upstream_timeout'
-  | 'structured_output_invalid'
-  | 'invalid_request'
-  | 'aborted'
-  | 'internal_error';
+export type EngineErrorCode = 'upstream_error' | 'upstream_timeout' | 'structured_output_invalid' | 'invalid_request' | 'aborted' | 'internal_error';
 
 const STATUS: Record<EngineErrorCode, number> = {
   upstream_error: 502,

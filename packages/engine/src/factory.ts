@@ -8,6 +8,7 @@ import type { Engine } from './types.js';
  * MODEL_BASE_URL is unset, the OpenAI-compatible engine otherwise.
  */
 export function createEngine(config: EngineConfig = parseEngineConfig(), options: OpenAICompatibleEngineOptions = {}): Engine {
-  if (config.engine === 'offline') return createOfflineEngine({ seed: config.seed, contextWindow: config.contextWindow, maxOutputTokens: config.maxOutputTokens });
+  if (config.engine === 'offline')
+    return createOfflineEngine({ seed: config.seed, contextWindow: config.contextWindow, maxOutputTokens: config.maxOutputTokens });
   return createOpenAICompatibleEngine(config.upstream, options);
 }

@@ -4,11 +4,26 @@ export { EngineError, isEngineError, type EngineErrorCode, type EngineErrorOptio
 export { countTokens, countPromptTokens, countToolCallTokens, creditsForTokens, truncateToTokens } from './tokens.js';
 export { parseEngineConfig, EngineConfigError, type EngineConfig, type UpstreamConfig } from './config.js';
 export { createEngine } from './factory.js';
-export { defineFeature, type Feature, type FeatureDefinition, type FeatureMessage, type FeatureResult, type FeatureSchema, type OfflineContext, type RunOptions } from './features/define.js';
+export {
+  defineFeature,
+  type Feature,
+  type FeatureDefinition,
+  type FeatureMessage,
+  type FeatureResult,
+  type FeatureSchema,
+  type OfflineContext,
+  type RunOptions,
+} from './features/define.js';
 export { personaProfile } from './features/persona-profile/index.js';
 export { personaSuggestions } from './features/persona-suggestions/index.js';
 export { responseAnalysis, type ResponseAnalysisInput } from './features/response-analysis/index.js';
-export { videoAnalysis, brandMentions, VIDEO_ANALYSIS_MODEL_CHUNK_CAP, type VideoAnalysisInput, type VideoChunkMeasurements } from './features/video-analysis/index.js';
+export {
+  videoAnalysis,
+  brandMentions,
+  VIDEO_ANALYSIS_MODEL_CHUNK_CAP,
+  type VideoAnalysisInput,
+  type VideoChunkMeasurements,
+} from './features/video-analysis/index.js';
 export {
   focusGroupAnswer,
   focusGroupSummary,
@@ -20,9 +35,22 @@ export {
   type FocusGroupSummaryInput,
   type FocusGroupSummaryOutput,
 } from './features/focus-group/index.js';
-export { newsClassification, NEWS_TOPICS, type NewsClassificationInput, type NewsClassificationOutput, type NewsTopicName } from './features/news-classification/index.js';
+export {
+  newsClassification,
+  NEWS_TOPICS,
+  type NewsClassificationInput,
+  type NewsClassificationOutput,
+  type NewsTopicName,
+} from './features/news-classification/index.js';
 export { newsAnalysis, type NewsAnalysisInput, type NewsAnalysisOutput } from './features/news-analysis/index.js';
-export { newsDigest, storyRelevance, type DigestStory, type NewsDigestInput, type NewsDigestOutput, type StoryRelevance } from './features/news-digest/index.js';
+export {
+  newsDigest,
+  storyRelevance,
+  type DigestStory,
+  type NewsDigestInput,
+  type NewsDigestOutput,
+  type StoryRelevance,
+} from './features/news-digest/index.js';
 export { contractSchema } from './schema/bundle.js';
 export { createOfflineEngine, OFFLINE_DESCRIPTION, type OfflineEngineOptions } from './offline/engine.js';
 export { createOpenAICompatibleEngine, type OpenAICompatibleEngineOptions } from './openai/engine.js';

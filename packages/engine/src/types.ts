@@ -1,14 +1,7 @@
 // The engine-level interface: what the server hands an engine and what it gets back. It mirrors the
 // OpenAI wire names (snake_case data fields) so mapping to /responses and /chat/completions is direct, but
 // it is not tied to either endpoint's shapes.
-import type {
-  BasePersona,
-  CustomPersona,
-  PersonaCreateHints,
-  PersonaDetails,
-  PersonaSuggestion,
-  ResponseAnalysis,
-} from '@persona-api/types';
+import type { BasePersona, CustomPersona, PersonaCreateHints, PersonaDetails, PersonaSuggestion, ResponseAnalysis } from '@persona-api/types';
 import type { Feature, FeatureResult, RunOptions } from './features/define.js';
 
 export type { BasePersona, CustomPersona, PersonaCreateHints, PersonaDetails, PersonaSuggestion, ResponseAnalysis };
@@ -48,9 +41,7 @@ export interface EngineTool {
 
 export type EngineToolChoice = 'auto' | 'none' | 'required' | { name: string };
 
-export type EngineResponseFormat =
-  | { type: 'text' }
-  | { type: 'json_schema'; name: string; description?: string | null; schema: JsonSchema; strict?: boolean };
+export type EngineResponseFormat = { type: 'text' } | { type: 'json_schema'; name: string; description?: string | null; schema: JsonSchema; strict?: boolean };
 
 /** The persona that answers: its curated (or composed) system prompt and its profile. */
 export interface EnginePersona {

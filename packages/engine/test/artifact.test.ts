@@ -6,7 +6,11 @@ const elena = enginePersonaFromBase(basePersonas.find((entry) => entry.id === 'p
 
 describe('artifact grammar', () => {
   it('offline artifact mode wraps the answer in exactly one artifact element', async () => {
-    for (const content of ['Write a landing page for our AI content tool for B2B marketers.', 'Draft an email to your team about our new attribution dashboard.', 'What do you think about "Q&A <webinars>"?']) {
+    for (const content of [
+      'Write a landing page for our AI content tool for B2B marketers.',
+      'Draft an email to your team about our new attribution dashboard.',
+      'What do you think about "Q&A <webinars>"?',
+    ]) {
       const { text, finish_reason } = await createOfflineEngine().generate({ persona: elena, messages: [{ role: 'user', content }], artifact: true });
       expect(finish_reason).toBe('stop');
       const artifact = parseArtifact(text);
@@ -21,7 +25,12 @@ describe('artifact grammar', () => {
   });
 
   it('keeps the grammar when the output is cut by max_output_tokens', async () => {
-    const { text, finish_reason } = await createOfflineEngine().generate({ persona: elena, messages: [{ role: 'user', content: 'Write a landing page for our tool.' }], artifact: true, max_output_tokens: 60 });
+    const { text, finish_reason } = await createOfflineEngine().generate({
+      persona: elena,
+      messages: [{ role: 'user', content: 'Write a landing page for our tool.' }],
+      artifact: true,
+      max_output_tokens: 60,
+    });
     expect(finish_reason).toBe('length');
     expect(parseArtifact(text)).not.toBeNull();
   });
@@ -30,7 +39,13 @@ describe('artifact grammar', () => {
     expect(escapeAttribute('Q&A <now> "live"')).toBe('Q&amp;A &lt;now> &quot;live&quot;');
     const text = formatArtifact({ preface: 'Here it is.', identifier: 'q-a', type: 'text/plain', title: 'Q&A <now> "live"', content: 'Body <b>raw</b>' });
     expect(text).toBe('Here it is.\n\n<artifact identifier="q-a" type="text/plain" title="Q&amp;A &lt;now> &quot;live&quot;">\nBody <b>raw</b>\n</artifact>');
-    expect(parseArtifact(text)).toEqual({ preface: 'Here it is.', identifier: 'q-a', type: 'text/plain', title: 'Q&A <now> "live"', content: 'Body <b>raw</b>' });
+    expect(parseArtifact(text)).toEqual({
+      preface: 'Here it is.',
+      identifier: 'q-a',
+      type: 'text/plain',
+      title: 'Q&A <now> "live"',
+      content: 'Body <b>raw</b>',
+    });
   });
 
   it('rejects text that breaks the grammar', () => {
@@ -49,7 +64,13 @@ describe('artifact grammar', () => {
     const out = [writer.push('# Launch '), writer.push('plan\nWeek 1: '), writer.push('teasers.'), writer.finish()];
     expect(out[0]).toBe('');
     expect(out[2]).toBe('teasers.');
-    expect(parseArtifact(out.join(''))).toEqual({ preface: '', identifier: 'launch-plan', type: 'text/markdown', title: 'Launch plan', content: '# Launch plan\nWeek 1: teasers.' });
+    expect(parseArtifact(out.join(''))).toEqual({
+      preface: '',
+      identifier: 'launch-plan',
+      type: 'text/markdown',
+      title: 'Launch plan',
+      content: '# Launch plan\nWeek 1: teasers.',
+    });
     const untitled = new ArtifactStreamWriter('Fallback', () => 'fallback');
     expect(parseArtifact(untitled.push('No heading, one line') + untitled.finish())?.title).toBe('Fallback');
   });

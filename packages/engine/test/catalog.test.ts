@@ -42,16 +42,20 @@ describe('base persona catalog', () => {
         expect(value).not.toBeNull();
         continue;
       }
-      const isEmpty = value === null || (Array.isArray(value) && value.length === 0) || (typeof value === 'object' && value !== null && Object.keys(value).length === 0);
+      const isEmpty =
+        value === null || (Array.isArray(value) && value.length === 0) || (typeof value === 'object' && value !== null && Object.keys(value).length === 0);
       if (isEmpty) empty.push(field);
     }
     expect(empty).toEqual([]);
   });
 
-  it.each(basePersonas.filter((persona) => persona.pipeline_type === 'advanced').map((persona) => [persona.id, persona] as const))('%s has decision weights summing to 1', (_id, persona) => {
-    const total = Object.values(persona.details.mcda_weights).reduce((sum, weight) => sum + weight, 0);
-    expect(total).toBeCloseTo(1, 6);
-  });
+  it.each(basePersonas.filter((persona) => persona.pipeline_type === 'advanced').map((persona) => [persona.id, persona] as const))(
+    '%s has decision weights summing to 1',
+    (_id, persona) => {
+      const total = Object.values(persona.details.mcda_weights).reduce((sum, weight) => sum + weight, 0);
+      expect(total).toBeCloseTo(1, 6);
+    },
+  );
 
   it('keeps a multi-paragraph system prompt apart from the public shape', () => {
     for (const persona of basePersonas) {

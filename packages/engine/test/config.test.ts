@@ -9,10 +9,23 @@ describe('engine configuration', () => {
   });
 
   it('configures the OpenAI-compatible engine', () => {
-    const config = parseEngineConfig({ MODEL_BASE_URL: 'http://127.0.0.1:11434/v1/', MODEL_NAME: 'llama3.1', MODEL_TIMEOUT_MS: '5000', MODEL_REASONING: 'true' });
+    const config = parseEngineConfig({
+      MODEL_BASE_URL: 'http://127.0.0.1:11434/v1/',
+      MODEL_NAME: 'llama3.1',
+      MODEL_TIMEOUT_MS: '5000',
+      MODEL_REASONING: 'true',
+    });
     expect(config).toEqual({
       engine: 'openai-compatible',
-      upstream: { baseUrl: 'http://127.0.0.1:11434/v1', apiKey: null, model: 'llama3.1', timeoutMs: 5000, reasoning: true, contextWindow: 128000, maxOutputTokens: 32768 },
+      upstream: {
+        baseUrl: 'http://127.0.0.1:11434/v1',
+        apiKey: null,
+        model: 'llama3.1',
+        timeoutMs: 5000,
+        reasoning: true,
+        contextWindow: 128000,
+        maxOutputTokens: 32768,
+      },
     });
     const engine = createEngine(config);
     expect(engine.kind).toBe('openai-compatible');

@@ -1,11 +1,24 @@
 import { describe, expect, it } from 'vitest';
-import { basePersonas, countTokens, createOfflineEngine, enginePersonaFromBase, EngineError, type EnginePersona, type EngineStreamEvent, type GenerateRequest } from '../src/index.js';
+import {
+  basePersonas,
+  countTokens,
+  createOfflineEngine,
+  enginePersonaFromBase,
+  EngineError,
+  type EnginePersona,
+  type EngineStreamEvent,
+  type GenerateRequest,
+} from '../src/index.js';
 
 const persona = (id: string): EnginePersona => enginePersonaFromBase(basePersonas.find((entry) => entry.id === id)!);
 const cfo = persona('persona_saas_cfo');
 const sneakers = persona('persona_genz_sneaker_enthusiast');
 const pitch = 'We built a tool that automates the month-end close for finance teams. Pricing is per seat. Would you try it?';
-const ask = (p: EnginePersona | null, content = pitch, extra: Partial<GenerateRequest> = {}): GenerateRequest => ({ persona: p, messages: [{ role: 'user', content }], ...extra });
+const ask = (p: EnginePersona | null, content = pitch, extra: Partial<GenerateRequest> = {}): GenerateRequest => ({
+  persona: p,
+  messages: [{ role: 'user', content }],
+  ...extra,
+});
 
 async function collect(stream: AsyncIterable<EngineStreamEvent>): Promise<EngineStreamEvent[]> {
   const events: EngineStreamEvent[] = [];
@@ -21,7 +34,13 @@ describe('offline engine: determinism', () => {
   });
 
   it('changes with the seed, and stays stable for each seed', async () => {
-    const outputs = await Promise.all([1, 2, 3, 4].map((seed) => createOfflineEngine({ seed }).generate(ask(cfo)).then((result) => result.text)));
+    const outputs = await Promise.all(
+      [1, 2, 3, 4].map((seed) =>
+        createOfflineEngine({ seed })
+          .generate(ask(cfo))
+          .then((result) => result.text),
+      ),
+    );
     expect(new Set(outputs).size).toBeGreaterThan(1);
     expect((await createOfflineEngine({ seed: 3 }).generate(ask(cfo))).text).toBe(outputs[2]);
   });
@@ -76,7 +95,9 @@ describe('offline engine: persona voice', () => {
 
   it('grows with verbosity, and instructions asking for brevity win', async () => {
     const engine = createOfflineEngine();
-    const lengths = await Promise.all((['low', 'medium', 'high'] as const).map((verbosity) => engine.generate(ask(cfo, pitch, { verbosity })).then((r) => r.text.length)));
+    const lengths = await Promise.all(
+      (['low', 'medium', 'high'] as const).map((verbosity) => engine.generate(ask(cfo, pitch, { verbosity })).then((r) => r.text.length)),
+    );
     expect(lengths[0]).toBeLessThan(lengths[1]!);
     expect(lengths[1]).toBeLessThan(lengths[2]!);
     const brief = await engine.generate(ask(cfo, pitch, { verbosity: 'high', instructions: 'Answer in one sentence, briefly.' }));
@@ -128,7 +149,9 @@ describe('offline engine: streaming and cancellation', () => {
   it('rejects conflicting settings as invalid requests', async () => {
     const engine = createOfflineEngine();
     await expect(engine.generate(ask(cfo, pitch, { tool_choice: 'required' }))).rejects.toBeInstanceOf(EngineError);
-    await expect(engine.generate(ask(cfo, pitch, { analysis: true, response_format: { type: 'json_schema', name: 'x', schema: { type: 'object' } } }))).rejects.toMatchObject({ code: 'invalid_request', status: 400 });
+    await expect(
+      engine.generate(ask(cfo, pitch, { analysis: true, response_format: { type: 'json_schema', name: 'x', schema: { type: 'object' } } })),
+    ).rejects.toMatchObject({ code: 'invalid_request', status: 400 });
   });
 });
 

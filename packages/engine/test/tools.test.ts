@@ -1,25 +1,47 @@
 import { describe, expect, it } from 'vitest';
-import { basePersonas, createOfflineEngine, enginePersonaFromBase, validateAgainst, type EngineStreamEvent, type EngineTool, type GenerateRequest } from '../src/index.js';
+import {
+  basePersonas,
+  createOfflineEngine,
+  enginePersonaFromBase,
+  validateAgainst,
+  type EngineStreamEvent,
+  type EngineTool,
+  type GenerateRequest,
+} from '../src/index.js';
 import { toolScore } from '../src/offline/tools.js';
 
 const luca = enginePersonaFromBase(basePersonas.find((entry) => entry.id === 'persona_restaurant_owner')!);
 const weather: EngineTool = {
   name: 'get_weather',
   description: 'Get the current weather for a city',
-  parameters: { type: 'object', properties: { city: { type: 'string', minLength: 1 }, unit: { type: 'string', enum: ['celsius', 'fahrenheit'] } }, required: ['city', 'unit'], additionalProperties: false },
+  parameters: {
+    type: 'object',
+    properties: { city: { type: 'string', minLength: 1 }, unit: { type: 'string', enum: ['celsius', 'fahrenheit'] } },
+    required: ['city', 'unit'],
+    additionalProperties: false,
+  },
 };
 const menu: EngineTool = {
   name: 'search_menu',
   description: 'Search the restaurant menu for dishes and their prices',
   parameters: {
     type: 'object',
-    properties: { query: { type: 'string', minLength: 1, maxLength: 200 }, max_results: { type: 'integer', minimum: 1, maximum: 10 }, filters: { type: 'object', properties: { vegetarian: { type: 'boolean' } }, required: ['vegetarian'] } },
+    properties: {
+      query: { type: 'string', minLength: 1, maxLength: 200 },
+      max_results: { type: 'integer', minimum: 1, maximum: 10 },
+      filters: { type: 'object', properties: { vegetarian: { type: 'boolean' } }, required: ['vegetarian'] },
+    },
     required: ['query', 'max_results', 'filters'],
     additionalProperties: false,
   },
 };
 const tools = [weather, menu];
-const request = (content: string, extra: Partial<GenerateRequest> = {}): GenerateRequest => ({ persona: luca, messages: [{ role: 'user', content }], tools, ...extra });
+const request = (content: string, extra: Partial<GenerateRequest> = {}): GenerateRequest => ({
+  persona: luca,
+  messages: [{ role: 'user', content }],
+  tools,
+  ...extra,
+});
 const engine = createOfflineEngine();
 
 function expectValidArguments(call: { name: string; arguments: string }) {

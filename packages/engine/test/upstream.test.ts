@@ -39,7 +39,12 @@ beforeEach(() => {
   fake.setDefault(null);
 });
 
-const ask = (content: string, extra: Partial<GenerateRequest> = {}): GenerateRequest => ({ persona: cfo, instructions: 'Keep it short.', messages: [{ role: 'user', content }], ...extra });
+const ask = (content: string, extra: Partial<GenerateRequest> = {}): GenerateRequest => ({
+  persona: cfo,
+  instructions: 'Keep it short.',
+  messages: [{ role: 'user', content }],
+  ...extra,
+});
 
 async function collect(stream: AsyncIterable<EngineStreamEvent>) {
   const events: EngineStreamEvent[] = [];
@@ -139,7 +144,10 @@ describe('openai-compatible engine: streaming', () => {
     // The first delta reached the consumer before the fake wrote its last chunk.
     expect(received[0]).toBeLessThan(request!.chunkTimes.at(-1)!);
     expect(received[0]).toBeLessThan(request!.finishedAt!);
-    expect(done).toMatchObject({ type: 'done', result: { text: content, finish_reason: 'stop', usage: { input_tokens: 50, output_tokens: 8, source: 'upstream' } } });
+    expect(done).toMatchObject({
+      type: 'done',
+      result: { text: content, finish_reason: 'stop', usage: { input_tokens: 50, output_tokens: 8, source: 'upstream' } },
+    });
   });
 
   it('counts a stream without a usage chunk with the tokenizer', async () => {
@@ -196,9 +204,16 @@ describe('openai-compatible engine: streaming', () => {
   it('wraps a streamed artifact in the grammar', async () => {
     fake.enqueue({ content: '# Q3 budget memo\n\nWe hold spend flat.\n\n- Cut two tools' });
     const events = await collect(engine.stream(ask('Write a memo about the Q3 budget', { artifact: true })));
-    const text = events.filter((event) => event.type === 'text_delta').map((event) => (event as { delta: string }).delta).join('');
+    const text = events
+      .filter((event) => event.type === 'text_delta')
+      .map((event) => (event as { delta: string }).delta)
+      .join('');
     const artifact = parseArtifact(text);
-    expect(artifact).toMatchObject({ identifier: 'q3-budget-memo', title: 'Q3 budget memo', content: '# Q3 budget memo\n\nWe hold spend flat.\n\n- Cut two tools' });
+    expect(artifact).toMatchObject({
+      identifier: 'q3-budget-memo',
+      title: 'Q3 budget memo',
+      content: '# Q3 budget memo\n\nWe hold spend flat.\n\n- Cut two tools',
+    });
     expect(fake.requests[0]!.body.messages[0].content).toMatch(/standalone Markdown document/);
     expect((events.at(-1) as { result: { text: string } }).result.text).toBe(text);
   });
@@ -209,13 +224,23 @@ describe('openai-compatible engine: tools', () => {
     fake.enqueue({ tool_calls: [{ id: 'call_abc123', name: 'get_weather', arguments: '{"city":"Boston"}' }] });
     const events = await collect(engine.stream(ask('Weather in Boston?', { tools: [weatherTool], tool_choice: { name: 'get_weather' } })));
     const body = fake.requests[0]!.body;
-    expect(body.tools).toEqual([{ type: 'function', function: { name: 'get_weather', description: 'Get the weather for a city', parameters: weatherTool.parameters, strict: true } }]);
+    expect(body.tools).toEqual([
+      { type: 'function', function: { name: 'get_weather', description: 'Get the weather for a city', parameters: weatherTool.parameters, strict: true } },
+    ]);
     expect(body.tool_choice).toEqual({ type: 'function', function: { name: 'get_weather' } });
-    expect(events.find((event) => event.type === 'tool_call_start')).toEqual({ type: 'tool_call_start', index: 0, call_id: 'call_abc123', name: 'get_weather' });
+    expect(events.find((event) => event.type === 'tool_call_start')).toEqual({
+      type: 'tool_call_start',
+      index: 0,
+      call_id: 'call_abc123',
+      name: 'get_weather',
+    });
     const pieces = events.filter((event) => event.type === 'tool_call_arguments_delta').map((event) => (event as { delta: string }).delta);
     expect(pieces.length).toBeGreaterThan(1);
     expect(pieces.join('')).toBe('{"city":"Boston"}');
-    expect(events.at(-1)).toMatchObject({ type: 'done', result: { finish_reason: 'tool_calls', tool_calls: [{ call_id: 'call_abc123', name: 'get_weather', arguments: '{"city":"Boston"}' }] } });
+    expect(events.at(-1)).toMatchObject({
+      type: 'done',
+      result: { finish_reason: 'tool_calls', tool_calls: [{ call_id: 'call_abc123', name: 'get_weather', arguments: '{"city":"Boston"}' }] },
+    });
   });
 
   it('round-trips a tool result: assistant tool_calls and the tool message go back upstream', async () => {
@@ -228,11 +253,19 @@ describe('openai-compatible engine: tools', () => {
     fake.enqueue({ content: 'Cold. I will stay in.' });
     const second = await engine.generate({
       ...ask('Weather in Boston?', { tools: [weatherTool] }),
-      messages: [{ role: 'user', content: 'Weather in Boston?' }, { role: 'assistant', content: null, tool_calls: [call] }, { role: 'tool', call_id: call.call_id, content: '{"temp_f": 20}' }],
+      messages: [
+        { role: 'user', content: 'Weather in Boston?' },
+        { role: 'assistant', content: null, tool_calls: [call] },
+        { role: 'tool', call_id: call.call_id, content: '{"temp_f": 20}' },
+      ],
     });
     expect(second.text).toBe('Cold. I will stay in.');
     const messages = fake.requests[1]!.body.messages;
-    expect(messages[2]).toEqual({ role: 'assistant', content: null, tool_calls: [{ id: call.call_id, type: 'function', function: { name: 'get_weather', arguments: '{"city":"Boston"}' } }] });
+    expect(messages[2]).toEqual({
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id: call.call_id, type: 'function', function: { name: 'get_weather', arguments: '{"city":"Boston"}' } }],
+    });
     expect(messages[3]).toEqual({ role: 'tool', tool_call_id: call.call_id, content: '{"temp_f": 20}' });
   });
 
@@ -245,7 +278,12 @@ describe('openai-compatible engine: tools', () => {
 });
 
 describe('openai-compatible engine: structured output and analysis', () => {
-  const schema = { type: 'object', properties: { verdict: { type: 'string', enum: ['buy', 'pass'] }, reason: { type: 'string' } }, required: ['verdict', 'reason'], additionalProperties: false };
+  const schema = {
+    type: 'object',
+    properties: { verdict: { type: 'string', enum: ['buy', 'pass'] }, reason: { type: 'string' } },
+    required: ['verdict', 'reason'],
+    additionalProperties: false,
+  };
   const format = { type: 'json_schema' as const, name: 'verdict', schema, strict: true };
 
   it('sends the schema as response_format and returns the parsed object', async () => {
@@ -257,7 +295,10 @@ describe('openai-compatible engine: structured output and analysis', () => {
   });
 
   it('retries once with the validation errors, then reports structured_output_invalid', async () => {
-    fake.enqueue({ content: '{"verdict":"maybe"}', usage: { prompt_tokens: 10, completion_tokens: 3 } }, { content: '{"verdict":"buy","reason":"Fine."}', usage: { prompt_tokens: 20, completion_tokens: 4 } });
+    fake.enqueue(
+      { content: '{"verdict":"maybe"}', usage: { prompt_tokens: 10, completion_tokens: 3 } },
+      { content: '{"verdict":"buy","reason":"Fine."}', usage: { prompt_tokens: 20, completion_tokens: 4 } },
+    );
     const fixed = await engine.generate(ask('Buy?', { response_format: format }));
     expect(fixed.parsed).toEqual({ verdict: 'buy', reason: 'Fine.' });
     expect(fixed.usage).toMatchObject({ input_tokens: 30, output_tokens: 7 });
@@ -280,7 +321,10 @@ describe('openai-compatible engine: structured output and analysis', () => {
 
   it('asks the upstream for a ResponseAnalysis in analysis mode', async () => {
     const offline = await createOfflineEngine().generate({ ...ask('Limited offer, trusted by thousands!'), analysis: true });
-    fake.enqueue({ content: 'Not for me.', usage: { prompt_tokens: 100, completion_tokens: 4 } }, { content: JSON.stringify(offline.analysis), usage: { prompt_tokens: 200, completion_tokens: 150 } });
+    fake.enqueue(
+      { content: 'Not for me.', usage: { prompt_tokens: 100, completion_tokens: 4 } },
+      { content: JSON.stringify(offline.analysis), usage: { prompt_tokens: 200, completion_tokens: 150 } },
+    );
     const result = await engine.generate({ ...ask('Limited offer, trusted by thousands!'), analysis: true });
     expect(result.analysis).toEqual(offline.analysis);
     expect(contractErrors('ResponseAnalysis', result.analysis)).toEqual([]);
@@ -294,7 +338,6 @@ describe('openai-compatible engine: structured output and analysis', () => {
     expect(contractErrors('ResponseAnalysis', result.analysis)).toEqual([]);
     expect(result.analysis!.sentiment.label).toBe('negative');
   });
-
 });
 
 describe('openai-compatible engine: failures', () => {

@@ -12,9 +12,9 @@ const specPath = require.resolve('@persona-api/openapi/openapi.yaml');
 const outFile = new URL('../src/generated/openapi.ts', import.meta.url);
 
 const BYTES = ts.factory.createUnionTypeNode(
-  ['Blob', 'ArrayBuffer', 'Uint8Array'].map((name) => ts.factory.createTypeReferenceNode(name)).concat(
-    ts.factory.createKeywordTypeNode(ts.SyntaxKind.StringKeyword),
-  ),
+  ['Blob', 'ArrayBuffer', 'Uint8Array']
+    .map((name) => ts.factory.createTypeReferenceNode(name))
+    .concat(ts.factory.createKeywordTypeNode(ts.SyntaxKind.StringKeyword)),
 );
 
 const ast = await openapiTS(pathToFileURL(specPath), {

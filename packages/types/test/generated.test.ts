@@ -53,7 +53,9 @@ describe('generated types', () => {
       const body = operation.requestBody?.content?.['application/json']?.schema;
       for (const [name, property] of Object.entries(body ? properties(body) : {})) {
         if (resolve(property).default !== undefined || property.default !== undefined) {
-          checks.push(`NonNullable<operations[${JSON.stringify(operation.operationId)}]["requestBody"]>["content"]["application/json"], ${JSON.stringify(name)}`);
+          checks.push(
+            `NonNullable<operations[${JSON.stringify(operation.operationId)}]["requestBody"]>["content"]["application/json"], ${JSON.stringify(name)}`,
+          );
         }
       }
       for (const parameter of (operation.parameters ?? []).map(resolve)) {
@@ -70,15 +72,25 @@ describe('generated types', () => {
       `type Optional<T, K extends keyof T> = {} extends Pick<T, K> ? true : false;`,
       ...checks.map((check, index) => `export const check${index}: Optional<${check}> = true;`),
     ].join('\n');
-    const options: ts.CompilerOptions = { strict: true, noEmit: true, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, skipLibCheck: true, types: [], lib: ['lib.es2022.d.ts', 'lib.dom.d.ts'] };
+    const options: ts.CompilerOptions = {
+      strict: true,
+      noEmit: true,
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      target: ts.ScriptTarget.ES2022,
+      skipLibCheck: true,
+      types: [],
+      lib: ['lib.es2022.d.ts', 'lib.dom.d.ts'],
+    };
     const host = ts.createCompilerHost(options);
     const readFile = host.readFile.bind(host);
     host.readFile = (file) => (file === fileName ? source : readFile(file));
-    host.fileExists = ((exists) => (file: string) => file === fileName || exists(file))(host.fileExists.bind(host));
+    host.fileExists = (
+      (exists) => (file: string) =>
+        file === fileName || exists(file)
+    )(host.fileExists.bind(host));
     const program = ts.createProgram([fileName], options, host);
-    const errors = ts
-      .getPreEmitDiagnostics(program)
-      .map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
+    const errors = ts.getPreEmitDiagnostics(program).map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
     expect(errors).toEqual([]);
   }, 60_000); // a TypeScript program over the whole generated file takes seconds
 });

@@ -76,10 +76,7 @@ export async function createWorkspaceFor(
 }
 
 /** Creates a key (or registers a known one, e.g. BOOTSTRAP_API_KEY). The secret is returned once, never stored. */
-export async function createApiKey(
-  db: Database,
-  input: { accountId: string; name: string; key?: string; now?: Date },
-): Promise<{ id: string; key: string }> {
+export async function createApiKey(db: Database, input: { accountId: string; name: string; key?: string; now?: Date }): Promise<{ id: string; key: string }> {
   const key = input.key ?? generateApiKey();
   const userId = await ownerOf(db, input.accountId);
   const id = newId('key');

@@ -158,7 +158,9 @@ export async function runAdmin(argv: string[], db: Database, out: (line: string)
     }
     case 'news list-feeds': {
       for (const feed of await db.select().from(newsFeeds).orderBy(newsFeeds.url)) {
-        out(`${feed.url}  ${feed.lastPolledAt ? `polled ${feed.lastPolledAt.toISOString()}` : 'not polled yet'}${feed.lastError ? `  error: ${feed.lastError}` : ''}`);
+        out(
+          `${feed.url}  ${feed.lastPolledAt ? `polled ${feed.lastPolledAt.toISOString()}` : 'not polled yet'}${feed.lastError ? `  error: ${feed.lastError}` : ''}`,
+        );
       }
       return;
     }

@@ -1,6 +1,6 @@
 import type { EngineMessage, EngineResponseFormat, EngineTool, EngineToolChoice, GenerateRequest } from '@persona-api/engine';
 import type { components } from '@persona-api/types';
-import { apiError, ApiError, errors } from '../http/errors.js';
+import { apiError, errors } from '../http/errors.js';
 import { checkObjectSchema, effortLevel, MAX_INPUT_CHARS } from './responses/request.js';
 import { refuseUnsupported } from './unsupported.js';
 
@@ -68,12 +68,14 @@ export function readChatRequest(body: CreateRequest): ChatRequest {
   if (last && last.role !== 'user' && last.role !== 'tool') {
     throw errors.invalidParameter(`messages.${body.messages.length - 1}.role`, 'The last message must be from user or tool.');
   }
-  if (characters > MAX_INPUT_CHARS) throw errors.invalidParameter('messages', `The text of messages is ${characters} characters; at most ${MAX_INPUT_CHARS} are allowed.`);
+  if (characters > MAX_INPUT_CHARS)
+    throw errors.invalidParameter('messages', `The text of messages is ${characters} characters; at most ${MAX_INPUT_CHARS} are allowed.`);
 
   const tools: EngineTool[] = [];
   (body.tools ?? []).forEach((tool, index) => {
     const fn = tool.function;
-    if (tools.some((other) => other.name === fn.name)) throw errors.invalidParameter(`tools.${index}.function.name`, `Tool names must be unique; ${fn.name} appears twice.`);
+    if (tools.some((other) => other.name === fn.name))
+      throw errors.invalidParameter(`tools.${index}.function.name`, `Tool names must be unique; ${fn.name} appears twice.`);
     if (fn.parameters) checkObjectSchema(fn.parameters as Record<string, unknown>, `tools.${index}.function.parameters`);
     tools.push({
       name: fn.name,
@@ -89,7 +91,8 @@ export function readChatRequest(body: CreateRequest): ChatRequest {
     if (choice === 'required' && tools.length === 0) throw conflict('tool_choice', 'tool_choice "required" needs at least one tool in tools.');
     toolChoice = choice;
   } else {
-    if (!tools.some((tool) => tool.name === choice.function.name)) throw conflict('tool_choice', `tool_choice names ${choice.function.name}, which is not one of tools.`);
+    if (!tools.some((tool) => tool.name === choice.function.name))
+      throw conflict('tool_choice', `tool_choice names ${choice.function.name}, which is not one of tools.`);
     toolChoice = { name: choice.function.name };
   }
 
@@ -98,7 +101,13 @@ export function readChatRequest(body: CreateRequest): ChatRequest {
   if (format?.type === 'json_schema' && 'json_schema' in format) {
     const spec = format.json_schema;
     checkObjectSchema(spec.schema as Record<string, unknown>, 'response_format.json_schema.schema');
-    responseFormat = { type: 'json_schema', name: spec.name, description: spec.description ?? null, schema: spec.schema as Record<string, unknown>, strict: spec.strict ?? false };
+    responseFormat = {
+      type: 'json_schema',
+      name: spec.name,
+      description: spec.description ?? null,
+      schema: spec.schema as Record<string, unknown>,
+      strict: spec.strict ?? false,
+    };
   }
 
   if (body.max_tokens != null && body.max_completion_tokens != null) {

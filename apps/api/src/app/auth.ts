@@ -20,9 +20,14 @@ export function authentication(db: Database, rateLimiter: RateLimiter, rateLimit
     reply.header('ratelimit-remaining', decision.remaining);
     reply.header('ratelimit-reset', decision.resetSeconds);
     if (!decision.allowed) {
-      throw apiError('rate_limit_exceeded', `Rate limit of ${decision.limit} requests per minute exceeded for this API key. Retry after ${decision.retryAfterSeconds} seconds.`, null, {
-        'retry-after': decision.retryAfterSeconds,
-      });
+      throw apiError(
+        'rate_limit_exceeded',
+        `Rate limit of ${decision.limit} requests per minute exceeded for this API key. Retry after ${decision.retryAfterSeconds} seconds.`,
+        null,
+        {
+          'retry-after': decision.retryAfterSeconds,
+        },
+      );
     }
   };
 }

@@ -31,7 +31,7 @@ export function registerErrorHandling(app: FastifyInstance, prefix: string, oper
     return ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((method) => router.find(method as 'GET', path) !== null);
   };
 
-  app.setNotFoundHandler((request, reply) => {
+  app.setNotFoundHandler((request, _reply) => {
     const allowed = allowedMethods(request);
     if (allowed.length > 0) {
       throw apiError('method_not_allowed', `${request.method} is not allowed on ${request.url.split('?')[0]}; use ${allowed.join(', ')}.`);

@@ -1,13 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../db/client.js';
 import { CLIENT_CLOSED_REQUEST } from '../http/errors.js';
-import {
-  claimIdempotencyKey,
-  completeIdempotencyKey,
-  purgeExpiredIdempotencyKeys,
-  releaseIdempotencyKey,
-  requestFingerprint,
-} from '../http/idempotency.js';
+import { claimIdempotencyKey, completeIdempotencyKey, purgeExpiredIdempotencyKeys, releaseIdempotencyKey, requestFingerprint } from '../http/idempotency.js';
 
 /** The hooks of every POST: `claim` (preHandler) replays or claims an Idempotency-Key, `store` (onSend) keeps the answer. */
 export function idempotencyHooks(db: Database, now: () => Date) {
@@ -24,7 +18,10 @@ export function idempotencyHooks(db: Database, now: () => Date) {
       reply.header('idempotent-replayed', 'true');
       if (claim.response.contentType) reply.header('content-type', claim.response.contentType);
       // Stored already serialized: skip the response schema.
-      return reply.code(claim.response.status).serializer((payload: unknown) => payload as string).send(claim.response.body);
+      return reply
+        .code(claim.response.status)
+        .serializer((payload: unknown) => payload as string)
+        .send(claim.response.body);
     }
     request.idempotencyKey = key;
   };
@@ -53,9 +50,12 @@ export function idempotencyHooks(db: Database, now: () => Date) {
 /** Keeps the idempotency table small; returns the timer to clear on close. */
 export function purgeIdempotencyKeysHourly(app: FastifyInstance, db: Database, now: () => Date): NodeJS.Timeout {
   // Idempotency keys older than 24 h are ignored on lookup; this only keeps the table small.
-  const purge = setInterval(() => {
-    purgeExpiredIdempotencyKeys(db, now()).catch((err: unknown) => app.log.warn({ err }, 'idempotency purge failed'));
-  }, 60 * 60 * 1000);
+  const purge = setInterval(
+    () => {
+      purgeExpiredIdempotencyKeys(db, now()).catch((err: unknown) => app.log.warn({ err }, 'idempotency purge failed'));
+    },
+    60 * 60 * 1000,
+  );
   purge.unref();
   return purge;
 }

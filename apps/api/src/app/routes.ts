@@ -27,9 +27,7 @@ export async function registerOperations(app: FastifyInstance, options: Operatio
     prefix: options.prefix,
     operationResolver: (operationId: string, method: string) => {
       const op = options.operations.get(operationId);
-      const handler = options.handlers[operationId as OperationId] as
-        | ((input: unknown, ctx: RequestContext) => Promise<unknown>)
-        | undefined;
+      const handler = options.handlers[operationId as OperationId] as ((input: unknown, ctx: RequestContext) => Promise<unknown>) | undefined;
       const config: RouteConfig = { operationId };
       // Glue spreads these over the route it generates (method, url and schemas come from the contract).
       const routeOptions = {
@@ -48,7 +46,10 @@ export async function registerOperations(app: FastifyInstance, options: Operatio
           // afterResponse runs once, whichever comes first.
           reply.raw.once('close', () => {
             if (reply.raw.writableFinished) return;
-            const settle = () => setImmediate(() => void options.afterResponse(request, reply).catch((err: unknown) => request.log.warn({ err }, 'settling a closed request failed')));
+            const settle = () =>
+              setImmediate(
+                () => void options.afterResponse(request, reply).catch((err: unknown) => request.log.warn({ err }, 'settling a closed request failed')),
+              );
             running.then(settle, settle);
           });
           const result = await running;

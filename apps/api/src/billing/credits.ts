@@ -17,12 +17,7 @@ export async function creditsUsedSince(db: Executor, where: SQL, since: Date, un
     .select({ used: sql<string>`coalesce(-sum(${creditLedger.amount}), 0)` })
     .from(creditLedger)
     .where(
-      and(
-        where,
-        inArray(creditLedger.kind, ['charge', 'refund']),
-        gte(creditLedger.createdAt, since),
-        until ? lt(creditLedger.createdAt, until) : undefined,
-      ),
+      and(where, inArray(creditLedger.kind, ['charge', 'refund']), gte(creditLedger.createdAt, since), until ? lt(creditLedger.createdAt, until) : undefined),
     );
   return Math.max(0, Number(row?.used ?? 0));
 }
@@ -309,10 +304,13 @@ const refundIdOf = (chargeLedgerId: string) => `${chargeLedgerId}_refund`;
  */
 export async function refundCredits(tx: Transaction, refund: { chargeLedgerId: string; description: string; now: Date }): Promise<number> {
   const [charge] = await tx.select().from(creditLedger).where(eq(creditLedger.id, refund.chargeLedgerId));
-  if (!charge || charge.kind !== 'charge') throw new Error(`no charge ${refund.chargeLedgerId} to refund`);
+  if (charge?.kind !== 'charge') throw new Error(`no charge ${refund.chargeLedgerId} to refund`);
   // The account row lock orders concurrent refunds of one charge; the second one sees the first's row.
   await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, charge.accountId)).for('update');
-  const [done] = await tx.select({ id: creditLedger.id }).from(creditLedger).where(eq(creditLedger.id, refundIdOf(charge.id)));
+  const [done] = await tx
+    .select({ id: creditLedger.id })
+    .from(creditLedger)
+    .where(eq(creditLedger.id, refundIdOf(charge.id)));
   if (done || charge.amount === 0) return 0;
   await grantCreditsIn(tx, {
     ledgerId: refundIdOf(charge.id),

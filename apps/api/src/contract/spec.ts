@@ -43,9 +43,7 @@ export function listOperations(spec: OpenApiDocument): OperationInfo[] {
       path: operation.path,
       // `security: []` or an alternative `{}` makes authentication optional.
       requiresAuth: operation.requiresApiKey,
-      headerNames: Object.fromEntries(
-        operation.parameters.filter((parameter) => parameter.in === 'header').map(({ name }) => [name.toLowerCase(), name]),
-      ),
+      headerNames: Object.fromEntries(operation.parameters.filter((parameter) => parameter.in === 'header').map(({ name }) => [name.toLowerCase(), name])),
       rawBody: mediaTypes.length > 0 && !mediaTypes.some((type) => type === 'application/json' || type.endsWith('+json')),
     };
   });

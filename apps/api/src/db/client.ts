@@ -34,9 +34,7 @@ export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../drizzle', import.m
 // Any constant works; it only has to be the same for every server instance.
 const MIGRATION_LOCK_ID = 7_310_201;
 
-export type OpenDatabaseOptions =
-  | { driver: 'postgres'; url: string; poolSize?: number }
-  | { driver: 'pglite'; dataDir?: string; loadDataDir?: Blob };
+export type OpenDatabaseOptions = { driver: 'postgres'; url: string; poolSize?: number } | { driver: 'pglite'; dataDir?: string; loadDataDir?: Blob };
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<DatabaseHandle> {
   if (options.driver === 'postgres') return openPostgres(options.url, options.poolSize ?? 10);

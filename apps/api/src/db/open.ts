@@ -42,7 +42,10 @@ function isAlive(pid: number): boolean {
 }
 
 /** Opens the configured database (PostgreSQL with DATABASE_URL, else PGlite in DATA_DIR), migrated and seeded. */
-export async function openConfiguredDatabase(config: Pick<Config, 'DATABASE_URL' | 'DATA_DIR' | 'DATABASE_POOL_SIZE'>, holder: string): Promise<DatabaseHandle> {
+export async function openConfiguredDatabase(
+  config: Pick<Config, 'DATABASE_URL' | 'DATA_DIR' | 'DATABASE_POOL_SIZE'>,
+  holder: string,
+): Promise<DatabaseHandle> {
   let database: DatabaseHandle;
   if (config.DATABASE_URL) {
     database = await openDatabase({ driver: 'postgres', url: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE });

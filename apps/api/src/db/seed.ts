@@ -10,8 +10,22 @@ const GB = 1e9;
 export const TIER_CATALOG = [
   { id: 'starter', name: 'Starter', requestsPerMinute: 60, includedCredits: 5_000, storageBytesIncluded: 5 * GB, transcriptionMinutesIncluded: 120 },
   { id: 'basic', name: 'Basic', requestsPerMinute: 120, includedCredits: 20_000, storageBytesIncluded: 20 * GB, transcriptionMinutesIncluded: 600 },
-  { id: 'professional', name: 'Professional', requestsPerMinute: 240, includedCredits: 50_000, storageBytesIncluded: 50 * GB, transcriptionMinutesIncluded: 1_200 },
-  { id: 'enterprise', name: 'Enterprise', requestsPerMinute: 600, includedCredits: 250_000, storageBytesIncluded: 500 * GB, transcriptionMinutesIncluded: 6_000 },
+  {
+    id: 'professional',
+    name: 'Professional',
+    requestsPerMinute: 240,
+    includedCredits: 50_000,
+    storageBytesIncluded: 50 * GB,
+    transcriptionMinutesIncluded: 1_200,
+  },
+  {
+    id: 'enterprise',
+    name: 'Enterprise',
+    requestsPerMinute: 600,
+    includedCredits: 250_000,
+    storageBytesIncluded: 500 * GB,
+    transcriptionMinutesIncluded: 6_000,
+  },
 ] as const;
 
 export type TierId = (typeof TIER_CATALOG)[number]['id'];

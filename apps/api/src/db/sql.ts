@@ -13,10 +13,7 @@ export function qualified(column: AnyPgColumn): SQL {
  * The `set` of an upsert that takes the proposed row's values (`excluded.column`) for `keys`, so a
  * catalog written on every start updates existing rows without naming each column twice.
  */
-export function fromExcluded<Table extends PgTable, Key extends keyof Table['_']['columns'] & string>(
-  table: Table,
-  keys: readonly Key[],
-): Record<Key, SQL> {
+export function fromExcluded<Table extends PgTable, Key extends keyof Table['_']['columns'] & string>(table: Table, keys: readonly Key[]): Record<Key, SQL> {
   const columns = getTableColumns(table) as Record<string, AnyPgColumn>;
   return Object.fromEntries(keys.map((key) => [key, sql`excluded.${sql.identifier(columns[key]!.name)}`])) as Record<Key, SQL>;
 }

@@ -1,6 +1,6 @@
-import { eq, sql, type SQL } from 'drizzle-orm';
+import { eq, type SQL } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
-import { workspaceMembers, workspaces } from '../resources/workspaces/table.js';
+import { workspaceMembers } from '../resources/workspaces/table.js';
 import type { Executor } from './client.js';
 import { files } from '../resources/files/table.js';
 import { agentThreads, generations } from './schema/content.js';
@@ -18,6 +18,11 @@ export const generationsInProject = (projectId: AnyPgColumn): SQL<number> => cou
 
 /** Whether the user can see the file (it is in a workspace of theirs). */
 export async function fileVisibleTo(db: Executor, userId: string, fileId: string): Promise<boolean> {
-  const [file] = await db.select({ id: files.id }).from(files).innerJoin(workspaceMembers, memberOf(files.workspaceId, userId)).where(eq(files.id, fileId)).limit(1);
+  const [file] = await db
+    .select({ id: files.id })
+    .from(files)
+    .innerJoin(workspaceMembers, memberOf(files.workspaceId, userId))
+    .where(eq(files.id, fileId))
+    .limit(1);
   return file !== undefined;
 }

@@ -93,19 +93,15 @@ export function apiError(code: ErrorCode, message: string, param: string | null 
 
 /** The catalog's messages that more than one place sends. */
 export const errors = {
-  invalidApiKey: () =>
-    apiError('invalid_api_key', 'Invalid API key provided. Keys start with svc_live_ and can be created under Developer → API Keys.'),
+  invalidApiKey: () => apiError('invalid_api_key', 'Invalid API key provided. Keys start with svc_live_ and can be created under Developer → API Keys.'),
   notFound: (what: string, id: string, param = 'id') => apiError('resource_not_found', `No such ${what}: ${id}.`, param),
   permissionDenied: (message: string, param: string | null = null) => apiError('permission_denied', message, param),
   missingParameter: (param: string, message: string) => apiError('missing_parameter', message, param),
   parameterConflict: (param: string, message: string) => apiError('parameter_conflict', message, param),
   invalidParameter: (param: string | null, message: string) => apiError('invalid_parameter', message, param),
-  invalidCursor: () =>
-    apiError('invalid_cursor', 'The cursor is not valid for this list; take next_cursor from the previous page.', 'cursor'),
-  conflict: (code: 'invalid_state' | 'duplicate_resource', message: string, param: string | null = null) =>
-    apiError(code, message, param),
-  notImplemented: () =>
-    apiError('not_implemented', 'This operation is described by the contract but not implemented by this server yet.'),
+  invalidCursor: () => apiError('invalid_cursor', 'The cursor is not valid for this list; take next_cursor from the previous page.', 'cursor'),
+  conflict: (code: 'invalid_state' | 'duplicate_resource', message: string, param: string | null = null) => apiError(code, message, param),
+  notImplemented: () => apiError('not_implemented', 'This operation is described by the contract but not implemented by this server yet.'),
   internal: (requestId: string) =>
     apiError('internal_error', `The server had an error while processing your request. Quote request id ${requestId} when reporting it.`),
 };

@@ -29,13 +29,7 @@ export function requestFingerprint(method: string, path: string, body: unknown):
  * state in_progress; the response is stored when it is sent, so a retry replays it and the handler
  * (and any charge it makes) does not run twice.
  */
-export async function claimIdempotencyKey(
-  db: Database,
-  apiKeyId: string,
-  key: string,
-  fingerprint: string,
-  now: Date,
-): Promise<IdempotencyClaim> {
+export async function claimIdempotencyKey(db: Database, apiKeyId: string, key: string, fingerprint: string, now: Date): Promise<IdempotencyClaim> {
   for (let attempt = 0; attempt < 2; attempt++) {
     const inserted = await db
       .insert(idempotencyKeys)

@@ -95,13 +95,7 @@ local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
 return {allowed, count, oldest[2] or false}
 `;
 
-type SlidingWindowCommand = (
-  key: string,
-  now: number,
-  windowMs: number,
-  limit: number,
-  member: string,
-) => Promise<[number, number, string | null]>;
+type SlidingWindowCommand = (key: string, now: number, windowMs: number, limit: number, member: string) => Promise<[number, number, string | null]>;
 
 export class RedisRateLimiter implements RateLimiter {
   private readonly redis: Redis & { slidingWindow: SlidingWindowCommand };

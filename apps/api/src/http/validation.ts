@@ -154,7 +154,10 @@ function unionBranchErrors(list: ErrorObject[], ajv: Ajv2020): ErrorObject[] {
     }
     if (validate(union.data)) return list;
     const prefix = union.instancePath;
-    return unionBranchErrors((validate.errors ?? []).map((error) => ({ ...error, instancePath: prefix + error.instancePath })), ajv);
+    return unionBranchErrors(
+      (validate.errors ?? []).map((error) => ({ ...error, instancePath: prefix + error.instancePath })),
+      ajv,
+    );
   }
   const record = union.data as Record<string, unknown> | null;
   const tag = matching.length === 0 && jsonType(record) === 'object' ? TAGS.find((name) => typeof record?.[name] === 'string') : undefined;
@@ -164,7 +167,15 @@ function unionBranchErrors(list: ErrorObject[], ajv: Ajv2020): ErrorObject[] {
     return declared?.const !== undefined ? [declared.const] : (declared?.enum ?? []);
   });
   if (allowed.length === 0) return list;
-  return [{ keyword: 'enum', instancePath: `${union.instancePath}/${tag}`, schemaPath: union.schemaPath, params: { allowedValues: allowed }, message: `must be one of ${[...new Set(allowed)].map((value) => JSON.stringify(value)).join(', ')}` }];
+  return [
+    {
+      keyword: 'enum',
+      instancePath: `${union.instancePath}/${tag}`,
+      schemaPath: union.schemaPath,
+      params: { allowedValues: allowed },
+      message: `must be one of ${[...new Set(allowed)].map((value) => JSON.stringify(value)).join(', ')}`,
+    },
+  ];
 }
 
 interface HeaderSchema {
@@ -201,11 +212,7 @@ function mostSpecific(list: ErrorObject[]): ErrorObject | undefined {
 }
 
 /** Turns Fastify's Ajv failure into the 400 envelope, with `param` as a dotted path into the request. */
-export function validationError(
-  list: ErrorObject[],
-  context: string | undefined,
-  headerNames: Record<string, string>,
-): ApiError {
+export function validationError(list: ErrorObject[], context: string | undefined, headerNames: Record<string, string>): ApiError {
   const error = mostSpecific(list);
   if (!error) return new ApiError(400, 'invalid_parameter', 'The request is not valid.');
   const path = error.instancePath

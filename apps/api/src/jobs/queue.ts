@@ -13,7 +13,6 @@ const DEFAULT_RETRY_DELAY_SECONDS = 5;
 export interface JobQueueOptions {
   database: DatabaseHandle;
   logger: FastifyBaseLogger;
-  // biome-ignore lint/suspicious/noExplicitAny: definitions of different payloads live side by side.
   definitions: readonly JobDefinition<any>[];
   /** Run the definitions' jobs (and their schedules) in this process; off for an API-only process. */
   workers: boolean;
@@ -26,7 +25,15 @@ export interface JobQueueOptions {
   /** How often queue depth and failures are logged when workers run (default 60 s; 0: never). */
   statsLogIntervalSeconds?: number;
   /** pg-boss timings for tests (e.g. `superviseIntervalSeconds`, `monitorIntervalSeconds`). */
-  tuning?: Pick<ConstructorOptions, 'superviseIntervalSeconds' | 'monitorIntervalSeconds' | 'maintenanceIntervalSeconds' | 'cronMonitorIntervalSeconds' | 'cronWorkerIntervalSeconds' | 'clockMonitorIntervalSeconds'>;
+  tuning?: Pick<
+    ConstructorOptions,
+    | 'superviseIntervalSeconds'
+    | 'monitorIntervalSeconds'
+    | 'maintenanceIntervalSeconds'
+    | 'cronMonitorIntervalSeconds'
+    | 'cronWorkerIntervalSeconds'
+    | 'clockMonitorIntervalSeconds'
+  >;
   /** PostgreSQL only: size of pg-boss's own pool (default 4). */
   poolSize?: number;
 }
@@ -80,9 +87,10 @@ function errorOutput(err: unknown): Record<string, unknown> {
 }
 
 function failureFrom(output: unknown): JobFailedError {
-  const message = output && typeof output === 'object' && typeof (output as { message?: unknown }).message === 'string'
-    ? (output as { message: string }).message
-    : 'job failed';
+  const message =
+    output && typeof output === 'object' && typeof (output as { message?: unknown }).message === 'string'
+      ? (output as { message: string }).message
+      : 'job failed';
   return new JobFailedError(message, output);
 }
 

@@ -9,7 +9,6 @@ export class InvalidStorageKeyError extends Error {
 export function assertStorageKey(key: string, { prefix = false } = {}): void {
   const path = prefix && key.endsWith('/') ? key.slice(0, -1) : key;
   const segments = path.split('/');
-  const valid =
-    key.length > 0 && key.length <= 1024 && segments.every((segment) => SEGMENT.test(segment) && segment !== '.' && segment !== '..');
+  const valid = key.length > 0 && key.length <= 1024 && segments.every((segment) => SEGMENT.test(segment) && segment !== '.' && segment !== '..');
   if (!valid) throw new InvalidStorageKeyError(`Invalid storage key ${JSON.stringify(key)}: use relative paths of letters, digits, '.', '_' and '-' segments.`);
 }

@@ -85,7 +85,8 @@ export function createLocalStorage(root: string): ObjectStorage {
       if (!found) return null;
       const { range } = options;
       if (range) {
-        if (range.start < 0 || range.end < range.start || range.start >= found.size) throw new RangeError(`Range ${range.start}-${range.end} is outside the object (${found.size} bytes).`);
+        if (range.start < 0 || range.end < range.start || range.start >= found.size)
+          throw new RangeError(`Range ${range.start}-${range.end} is outside the object (${found.size} bytes).`);
         const end = Math.min(range.end, found.size - 1);
         return { ...found, size: end - range.start + 1, body: createReadStream(pathOf(key), { start: range.start, end }) };
       }

@@ -35,9 +35,7 @@ export function createS3Storage(options: S3StorageOptions): ObjectStorage {
     region: options.region,
     ...(options.endpoint ? { endpoint: options.endpoint } : {}),
     forcePathStyle: options.forcePathStyle ?? false,
-    ...(options.accessKeyId && options.secretAccessKey
-      ? { credentials: { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey } }
-      : {}),
+    ...(options.accessKeyId && options.secretAccessKey ? { credentials: { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey } } : {}),
     // Since 3.729 the SDK adds CRC32 checksums by default, which many S3-compatible servers reject.
     ...(options.endpoint ? { requestChecksumCalculation: 'WHEN_REQUIRED' as const, responseChecksumValidation: 'WHEN_REQUIRED' as const } : {}),
   });
@@ -94,7 +92,8 @@ export function createS3Storage(options: S3StorageOptions): ObjectStorage {
         return { size: out.ContentLength ?? 0, contentType: out.ContentType ?? null, body: out.Body as Readable };
       } catch (err) {
         if (notFound(err)) return null;
-        if (err instanceof S3ServiceException && err.$metadata.httpStatusCode === 416) throw new RangeError(`Range ${range?.start}-${range?.end} is outside the object.`);
+        if (err instanceof S3ServiceException && err.$metadata.httpStatusCode === 416)
+          throw new RangeError(`Range ${range?.start}-${range?.end} is outside the object.`);
         throw err;
       }
     },

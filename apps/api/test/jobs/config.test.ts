@@ -30,7 +30,10 @@ describe('job and storage configuration', () => {
     }
     const lines = message.split('\n').slice(1);
     for (const name of ['WORKERS', 'WORKER_CONCURRENCY', 'STORAGE_DRIVER', 'S3_ENDPOINT', 'S3_FORCE_PATH_STYLE']) {
-      expect(lines.filter((line) => line.trimStart().startsWith(`${name}:`)), name).toHaveLength(1);
+      expect(
+        lines.filter((line) => line.trimStart().startsWith(`${name}:`)),
+        name,
+      ).toHaveLength(1);
     }
     expect(() => loadConfig({ STORAGE_DRIVER: 's3' })).toThrow(/S3_BUCKET: is required when STORAGE_DRIVER=s3/);
     try {

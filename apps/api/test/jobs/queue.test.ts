@@ -110,7 +110,7 @@ describe('job queue on the application database', () => {
     expect(failures).toHaveLength(1);
     expect(failures[0]?.payload).toEqual({ id: 'doomed' });
     expect(failures[0]?.error).toBeInstanceOf(JobFailedError);
-    expect((failures[0]?.error as Error).message).toBe('attempt 2 broke');
+    expect((failures[0]!.error as Error).message).toBe('attempt 2 broke');
     expect(failures[0]?.context).toMatchObject({ jobId, attempt: 2 });
     expect(await queue.drain({ ignoreStartAfter: true })).toEqual({ completed: 0, failed: 0 });
     expect(failures).toHaveLength(1);

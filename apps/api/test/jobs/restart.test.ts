@@ -31,7 +31,9 @@ const until = async (condition: () => boolean, what: string, timeoutMs = 60_000)
 };
 
 const exited = (child: ChildProcess) =>
-  new Promise<number | null>((resolve) => (child.exitCode !== null || child.signalCode ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code))));
+  new Promise<number | null>((resolve) =>
+    child.exitCode !== null || child.signalCode ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code)),
+  );
 
 beforeAll(async () => {
   scratch = mkdtempSync(join(tmpdir(), 'persona-jobs-restart-'));

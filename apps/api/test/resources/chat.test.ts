@@ -66,23 +66,38 @@ describe('on the offline engine', () => {
   });
 
   it('calls nested tools (finish_reason tool_calls, content null) and answers a tool message', async () => {
-    const first = await h.post('/chat/completions', t.key, base({ tools: [quoteTool], tool_choice: { type: 'function', function: { name: 'get_price_quote' } } }));
+    const first = await h.post(
+      '/chat/completions',
+      t.key,
+      base({ tools: [quoteTool], tool_choice: { type: 'function', function: { name: 'get_price_quote' } } }),
+    );
     const message = first.body.choices[0].message;
     expect(first.body.choices[0].finish_reason).toBe('tool_calls');
     expect(message.content).toBeNull();
-    expect(message.tool_calls).toEqual([{ id: expect.stringMatching(/^call_/), type: 'function', function: { name: 'get_price_quote', arguments: expect.any(String) } }]);
+    expect(message.tool_calls).toEqual([
+      { id: expect.stringMatching(/^call_/), type: 'function', function: { name: 'get_price_quote', arguments: expect.any(String) } },
+    ]);
     expect(new Ajv2020().compile(quoteTool.function.parameters)(JSON.parse(message.tool_calls[0].function.arguments))).toBe(true);
 
-    const second = await h.post('/chat/completions', t.key, base({
-      messages: [...base().messages, message, { role: 'tool', tool_call_id: message.tool_calls[0].id, content: '{"monthly_fee_eur":1840}' }],
-      tools: [quoteTool],
-    }));
+    const second = await h.post(
+      '/chat/completions',
+      t.key,
+      base({
+        messages: [...base().messages, message, { role: 'tool', tool_call_id: message.tool_calls[0].id, content: '{"monthly_fee_eur":1840}' }],
+        tools: [quoteTool],
+      }),
+    );
     expect(second.body.choices[0].finish_reason).toBe('stop');
     expect(second.body.choices[0].message.content).toMatch(/1,?840/);
   });
 
   it('returns message.parsed with a json_schema response_format', async () => {
-    const schema = { type: 'object', properties: { verdict: { type: 'string', enum: ['yes', 'no', 'maybe'] }, reason: { type: 'string' } }, required: ['verdict', 'reason'], additionalProperties: false };
+    const schema = {
+      type: 'object',
+      properties: { verdict: { type: 'string', enum: ['yes', 'no', 'maybe'] }, reason: { type: 'string' } },
+      required: ['verdict', 'reason'],
+      additionalProperties: false,
+    };
     const res = await h.post('/chat/completions', t.key, base({ response_format: { type: 'json_schema', json_schema: { name: 'decision', schema } } }));
     const message = res.body.choices[0].message;
     expect(new Ajv2020().compile(schema)(message.parsed)).toBe(true);
@@ -92,7 +107,11 @@ describe('on the offline engine', () => {
   it('answers 502 structured_output_invalid, charging nothing, when no valid output exists', async () => {
     const before = await balanceOf(h, t.accountId);
     const impossible = { type: 'object', properties: { n: { type: 'integer', minimum: 3, maximum: 1 } }, required: ['n'] };
-    const res = await h.post('/chat/completions', t.key, base({ response_format: { type: 'json_schema', json_schema: { name: 'impossible', schema: impossible } } }));
+    const res = await h.post(
+      '/chat/completions',
+      t.key,
+      base({ response_format: { type: 'json_schema', json_schema: { name: 'impossible', schema: impossible } } }),
+    );
     expect(res.status).toBe(502);
     expect(errorOf(res)).toEqual({ type: 'api_error', code: 'structured_output_invalid', param: null });
     expect(await balanceOf(h, t.accountId)).toBe(before);
@@ -105,13 +124,53 @@ describe('on the offline engine', () => {
   });
 
   it('refuses requests that cannot be answered', async () => {
-    expect(errorOf(await h.post('/chat/completions', t.key, base({ max_tokens: 100, max_completion_tokens: 100 })))).toEqual({ type: 'invalid_request_error', code: 'parameter_conflict', param: 'max_tokens' });
-    expect(errorOf(await h.post('/chat/completions', t.key, base({ stream_options: { include_usage: true } })))).toMatchObject({ code: 'parameter_conflict', param: 'stream_options' });
-    expect(errorOf(await h.post('/chat/completions', t.key, base({ messages: [{ role: 'user', content: 'Hi' }, { role: 'assistant', content: 'Hello' }] })))).toMatchObject({ code: 'invalid_parameter', param: 'messages.1.role' });
-    expect(errorOf(await h.post('/chat/completions', t.key, base({ messages: [{ role: 'user', content: 'Hi' }, { role: 'tool', tool_call_id: 'call_nowhere', content: '{}' }] })))).toMatchObject({ code: 'invalid_parameter', param: 'messages.1.tool_call_id' });
-    expect(errorOf(await h.post('/chat/completions', t.key, base({ tool_choice: 'required' })))).toMatchObject({ code: 'parameter_conflict', param: 'tool_choice' });
+    expect(errorOf(await h.post('/chat/completions', t.key, base({ max_tokens: 100, max_completion_tokens: 100 })))).toEqual({
+      type: 'invalid_request_error',
+      code: 'parameter_conflict',
+      param: 'max_tokens',
+    });
+    expect(errorOf(await h.post('/chat/completions', t.key, base({ stream_options: { include_usage: true } })))).toMatchObject({
+      code: 'parameter_conflict',
+      param: 'stream_options',
+    });
+    expect(
+      errorOf(
+        await h.post(
+          '/chat/completions',
+          t.key,
+          base({
+            messages: [
+              { role: 'user', content: 'Hi' },
+              { role: 'assistant', content: 'Hello' },
+            ],
+          }),
+        ),
+      ),
+    ).toMatchObject({ code: 'invalid_parameter', param: 'messages.1.role' });
+    expect(
+      errorOf(
+        await h.post(
+          '/chat/completions',
+          t.key,
+          base({
+            messages: [
+              { role: 'user', content: 'Hi' },
+              { role: 'tool', tool_call_id: 'call_nowhere', content: '{}' },
+            ],
+          }),
+        ),
+      ),
+    ).toMatchObject({ code: 'invalid_parameter', param: 'messages.1.tool_call_id' });
+    expect(errorOf(await h.post('/chat/completions', t.key, base({ tool_choice: 'required' })))).toMatchObject({
+      code: 'parameter_conflict',
+      param: 'tool_choice',
+    });
     expect(errorOf(await h.post('/chat/completions', t.key, base({ model: 'gpt-3.5-turbo' })))).toMatchObject({ code: 'invalid_model', param: 'model' });
-    expect(errorOf(await h.post('/chat/completions', t.key, base({ persona_id: 'cp_missing' })))).toEqual({ type: 'not_found', code: 'resource_not_found', param: 'persona_id' });
+    expect(errorOf(await h.post('/chat/completions', t.key, base({ persona_id: 'cp_missing' })))).toEqual({
+      type: 'not_found',
+      code: 'resource_not_found',
+      param: 'persona_id',
+    });
   });
 
   it('streams unnamed chunks: the role first, text in choices[0].delta.content, finish_reason, the usage chunk, [DONE]', async () => {
@@ -151,7 +210,12 @@ describe('on the OpenAI-compatible engine', () => {
     const res = await onUpstream(() => h.post('/chat/completions', t.key, base({ reasoning_effort: 'high', temperature: 0.3 })));
     const sent = fake.requests.at(-1)!.body;
     expect(sent.messages[0].role).toBe('system');
-    expect(sent.messages.filter((m: any) => m.role === 'system').map((m: any) => m.content).join('\n')).toContain('Keep it short.');
+    expect(
+      sent.messages
+        .filter((m: any) => m.role === 'system')
+        .map((m: any) => m.content)
+        .join('\n'),
+    ).toContain('Keep it short.');
     expect(sent.temperature).toBe(0.3);
     expect(res.body.choices[0].message.content).toBe('Two percent per cover is too much for me.');
     expect(res.body.usage).toEqual({ prompt_tokens: 900, completion_tokens: 20, total_tokens: 920, credits_used: 10 });
@@ -160,7 +224,9 @@ describe('on the OpenAI-compatible engine', () => {
   it('passes the upstream’s chunks through and ends with [DONE]', async () => {
     fake.enqueue({ content: 'No way, not at two percent.' });
     const res = await onUpstream(() => h.post('/chat/completions', t.key, base({ stream: true })));
-    const text = events(res.text).map((e) => e.data.choices[0]?.delta.content ?? '').join('');
+    const text = events(res.text)
+      .map((e) => e.data.choices[0]?.delta.content ?? '')
+      .join('');
     expect(text).toBe('No way, not at two percent.');
     expect(res.text.trimEnd().endsWith('data: [DONE]')).toBe(true);
   });

@@ -39,32 +39,65 @@ async function member(role: AssignableRole): Promise<Tenant> {
 
 describe('POST /files/upload-url', () => {
   it('signs a PUT for the declared type, size and checksum and proposes the POST /files body', async () => {
-    const res = await h.post('/files/upload-url', owner.key, { workspace_id: owner.workspaceId, file_name: 'Notes.Final.TXT', file_type: 'text/plain', file_size: 5 });
+    const res = await h.post('/files/upload-url', owner.key, {
+      workspace_id: owner.workspaceId,
+      file_name: 'Notes.Final.TXT',
+      file_type: 'text/plain',
+      file_size: 5,
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ object: 'upload_url', method: 'PUT', expires_in: 3600, headers: { 'Content-Type': 'text/plain' } });
     expect(res.body.key).toMatch(/^upl_[A-Za-z0-9]{24}\.txt$/);
     expect(res.body.upload_url).toMatch(new RegExp(`^http://localhost/api/v1/uploads/${res.body.key}\\?expires=\\d+&signature=[a-f0-9]{64}$`));
-    expect(res.body.next_step.body).toEqual({ name: 'Notes.Final.TXT', type: 'text/plain', url: res.body.public_url, workspace_id: owner.workspaceId, file_size: 5 });
+    expect(res.body.next_step.body).toEqual({
+      name: 'Notes.Final.TXT',
+      type: 'text/plain',
+      url: res.body.public_url,
+      workspace_id: owner.workspaceId,
+      file_size: 5,
+    });
   });
 
   it('refuses a regular file over 10 MiB (videos may be up to 2 GiB)', async () => {
-    const big = await h.post('/files/upload-url', owner.key, { workspace_id: owner.workspaceId, file_name: 'a.pdf', file_type: 'application/pdf', file_size: 10 * 1024 * 1024 + 1 });
+    const big = await h.post('/files/upload-url', owner.key, {
+      workspace_id: owner.workspaceId,
+      file_name: 'a.pdf',
+      file_type: 'application/pdf',
+      file_size: 10 * 1024 * 1024 + 1,
+    });
     expect(errorOf(big)).toEqual({ type: 'invalid_request_error', code: 'file_too_large', param: 'file_size' });
-    const video = await h.post('/files/upload-url', owner.key, { workspace_id: owner.workspaceId, file_name: 'a.mp4', file_type: 'video/mp4', file_size: 1024 * 1024 * 1024 });
+    const video = await h.post('/files/upload-url', owner.key, {
+      workspace_id: owner.workspaceId,
+      file_name: 'a.mp4',
+      file_type: 'video/mp4',
+      file_size: 1024 * 1024 * 1024,
+    });
     expect(video.status).toBe(200);
   });
 
   it('answers 404 for a folder the caller does not see', async () => {
-    const res = await h.post('/files/upload-url', owner.key, { workspace_id: owner.workspaceId, file_name: 'a.txt', file_type: 'text/plain', file_size: 1, folder_id: 'fld_missing' });
+    const res = await h.post('/files/upload-url', owner.key, {
+      workspace_id: owner.workspaceId,
+      file_name: 'a.txt',
+      file_type: 'text/plain',
+      file_size: 1,
+      folder_id: 'fld_missing',
+    });
     expect(errorOf(res)).toMatchObject({ code: 'resource_not_found', param: 'folder_id' });
   });
 });
 
 describe('PUT /uploads/{key}', () => {
   it('refuses a tampered or expired URL with 401 invalid_upload_signature', async () => {
-    const target = (await h.post('/files/upload-url', owner.key, { workspace_id: owner.workspaceId, file_name: 'a.txt', file_type: 'text/plain', file_size: 5 })).body;
+    const target = (
+      await h.post('/files/upload-url', owner.key, { workspace_id: owner.workspaceId, file_name: 'a.txt', file_type: 'text/plain', file_size: 5 })
+    ).body;
     const tampered = target.upload_url.replace(/signature=./, (m: string) => `${m.slice(0, -1)}${m.endsWith('0') ? '1' : '0'}`);
-    expect(errorOf(await h.put(pathOf(tampered), text('hello'), { 'content-type': 'text/plain' }))).toEqual({ type: 'authentication_error', code: 'invalid_upload_signature', param: 'signature' });
+    expect(errorOf(await h.put(pathOf(tampered), text('hello'), { 'content-type': 'text/plain' }))).toEqual({
+      type: 'authentication_error',
+      code: 'invalid_upload_signature',
+      param: 'signature',
+    });
     const download = target.public_url.replace(`/uploads/${target.key}`, `/uploads/${target.key}`);
     expect((await h.put(pathOf(download), text('hello'), { 'content-type': 'text/plain' })).status).toBe(401); // a download link is no upload URL
     h.clock.advance(3601_000);
@@ -77,7 +110,15 @@ describe('PUT /uploads/{key}', () => {
 
   it('checks Content-Type, size and checksum, storing nothing on a failure', async () => {
     const bytes = text('hello world');
-    const target = (await h.post('/files/upload-url', owner.key, { workspace_id: owner.workspaceId, file_name: 'a.txt', file_type: 'text/plain', file_size: bytes.length, checksum_sha256: sha256(bytes) })).body;
+    const target = (
+      await h.post('/files/upload-url', owner.key, {
+        workspace_id: owner.workspaceId,
+        file_name: 'a.txt',
+        file_type: 'text/plain',
+        file_size: bytes.length,
+        checksum_sha256: sha256(bytes),
+      })
+    ).body;
     const url = pathOf(target.upload_url);
     const headers = target.headers;
     expect(errorOf(await h.put(url, bytes, { ...headers, 'content-type': 'text/csv' }))).toMatchObject({ code: 'invalid_parameter', param: 'Content-Type' });
@@ -117,30 +158,55 @@ describe('PUT /uploads/{key}', () => {
 
 describe('POST /files', () => {
   it('records only a completed upload of this workspace, once, with its size and type', async () => {
-    const target = (await h.post('/files/upload-url', owner.key, { workspace_id: owner.workspaceId, file_name: 'a.txt', file_type: 'text/plain', file_size: 3 })).body;
-    expect(errorOf(await h.post('/files', owner.key, target.next_step.body))).toEqual({ type: 'invalid_request_error', code: 'upload_not_found', param: 'url' });
+    const target = (
+      await h.post('/files/upload-url', owner.key, { workspace_id: owner.workspaceId, file_name: 'a.txt', file_type: 'text/plain', file_size: 3 })
+    ).body;
+    expect(errorOf(await h.post('/files', owner.key, target.next_step.body))).toEqual({
+      type: 'invalid_request_error',
+      code: 'upload_not_found',
+      param: 'url',
+    });
     const done = await upload(h, owner, text('abc'), 'text/plain');
     const body = done.target.next_step.body;
     expect(errorOf(await h.post('/files', owner.key, { ...body, file_size: 4 }))).toMatchObject({ code: 'invalid_parameter', param: 'file_size' });
     expect(errorOf(await h.post('/files', owner.key, { ...body, type: 'text/csv' }))).toMatchObject({ code: 'invalid_parameter', param: 'type' });
     const { file_size: _size, ...withoutSize } = body;
     expect(errorOf(await h.post('/files', owner.key, withoutSize))).toMatchObject({ code: 'missing_parameter', param: 'file_size' });
-    expect(errorOf(await h.post('/files', owner.key, { ...body, url: body.url.replace('http://localhost', 'http://elsewhere.example') }))).toMatchObject({ code: 'upload_not_found' });
+    expect(errorOf(await h.post('/files', owner.key, { ...body, url: body.url.replace('http://localhost', 'http://elsewhere.example') }))).toMatchObject({
+      code: 'upload_not_found',
+    });
     const other = await h.tenant();
     expect(errorOf(await h.post('/files', other.key, { ...body, workspace_id: other.workspaceId })).code).toBe('upload_not_found');
     // Expired link parameters do not matter: the key and the API key authorise the record.
     const stale = new URL(body.url);
     stale.searchParams.set('expires', '1');
-    const created = await h.post('/files', owner.key, { ...body, url: stale.toString(), name: 'Renamed at record', metadata: { campaign: 'q4', pages: 3, final: true } });
+    const created = await h.post('/files', owner.key, {
+      ...body,
+      url: stale.toString(),
+      name: 'Renamed at record',
+      metadata: { campaign: 'q4', pages: 3, final: true },
+    });
     expect(created.body).toMatchObject({ name: 'Renamed at record', size: 3, type: 'text/plain', metadata: { campaign: 'q4', pages: 3, final: true } });
     expect(created.body.folder_id).toBeUndefined();
     expect(errorOf(await h.post('/files', owner.key, body))).toEqual({ type: 'invalid_request_error', code: 'duplicate_resource', param: 'url' });
   });
 
   it('records references by https link only, with or without a size, using no storage', async () => {
-    const plain = await h.post('/files', owner.key, { workspace_id: owner.workspaceId, name: 'Deck', type: 'application/pdf', url: 'http://drive.example/deck.pdf', source: 'google_drive' });
+    const plain = await h.post('/files', owner.key, {
+      workspace_id: owner.workspaceId,
+      name: 'Deck',
+      type: 'application/pdf',
+      url: 'http://drive.example/deck.pdf',
+      source: 'google_drive',
+    });
     expect(errorOf(plain)).toMatchObject({ code: 'invalid_parameter', param: 'url' });
-    const ref = await h.post('/files', owner.key, { workspace_id: owner.workspaceId, name: 'Deck', type: 'application/pdf', url: 'https://drive.example/deck.pdf', source: 'google_drive' });
+    const ref = await h.post('/files', owner.key, {
+      workspace_id: owner.workspaceId,
+      name: 'Deck',
+      type: 'application/pdf',
+      url: 'https://drive.example/deck.pdf',
+      source: 'google_drive',
+    });
     expect(ref.body).toMatchObject({ source: 'google_drive', url: 'https://drive.example/deck.pdf', size: null });
     expect(ref.body.thumbnail_url).toBeUndefined();
   });
@@ -162,11 +228,27 @@ describe('storage quota', () => {
     const included = Number(tier!.storageBytesIncluded);
     // Fill the account to 100 bytes below its quota with an (already stored) upload row.
     const now = h.clock.now();
-    await stand.database.db.insert(filesTable).values({ id: newId('file'), workspaceId: tenant.workspaceId, name: 'big.mp4', type: 'video/mp4', source: 'upload', sizeBytes: included - 100, size: included - 100, storageKey: 'upl_fillerAAAAAAAAAAAAAAAA.mp4', createdAt: now, updatedAt: now });
+    await stand.database.db.insert(filesTable).values({
+      id: newId('file'),
+      workspaceId: tenant.workspaceId,
+      name: 'big.mp4',
+      type: 'video/mp4',
+      source: 'upload',
+      sizeBytes: included - 100,
+      size: included - 100,
+      storageKey: 'upl_fillerAAAAAAAAAAAAAAAA.mp4',
+      createdAt: now,
+      updatedAt: now,
+    });
     const usage = await h.get('/usage', tenant.key);
     expect(usage.body.storage.gb_used).toBeCloseTo((included - 100) / 1e9, 3);
 
-    const over = await h.post('/files/upload-url', tenant.key, { workspace_id: tenant.workspaceId, file_name: 'a.txt', file_type: 'text/plain', file_size: 101 });
+    const over = await h.post('/files/upload-url', tenant.key, {
+      workspace_id: tenant.workspaceId,
+      file_name: 'a.txt',
+      file_type: 'text/plain',
+      file_size: 101,
+    });
     expect(over.status).toBe(402);
     expect(errorOf(over)).toEqual({ type: 'insufficient_credits', code: 'usage_limit_exceeded', param: 'file_size' });
 
@@ -189,12 +271,27 @@ describe('GET /files', () => {
     const tenant = await h.tenant();
     const folder = (await h.post('/folders', tenant.key, { workspace_id: tenant.workspaceId, name: 'Assets', is_shared: true })).body;
     const made: Record<string, string> = {};
-    for (const [name, type, url] of [['Q4 plan.pdf', 'application/pdf', 'https://d.example/1'], ['Logo 50%.png', 'image/PNG', 'https://d.example/2'], ['Intro.mp4', 'video/mp4', 'https://d.example/3'], ['notes_v2.txt', 'text/plain', 'https://d.example/4']] as const) {
+    for (const [name, type, url] of [
+      ['Q4 plan.pdf', 'application/pdf', 'https://d.example/1'],
+      ['Logo 50%.png', 'image/PNG', 'https://d.example/2'],
+      ['Intro.mp4', 'video/mp4', 'https://d.example/3'],
+      ['notes_v2.txt', 'text/plain', 'https://d.example/4'],
+    ] as const) {
       h.clock.advance(1000);
-      made[name] = (await h.post('/files', tenant.key, { workspace_id: tenant.workspaceId, name, type, url, source: 'dropbox', ...(name.startsWith('Logo') || name.startsWith('Intro') ? { folder_id: folder.id } : {}) })).body.id;
+      made[name] = (
+        await h.post('/files', tenant.key, {
+          workspace_id: tenant.workspaceId,
+          name,
+          type,
+          url,
+          source: 'dropbox',
+          ...(name.startsWith('Logo') || name.startsWith('Intro') ? { folder_id: folder.id } : {}),
+        })
+      ).body.id;
     }
     await h.post(`/files/${made['Intro.mp4']}/favorite`, tenant.key);
-    const names = async (query: string) => (await h.get(`/files?workspace_id=${tenant.workspaceId}${query}`, tenant.key)).body.data.map((f: { name: string }) => f.name);
+    const names = async (query: string) =>
+      (await h.get(`/files?workspace_id=${tenant.workspaceId}${query}`, tenant.key)).body.data.map((f: { name: string }) => f.name);
     expect(await names('')).toEqual(['notes_v2.txt', 'Intro.mp4', 'Logo 50%.png', 'Q4 plan.pdf']);
     expect(await names(`&folder_id=${folder.id}`)).toEqual(['Intro.mp4', 'Logo 50%.png']);
     expect(await names('&folder_id=none')).toEqual(['notes_v2.txt', 'Q4 plan.pdf']);
@@ -215,7 +312,15 @@ describe('GET /files', () => {
 describe('favorites, PATCH and delete', () => {
   it('keeps favorites per user; a replayed Idempotency-Key does not flip back', async () => {
     const editor = await member('editor');
-    const file = (await h.post('/files', owner.key, { workspace_id: owner.workspaceId, name: 'Shared.pdf', type: 'application/pdf', url: 'https://d.example/s', source: 'onedrive' })).body;
+    const file = (
+      await h.post('/files', owner.key, {
+        workspace_id: owner.workspaceId,
+        name: 'Shared.pdf',
+        type: 'application/pdf',
+        url: 'https://d.example/s',
+        source: 'onedrive',
+      })
+    ).body;
     const on = await h.post(`/files/${file.id}/favorite`, editor.key, undefined, { 'idempotency-key': 'fav-1' });
     expect(on.body).toEqual({ id: file.id, is_favorite: true, message: 'File added to favorites' });
     expect((await h.post(`/files/${file.id}/favorite`, editor.key, undefined, { 'idempotency-key': 'fav-1' })).body.is_favorite).toBe(true);
@@ -225,7 +330,16 @@ describe('favorites, PATCH and delete', () => {
   });
 
   it('renames, moves and replaces metadata; a folder the caller does not see is a 404', async () => {
-    const file = (await h.post('/files', owner.key, { workspace_id: owner.workspaceId, name: 'a.pdf', type: 'application/pdf', url: 'https://d.example/p', source: 'onedrive', metadata: { a: 1 } })).body;
+    const file = (
+      await h.post('/files', owner.key, {
+        workspace_id: owner.workspaceId,
+        name: 'a.pdf',
+        type: 'application/pdf',
+        url: 'https://d.example/p',
+        source: 'onedrive',
+        metadata: { a: 1 },
+      })
+    ).body;
     const folder = (await h.post('/folders', owner.key, { workspace_id: owner.workspaceId, name: 'Target' })).body;
     const moved = await h.patch(`/files/${file.id}`, owner.key, { name: 'b.pdf', folder_id: folder.id, metadata: { b: 'two' } });
     expect(moved.body).toMatchObject({ name: 'b.pdf', folder_id: folder.id, folder: { id: folder.id, name: 'Target' }, metadata: { b: 'two' } });
@@ -234,7 +348,10 @@ describe('favorites, PATCH and delete', () => {
     expect(out.body.name).toBe('b.pdf');
     const editor = await member('editor');
     const privateFolder = (await h.post('/folders', editor.key, { workspace_id: owner.workspaceId, name: 'Mine' })).body;
-    expect(errorOf(await h.patch(`/files/${file.id}`, owner.key, { folder_id: privateFolder.id }))).toMatchObject({ code: 'resource_not_found', param: 'folder_id' });
+    expect(errorOf(await h.patch(`/files/${file.id}`, owner.key, { folder_id: privateFolder.id }))).toMatchObject({
+      code: 'resource_not_found',
+      param: 'folder_id',
+    });
     const other = await h.tenant();
     const foreign = (await h.post('/folders', other.key, { workspace_id: other.workspaceId, name: 'Foreign' })).body;
     expect(errorOf(await h.patch(`/files/${file.id}`, owner.key, { folder_id: foreign.id }))).toMatchObject({ code: 'resource_not_found', param: 'folder_id' });
@@ -243,10 +360,31 @@ describe('favorites, PATCH and delete', () => {
   it('applies the role matrix: viewers read, creative specialists create but do not delete', async () => {
     const viewer = await member('viewer');
     const creative = await member('creative_specialist');
-    const file = (await h.post('/files', owner.key, { workspace_id: owner.workspaceId, name: 'r.pdf', type: 'application/pdf', url: 'https://d.example/r', source: 'onedrive' })).body;
+    const file = (
+      await h.post('/files', owner.key, {
+        workspace_id: owner.workspaceId,
+        name: 'r.pdf',
+        type: 'application/pdf',
+        url: 'https://d.example/r',
+        source: 'onedrive',
+      })
+    ).body;
     expect((await h.get(`/files/${file.id}`, viewer.key)).status).toBe(200);
-    expect(errorOf(await h.post('/files/upload-url', viewer.key, { workspace_id: owner.workspaceId, file_name: 'a.txt', file_type: 'text/plain', file_size: 1 })).code).toBe('permission_denied');
-    expect(errorOf(await h.post('/files', viewer.key, { workspace_id: owner.workspaceId, name: 'x', type: 'application/pdf', url: 'https://d.example/x', source: 'onedrive' })).code).toBe('permission_denied');
+    expect(
+      errorOf(await h.post('/files/upload-url', viewer.key, { workspace_id: owner.workspaceId, file_name: 'a.txt', file_type: 'text/plain', file_size: 1 }))
+        .code,
+    ).toBe('permission_denied');
+    expect(
+      errorOf(
+        await h.post('/files', viewer.key, {
+          workspace_id: owner.workspaceId,
+          name: 'x',
+          type: 'application/pdf',
+          url: 'https://d.example/x',
+          source: 'onedrive',
+        }),
+      ).code,
+    ).toBe('permission_denied');
     expect(errorOf(await h.patch(`/files/${file.id}`, viewer.key, { name: 'x' })).code).toBe('permission_denied');
     expect((await h.post(`/files/${file.id}/favorite`, viewer.key)).status).toBe(200);
     expect((await h.patch(`/files/${file.id}`, creative.key, { name: 'renamed.pdf' })).status).toBe(200);

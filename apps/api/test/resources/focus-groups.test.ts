@@ -1,4 +1,12 @@
-import { createOfflineEngine, EngineError, focusGroupAnswer, type Engine, type Feature, type FocusGroupAnswerInput, type RunOptions } from '@persona-api/engine';
+import {
+  createOfflineEngine,
+  EngineError,
+  focusGroupAnswer,
+  type Engine,
+  type Feature,
+  type FocusGroupAnswerInput,
+  type RunOptions,
+} from '@persona-api/engine';
 import type { FakeUpstream } from '@persona-api/engine/testing';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -47,14 +55,23 @@ function steeredEngine(steer: (persona: string) => Promise<void> | undefined): E
 describe('running a focus group', () => {
   it('asks every persona, in request order, summarises, counts the sentiments and bills the tokens', async () => {
     const before = await balanceOf(h, t.accountId);
-    const custom = (await h.post('/personas', t.key, { description: 'Owner of a two-person bakery selling online, careful with every euro of software spend.' })).body;
+    const custom = (
+      await h.post('/personas', t.key, { description: 'Owner of a two-person bakery selling online, careful with every euro of software spend.' })
+    ).body;
     const afterPersona = await balanceOf(h, t.accountId);
     expect(afterPersona).toBe(before - 300);
     const ids = [custom.id, ...PERSONAS];
     const res = await h.post('/focus-groups', t.key, { question: QUESTION, persona_ids: ids, instructions: 'Mention what would make you cancel.' });
     expect(res.status).toBe(200);
     const group = res.body;
-    expect(group).toMatchObject({ object: 'focus_group', status: 'completed', question: QUESTION, persona_ids: ids, workspace_id: t.workspaceId, instructions: 'Mention what would make you cancel.' });
+    expect(group).toMatchObject({
+      object: 'focus_group',
+      status: 'completed',
+      question: QUESTION,
+      persona_ids: ids,
+      workspace_id: t.workspaceId,
+      instructions: 'Mention what would make you cancel.',
+    });
     expect(group.id).toMatch(/^fg_/);
     expect(group.answers.map((answer: any) => answer.persona.id)).toEqual(ids);
     expect(group.answers[0].persona).toEqual({ id: custom.id, name: custom.name, category: custom.category });
@@ -124,12 +141,24 @@ describe('running a focus group', () => {
   it('runs through an upstream model: one call per persona with its own system prompt, then the moderator', async () => {
     const answer = (text: string, sentiment: string) => ({ content: JSON.stringify({ answer: text, sentiment, key_points: [text], confidence: 0.8 }) });
     fake.enqueue(answer('I would stay.', 'positive'), answer('I would leave.', 'negative'));
-    fake.enqueue({ content: JSON.stringify({ consensus: 'They split.', disagreements: ['One stays, one leaves.'], key_themes: ['price'], recommendations: ['Lock prices.'] }), usage: { prompt_tokens: 400, completion_tokens: 50 } });
+    fake.enqueue({
+      content: JSON.stringify({
+        consensus: 'They split.',
+        disagreements: ['One stays, one leaves.'],
+        key_themes: ['price'],
+        recommendations: ['Lock prices.'],
+      }),
+      usage: { prompt_tokens: 400, completion_tokens: 50 },
+    });
     const seen = fake.requests.length;
     const res = await engine.using(upstreamEngine, () => h.post('/focus-groups', t.key, { question: QUESTION, persona_ids: PERSONAS.slice(0, 2) }));
     expect(res.status).toBe(200);
     const requests = fake.requests.slice(seen);
-    expect(requests.map((request) => request.body.response_format.json_schema.name)).toEqual(['focus_group_answer', 'focus_group_answer', 'focus_group_summary']);
+    expect(requests.map((request) => request.body.response_format.json_schema.name)).toEqual([
+      'focus_group_answer',
+      'focus_group_answer',
+      'focus_group_summary',
+    ]);
     expect(new Set(requests.slice(0, 2).map((request) => request.body.messages[0].content)).size).toBe(2);
     const group = res.body;
     expect(group.summary).toMatchObject({ consensus: 'They split.', recommendations: ['Lock prices.'] });
@@ -144,7 +173,10 @@ describe('running a focus group', () => {
 
 describe('requests the API refuses', () => {
   it('names the unknown persona, refuses duplicates and too few personas, and a 402 stores nothing', async () => {
-    expect(errorOf(await h.post('/focus-groups', t.key, { question: QUESTION, persona_ids: [PERSONAS[0], 'persona_nobody'] }))).toMatchObject({ code: 'resource_not_found', param: 'persona_ids.1' });
+    expect(errorOf(await h.post('/focus-groups', t.key, { question: QUESTION, persona_ids: [PERSONAS[0], 'persona_nobody'] }))).toMatchObject({
+      code: 'resource_not_found',
+      param: 'persona_ids.1',
+    });
     expect((await h.post('/focus-groups', t.key, { question: QUESTION, persona_ids: [PERSONAS[0], PERSONAS[0]] })).status).toBe(400);
     expect((await h.post('/focus-groups', t.key, { question: QUESTION, persona_ids: [PERSONAS[0]] })).status).toBe(400);
     const poor = await h.tenant({ credits: 1 });
@@ -160,7 +192,9 @@ describe('requests the API refuses', () => {
     const analyst = await h.tenant();
     await h.post(`/workspaces/${team}/members`, owner.key, { email: viewer.email, role: 'viewer' });
     await h.post(`/workspaces/${team}/members`, owner.key, { email: analyst.email, role: 'analyst' });
-    expect(errorOf(await h.post('/focus-groups', viewer.key, { question: QUESTION, persona_ids: PERSONAS.slice(0, 2), workspace_id: team }))).toMatchObject({ code: 'permission_denied' });
+    expect(errorOf(await h.post('/focus-groups', viewer.key, { question: QUESTION, persona_ids: PERSONAS.slice(0, 2), workspace_id: team }))).toMatchObject({
+      code: 'permission_denied',
+    });
     const made = await h.post('/focus-groups', analyst.key, { question: QUESTION, persona_ids: PERSONAS.slice(0, 2), workspace_id: team });
     expect(made.status).toBe(200);
     expect((await h.get(`/focus-groups/${made.body.id}`, viewer.key)).body.id).toBe(made.body.id);
@@ -182,7 +216,9 @@ describe('the focus group list', () => {
     const second = await h.get(`/focus-groups?limit=2&cursor=${first.body.next_cursor}`, tenant.key);
     expect(second.body.data.map((group: any) => group.id)).toEqual([made[0]]);
     expect((await h.get('/focus-groups?search=PRICING', tenant.key)).body.data.map((group: any) => group.id)).toEqual([made[2], made[0]]);
-    expect((await h.get(`/focus-groups?workspace_id=${tenant.workspaceId}&search=packaging`, tenant.key)).body.data.map((group: any) => group.id)).toEqual([made[1]]);
+    expect((await h.get(`/focus-groups?workspace_id=${tenant.workspaceId}&search=packaging`, tenant.key)).body.data.map((group: any) => group.id)).toEqual([
+      made[1],
+    ]);
     expect(errorOf(await h.get('/focus-groups/fg_doesNotExist1234', tenant.key))).toMatchObject({ code: 'resource_not_found' });
   });
 });

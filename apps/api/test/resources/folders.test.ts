@@ -33,7 +33,14 @@ async function member(role: AssignableRole): Promise<Tenant> {
 }
 
 const reference = (tenant: Tenant, name: string, folderId?: string) =>
-  h.post('/files', tenant.key, { workspace_id: owner.workspaceId, name, type: 'application/pdf', url: `https://d.example/${encodeURIComponent(name)}`, source: 'url', ...(folderId ? { folder_id: folderId } : {}) });
+  h.post('/files', tenant.key, {
+    workspace_id: owner.workspaceId,
+    name,
+    type: 'application/pdf',
+    url: `https://d.example/${encodeURIComponent(name)}`,
+    source: 'url',
+    ...(folderId ? { folder_id: folderId } : {}),
+  });
 
 describe('folders', () => {
   it('creates flat folders (names need not be unique), lists them with search and favorites', async () => {
@@ -45,7 +52,8 @@ describe('folders', () => {
     h.clock.advance(1000);
     const c = await h.post('/folders', owner.key, { workspace_id: owner.workspaceId, name: 'Invoices 100%' });
     expect((await h.patch(`/folders/${b.body.id}`, owner.key, { is_favorite: true })).body.is_favorite).toBe(true);
-    const ids = async (query: string) => (await h.get(`/folders?workspace_id=${owner.workspaceId}${query}`, owner.key)).body.data.map((f: { id: string }) => f.id);
+    const ids = async (query: string) =>
+      (await h.get(`/folders?workspace_id=${owner.workspaceId}${query}`, owner.key)).body.data.map((f: { id: string }) => f.id);
     expect(await ids('')).toEqual([c.body.id, b.body.id, a.body.id]);
     expect(await ids('&search=campaign')).toEqual([b.body.id, a.body.id]);
     expect(await ids('&search=100%25')).toEqual([c.body.id]);
@@ -90,7 +98,11 @@ describe('folders', () => {
     const viewer = await member('viewer');
     const folder = (await h.post('/folders', editor.key, { workspace_id: owner.workspaceId, name: 'Team', is_shared: true })).body;
     const other = await member('editor');
-    expect(errorOf(await h.patch(`/folders/${folder.id}`, other.key, { name: 'Mine now' }))).toEqual({ type: 'invalid_request_error', code: 'permission_denied', param: 'name' });
+    expect(errorOf(await h.patch(`/folders/${folder.id}`, other.key, { name: 'Mine now' }))).toEqual({
+      type: 'invalid_request_error',
+      code: 'permission_denied',
+      param: 'name',
+    });
     expect(errorOf(await h.delete(`/folders/${folder.id}`, other.key)).code).toBe('permission_denied');
     expect((await h.patch(`/folders/${folder.id}`, viewer.key, { is_favorite: true })).body).toMatchObject({ name: 'Team', is_favorite: true });
     expect((await h.get(`/folders/${folder.id}`, editor.key)).body.is_favorite).toBe(false);

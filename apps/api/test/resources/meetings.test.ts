@@ -46,7 +46,9 @@ async function uploaded(tenant: Tenant, name: string, type: string, bytes: Buffe
   const id = `file_meetingtest${++files_}${process.pid}`;
   const key = `upl_meetingtest${String(files_).padStart(4, '0')}abcdef.${name.split('.').pop()}`;
   const now = clock.now();
-  await database.db.insert(files).values({ id, workspaceId: tenant.workspaceId, name, type, sizeBytes: bytes.length, size: bytes.length, storageKey: key, createdAt: now, updatedAt: now });
+  await database.db
+    .insert(files)
+    .values({ id, workspaceId: tenant.workspaceId, name, type, sizeBytes: bytes.length, size: bytes.length, storageKey: key, createdAt: now, updatedAt: now });
   await storage.put(uploadObjectKey(key), Readable.from([bytes]), { contentType: type });
   return id;
 }
@@ -79,7 +81,9 @@ describe('imported meetings', () => {
     ]);
     expect(transcript.segments).toHaveLength(9);
     expect(transcript.segments[1]).toMatchObject({ id: 'seg_0002', speaker_id: 'spk_2', start: 9.8, end: 21.4 });
-    expect(transcript.segments[1].text).toBe('Happy to. Overall the team likes the dashboard, but the weekly report export has been slow since the last release.');
+    expect(transcript.segments[1].text).toBe(
+      'Happy to. Overall the team likes the dashboard, but the weekly report export has been slow since the last release.',
+    );
     expect(transcript.duration_seconds).toBe(90);
 
     const analysis = (await h.get(`/meetings/${meeting.id}/analysis`, t.key)).body;
@@ -94,7 +98,11 @@ describe('imported meetings', () => {
     ]);
     // Extractive: every action item, next step and risk is a sentence of the transcript.
     const text = sentenceTextOf(transcript);
-    for (const item of [...analysis.action_items.map((a: { text: string }) => a.text), ...analysis.next_steps, ...analysis.risks.map((r: { text: string }) => r.text)]) {
+    for (const item of [
+      ...analysis.action_items.map((a: { text: string }) => a.text),
+      ...analysis.next_steps,
+      ...analysis.risks.map((r: { text: string }) => r.text),
+    ]) {
       expect(text).toContain(item);
     }
     expect(analysis.action_items.map((a: { owner: string }) => a.owner)).toContain('Priya Natarajan');
@@ -108,7 +116,11 @@ describe('imported meetings', () => {
     await queue.drain();
     const srtTranscript = (await h.get(`/meetings/${srt.id}/transcript`, t.key)).body;
     expect(srtTranscript.speakers.map((s: { name: string }) => s.name)).toEqual(['Alex Moreno', 'Jordan Kim']);
-    expect(srtTranscript.segments[0]).toMatchObject({ start: 0.5, end: 7, text: 'Thanks for taking the call. Can you walk me through how your team handles quotes today?' });
+    expect(srtTranscript.segments[0]).toMatchObject({
+      start: 0.5,
+      end: 7,
+      text: 'Thanks for taking the call. Can you walk me through how your team handles quotes today?',
+    });
     const jsonTranscript = (await h.get(`/meetings/${json.id}/transcript`, t.key)).body;
     expect(jsonTranscript.segments).toHaveLength(5);
     expect(jsonTranscript.word_count).toBe(jsonTranscript.segments.reduce((n: number, s: { text: string }) => n + s.text.split(/\s+/).length, 0));
@@ -133,13 +145,24 @@ describe('imported meetings', () => {
 
   it('refuses a file of another kind or workspace, and sources that conflict', async () => {
     const vtt = await uploaded(t, 'x.vtt', 'text/vtt', fixture('cs-renewal.vtt'));
-    expect(errorOf(await h.post('/meetings', t.key, { workspace_id: t.workspaceId, recording_file_id: vtt }))).toMatchObject({ code: 'invalid_parameter', param: 'recording_file_id' });
-    expect(errorOf(await h.post('/meetings', t.key, { workspace_id: t.workspaceId, transcript_file_id: vtt, meeting_url: 'https://meet.google.com/abc-defg-hij' }))).toMatchObject({ code: 'parameter_conflict' });
-    expect(errorOf(await h.post('/meetings', t.key, { workspace_id: t.workspaceId, transcript_file_id: vtt, join_type: 'immediate' }))).toMatchObject({ code: 'parameter_conflict', param: 'join_type' });
+    expect(errorOf(await h.post('/meetings', t.key, { workspace_id: t.workspaceId, recording_file_id: vtt }))).toMatchObject({
+      code: 'invalid_parameter',
+      param: 'recording_file_id',
+    });
+    expect(
+      errorOf(await h.post('/meetings', t.key, { workspace_id: t.workspaceId, transcript_file_id: vtt, meeting_url: 'https://meet.google.com/abc-defg-hij' })),
+    ).toMatchObject({ code: 'parameter_conflict' });
+    expect(errorOf(await h.post('/meetings', t.key, { workspace_id: t.workspaceId, transcript_file_id: vtt, join_type: 'immediate' }))).toMatchObject({
+      code: 'parameter_conflict',
+      param: 'join_type',
+    });
     expect(errorOf(await h.post('/meetings', t.key, { workspace_id: t.workspaceId }))).toMatchObject({ code: 'missing_parameter', param: 'meeting_url' });
     const other = await h.tenant();
     const theirs = await uploaded(other, 'y.vtt', 'text/vtt', fixture('cs-renewal.vtt'));
-    expect(errorOf(await h.post('/meetings', t.key, { workspace_id: t.workspaceId, transcript_file_id: theirs }))).toMatchObject({ code: 'resource_not_found', param: 'transcript_file_id' });
+    expect(errorOf(await h.post('/meetings', t.key, { workspace_id: t.workspaceId, transcript_file_id: theirs }))).toMatchObject({
+      code: 'resource_not_found',
+      param: 'transcript_file_id',
+    });
   });
 });
 
@@ -164,16 +187,34 @@ describe('imported recordings (speech-to-text)', () => {
   it('transcribes audio through the configured /audio/transcriptions server, or fails with its answer', async () => {
     const stt = await fakeSpeechToText((body) =>
       body.includes('RIFF-good')
-        ? { status: 200, json: { text: 'x', language: 'english', duration: 14.2, segments: [
-            { start: 0, end: 6.1, text: ' Thanks for joining the renewal call today.', avg_logprob: -0.1 },
-            { start: 6.4, end: 14.2, text: ' Our budget is approved, but I am worried about the rollout timeline?', avg_logprob: -0.3 },
-          ] } }
+        ? {
+            status: 200,
+            json: {
+              text: 'x',
+              language: 'english',
+              duration: 14.2,
+              segments: [
+                { start: 0, end: 6.1, text: ' Thanks for joining the renewal call today.', avg_logprob: -0.1 },
+                { start: 6.4, end: 14.2, text: ' Our budget is approved, but I am worried about the rollout timeline?', avg_logprob: -0.3 },
+              ],
+            },
+          }
         : { status: 500, json: { error: { message: 'model overloaded' } } },
     );
     deps.transcriber = openAiTranscriber({ baseUrl: stt.url, model: 'whisper-test', apiKey: 'sk-local' });
     try {
-      const good = (await h.post('/meetings', t.key, { workspace_id: t.workspaceId, recording_file_id: await uploaded(t, 'call.wav', 'audio/wav', Buffer.from('RIFF-good audio')) })).body;
-      const bad = (await h.post('/meetings', t.key, { workspace_id: t.workspaceId, recording_file_id: await uploaded(t, 'other.wav', 'audio/wav', Buffer.from('RIFF-bad audio')) })).body;
+      const good = (
+        await h.post('/meetings', t.key, {
+          workspace_id: t.workspaceId,
+          recording_file_id: await uploaded(t, 'call.wav', 'audio/wav', Buffer.from('RIFF-good audio')),
+        })
+      ).body;
+      const bad = (
+        await h.post('/meetings', t.key, {
+          workspace_id: t.workspaceId,
+          recording_file_id: await uploaded(t, 'other.wav', 'audio/wav', Buffer.from('RIFF-bad audio')),
+        })
+      ).body;
       await queue.drain();
       expect(stt.bodies[0]).toMatch(/^POST \/v1\/audio\/transcriptions Bearer sk-local/);
       expect(stt.bodies[0]).toContain('whisper-test');
@@ -197,7 +238,11 @@ describe('imported recordings (speech-to-text)', () => {
 
 describe('the simulated bot', () => {
   it('walks the state machine to done, labelled as simulated, with a transcript and analysis', async () => {
-    const created = await h.post('/meetings', t.key, { workspace_id: t.workspaceId, meeting_url: 'https://us02web.zoom.us/j/84512739046?pwd=abc', title: 'Sim' });
+    const created = await h.post('/meetings', t.key, {
+      workspace_id: t.workspaceId,
+      meeting_url: 'https://us02web.zoom.us/j/84512739046?pwd=abc',
+      title: 'Sim',
+    });
     expect(created.body).toMatchObject({ status: 'pending', source: 'simulated_bot', join_type: 'immediate', bot_name: 'Persona Notetaker', title: 'Sim' });
     expect(created.body.status_detail.message).toMatch(/^Simulated:/);
     // The same call under another link form is the same meeting: one bot per call.
@@ -206,9 +251,18 @@ describe('the simulated bot', () => {
     await queue.drain({ ignoreStartAfter: true });
     const done = (await h.get(`/meetings/${created.body.id}`, t.key)).body;
     expect(done.status_changes.map((c: { code: string }) => c.code)).toEqual([
-      'pending', 'joining_call', 'in_waiting_room', 'in_call_not_recording', 'in_call_recording', 'call_ended', 'recording_done', 'done',
+      'pending',
+      'joining_call',
+      'in_waiting_room',
+      'in_call_not_recording',
+      'in_call_recording',
+      'call_ended',
+      'recording_done',
+      'done',
     ]);
-    expect(done.status_changes.filter((c: { message: string | null }) => c.message).every((c: { message: string }) => c.message.startsWith('Simulated:'))).toBe(true);
+    expect(done.status_changes.filter((c: { message: string | null }) => c.message).every((c: { message: string }) => c.message.startsWith('Simulated:'))).toBe(
+      true,
+    );
     expect(done).toMatchObject({ status: 'done', has_analysis: true, participant_count: 2 });
     const transcript = (await h.get(`/meetings/${created.body.id}/transcript`, t.key)).body;
     expect(transcript.segments[0].text).toContain('simulated sample call');
@@ -220,11 +274,30 @@ describe('the simulated bot', () => {
 
   it('validates links and schedules', async () => {
     const base = { workspace_id: t.workspaceId };
-    expect(errorOf(await h.post('/meetings', t.key, { ...base, meeting_url: 'https://example.com/call/1' }))).toMatchObject({ code: 'invalid_parameter', param: 'meeting_url' });
-    expect(errorOf(await h.post('/meetings', t.key, { ...base, meeting_url: 'https://meet.google.com/aaa-bbbb-ccc', join_type: 'immediate', join_at: '2026-11-16T12:00:00Z' }))).toMatchObject({ code: 'parameter_conflict', param: 'join_at' });
-    expect(errorOf(await h.post('/meetings', t.key, { ...base, meeting_url: 'https://meet.google.com/aaa-bbbb-ccc', join_at: '2027-06-01T12:00:00Z' }))).toMatchObject({ code: 'invalid_parameter', param: 'join_at' });
-    expect(errorOf(await h.post('/meetings', t.key, { ...base, meeting_url: 'https://meet.google.com/aaa-bbbb-ccc', join_type: 'scheduled' }))).toMatchObject({ code: 'missing_parameter', param: 'join_at' });
-    expect(errorOf(await h.post('/meetings', t.key, { ...base, meeting_url: 'https://meet.google.com/aaa-bbbb-ccc', schema_ids: ['msch_unknown1'] }))).toMatchObject({ code: 'resource_not_found', param: 'schema_ids.0' });
+    expect(errorOf(await h.post('/meetings', t.key, { ...base, meeting_url: 'https://example.com/call/1' }))).toMatchObject({
+      code: 'invalid_parameter',
+      param: 'meeting_url',
+    });
+    expect(
+      errorOf(
+        await h.post('/meetings', t.key, {
+          ...base,
+          meeting_url: 'https://meet.google.com/aaa-bbbb-ccc',
+          join_type: 'immediate',
+          join_at: '2026-11-16T12:00:00Z',
+        }),
+      ),
+    ).toMatchObject({ code: 'parameter_conflict', param: 'join_at' });
+    expect(
+      errorOf(await h.post('/meetings', t.key, { ...base, meeting_url: 'https://meet.google.com/aaa-bbbb-ccc', join_at: '2027-06-01T12:00:00Z' })),
+    ).toMatchObject({ code: 'invalid_parameter', param: 'join_at' });
+    expect(errorOf(await h.post('/meetings', t.key, { ...base, meeting_url: 'https://meet.google.com/aaa-bbbb-ccc', join_type: 'scheduled' }))).toMatchObject({
+      code: 'missing_parameter',
+      param: 'join_at',
+    });
+    expect(
+      errorOf(await h.post('/meetings', t.key, { ...base, meeting_url: 'https://meet.google.com/aaa-bbbb-ccc', schema_ids: ['msch_unknown1'] })),
+    ).toMatchObject({ code: 'resource_not_found', param: 'schema_ids.0' });
     const scheduled = await h.post('/meetings', t.key, { ...base, meeting_url: 'https://meet.google.com/aaa-bbbb-ccc', join_at: '2027-01-20T15:00:00Z' });
     expect(scheduled.body).toMatchObject({ join_type: 'scheduled', join_at: '2027-01-20T15:00:00.000Z', status: 'pending' });
     // Not due yet: nothing moves.
@@ -235,7 +308,12 @@ describe('the simulated bot', () => {
   const cancellable = ['pending', 'joining_call', 'in_waiting_room', 'in_call_not_recording', 'in_call_recording'];
   it.each(cancellable.map((status, steps) => [status, steps] as const))('cancels from %s, and then never moves again', async (status, steps) => {
     const tenant = await h.tenant();
-    const meeting = (await h.post('/meetings', tenant.key, { workspace_id: tenant.workspaceId, meeting_url: 'https://teams.microsoft.com/l/meetup-join/19%3ameeting_abc%40thread.v2/0' })).body;
+    const meeting = (
+      await h.post('/meetings', tenant.key, {
+        workspace_id: tenant.workspaceId,
+        meeting_url: 'https://teams.microsoft.com/l/meetup-join/19%3ameeting_abc%40thread.v2/0',
+      })
+    ).body;
     for (let i = 0; i < steps; i++) await queue.drain({ ignoreStartAfter: true, maxJobs: 1 });
     expect((await h.get(`/meetings/${meeting.id}`, tenant.key)).body.status).toBe(status);
     const cancelled = await h.post(`/meetings/${meeting.id}/cancel`, tenant.key, { reason: 'Customer asked not to record' });
@@ -276,7 +354,9 @@ describe('lists, deletion and roles', () => {
     expect(added.status).toBe(200);
     const meeting = (await h.post('/meetings', t.key, { workspace_id: t.workspaceId, meeting_url: 'https://meet.google.com/vvv-wwww-xxx' })).body;
     expect((await h.get(`/meetings/${meeting.id}`, viewer.key)).status).toBe(200);
-    expect(errorOf(await h.post('/meetings', viewer.key, { workspace_id: t.workspaceId, meeting_url: 'https://meet.google.com/zzz-wwww-xxx' })).code).toBe('permission_denied');
+    expect(errorOf(await h.post('/meetings', viewer.key, { workspace_id: t.workspaceId, meeting_url: 'https://meet.google.com/zzz-wwww-xxx' })).code).toBe(
+      'permission_denied',
+    );
     expect(errorOf(await h.post(`/meetings/${meeting.id}/cancel`, viewer.key, {})).code).toBe('permission_denied');
     expect(errorOf(await h.delete(`/meetings/${meeting.id}`, viewer.key)).code).toBe('permission_denied');
   });
@@ -286,10 +366,31 @@ describe('lists, deletion and roles', () => {
     const now = clock.now();
     // A finished call that used all 120 minutes of the Starter tier this month.
     await database.db.insert(meetings).values({
-      id: `mtg_usedup${process.pid}`, workspaceId: tenant.workspaceId, createdByUserId: tenant.userId, title: 'Long call', meetingUrl: 'https://meet.google.com/lng-call-abc',
-      meetingKey: 'meet:lng-call-abc', source: 'bot', sourceFileId: null, botName: 'Persona Notetaker', joinType: 'immediate', joinAt: now, completedAt: now,
-      status: 'done', statusChanges: withChange([], { code: 'done' }, now), recordingKey: null, participantCount: 2, analysisStatus: 'completed', schemaIds: [],
-      recordedSeconds: 119.5 * 60, transcribed: 1, cancelledAt: null, cancelledBy: null, cancelReason: null, createdAt: now, updatedAt: now,
+      id: `mtg_usedup${process.pid}`,
+      workspaceId: tenant.workspaceId,
+      createdByUserId: tenant.userId,
+      title: 'Long call',
+      meetingUrl: 'https://meet.google.com/lng-call-abc',
+      meetingKey: 'meet:lng-call-abc',
+      source: 'bot',
+      sourceFileId: null,
+      botName: 'Persona Notetaker',
+      joinType: 'immediate',
+      joinAt: now,
+      completedAt: now,
+      status: 'done',
+      statusChanges: withChange([], { code: 'done' }, now),
+      recordingKey: null,
+      participantCount: 2,
+      analysisStatus: 'completed',
+      schemaIds: [],
+      recordedSeconds: 119.5 * 60,
+      transcribed: 1,
+      cancelledAt: null,
+      cancelledBy: null,
+      cancelReason: null,
+      createdAt: now,
+      updatedAt: now,
     });
     expect((await h.get('/usage', tenant.key)).body.transcription).toMatchObject({ minutes_used: 120, minutes_remaining: 0, percentage_used: 100 });
     const refused = await h.post('/meetings', tenant.key, { workspace_id: tenant.workspaceId, meeting_url: 'https://meet.google.com/new-call-abc' });

@@ -23,7 +23,18 @@ describe('models', () => {
     const res = await h.get('/models', t.key);
     expect(res.body).toEqual({
       object: 'list',
-      data: [{ id: 'service-1', object: 'model', created: expect.any(Number), owned_by: 'persona-api', engine: 'offline', upstream_model: null, context_window: 128_000, max_output_tokens: 32_768 }],
+      data: [
+        {
+          id: 'service-1',
+          object: 'model',
+          created: expect.any(Number),
+          owned_by: 'persona-api',
+          engine: 'offline',
+          upstream_model: null,
+          context_window: 128_000,
+          max_output_tokens: 32_768,
+        },
+      ],
       has_more: false,
       next_cursor: null,
     });

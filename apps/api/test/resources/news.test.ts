@@ -28,7 +28,10 @@ const hits: { url: string; ifNoneMatch: string | undefined }[] = [];
 
 const rss = (items: { title: string; link: string; date: string; text?: string }[]) =>
   `<?xml version="1.0"?><rss version="2.0"><channel><title>Local Wire</title><link>${base}/</link>${items
-    .map((item) => `<item><title>${item.title}</title><link>${item.link}</link><description>${item.text ?? 'A story about the economy and interest rates in Germany.'}</description><pubDate>${item.date}</pubDate></item>`)
+    .map(
+      (item) =>
+        `<item><title>${item.title}</title><link>${item.link}</link><description>${item.text ?? 'A story about the economy and interest rates in Germany.'}</description><pubDate>${item.date}</pubDate></item>`,
+    )
     .join('')}</channel></rss>`;
 
 beforeAll(async () => {
@@ -46,10 +49,20 @@ beforeAll(async () => {
       res.writeHead(200, { 'content-type': 'application/rss+xml', etag: '"v1"' });
       res.end(
         rss([
-          { title: 'Local bakery chain expands to five new cities', link: `${base}/bakery?utm_source=feed`, date: 'Mon, 23 Nov 2026 08:00:00 GMT', text: 'The bakery chain opens stores in five cities and hires 200 staff.' },
+          {
+            title: 'Local bakery chain expands to five new cities',
+            link: `${base}/bakery?utm_source=feed`,
+            date: 'Mon, 23 Nov 2026 08:00:00 GMT',
+            text: 'The bakery chain opens stores in five cities and hires 200 staff.',
+          },
           { title: 'Local bakery chain expands to five new cities', link: `${base}/mirror/bakery`, date: 'Mon, 23 Nov 2026 09:00:00 GMT' },
           { title: 'A second look at the bakery numbers', link: `${base}/bakery#comments`, date: 'Mon, 23 Nov 2026 10:00:00 GMT' },
-          { title: 'Quarterly football results surprise the league', link: `${base}/football`, date: 'Sun, 22 Nov 2026 10:00:00 GMT', text: 'The football league reports record match attendance this season.' },
+          {
+            title: 'Quarterly football results surprise the league',
+            link: `${base}/football`,
+            date: 'Sun, 22 Nov 2026 10:00:00 GMT',
+            text: 'The football league reports record match attendance this season.',
+          },
         ]),
       );
     } else if (req.url === '/broken.xml') {
@@ -58,7 +71,16 @@ beforeAll(async () => {
     } else if (req.url === '/huge.xml') {
       res.writeHead(200, { 'content-type': 'application/xml' });
       // 6 MiB, past the 5 MiB cap: refused, nothing stored.
-      res.end(rss(Array.from({ length: 12_000 }, (_, i) => ({ title: `Huge story ${i}`, link: `${base}/huge/${i}`, date: 'Sun, 22 Nov 2026 10:00:00 GMT', text: 'x'.repeat(400) }))));
+      res.end(
+        rss(
+          Array.from({ length: 12_000 }, (_, i) => ({
+            title: `Huge story ${i}`,
+            link: `${base}/huge/${i}`,
+            date: 'Sun, 22 Nov 2026 10:00:00 GMT',
+            text: 'x'.repeat(400),
+          })),
+        ),
+      );
     } else {
       res.writeHead(404);
       res.end();
@@ -83,7 +105,12 @@ describe('the bundled feeds', () => {
     expect(all.filter((story) => story.name.startsWith('Mid-size software companies'))).toHaveLength(1);
     expect(Date.parse(all[0].published_at)).toBe(h.clock.now().getTime() - 3_600_000);
     const ecb = all.find((story) => story.name.startsWith('European Central Bank'));
-    expect(ecb).toMatchObject({ language: 'en-US', author: 'Lena Hoffmann', image_url: 'https://business.persona-api.invalid/img/ecb.jpg', source: { name: 'Persona Business Wire' } });
+    expect(ecb).toMatchObject({
+      language: 'en-US',
+      author: 'Lena Hoffmann',
+      image_url: 'https://business.persona-api.invalid/img/ecb.jpg',
+      source: { name: 'Persona Business Wire' },
+    });
     expect(ecb.url).toContain('utm_source'); // the link as published; the canonical form is the dedup key
     expect(ecb.topics[0]).toBe('finance');
     expect(ecb.topics).toContain('economy');
@@ -105,7 +132,14 @@ describe('polling feeds', () => {
     expect(byUrl['/wire.xml']).toMatchObject({ added: 2, error: null });
     expect(byUrl['/broken.xml']!.error).toBeTruthy();
     expect(byUrl['/huge.xml']!.error).toMatch(/larger than/);
-    expect((await h.db.select().from(newsStories).where(eq(newsStories.feedUrl, `${base}/huge.xml`))).length).toBe(0);
+    expect(
+      (
+        await h.db
+          .select()
+          .from(newsStories)
+          .where(eq(newsStories.feedUrl, `${base}/huge.xml`))
+      ).length,
+    ).toBe(0);
     const bakery = (await h.get('/news/stories?search=bakery', t.key)).body.data;
     expect(bakery).toHaveLength(1);
     expect(bakery[0]).toMatchObject({ url: `${base}/bakery?utm_source=feed`, language: 'en' });
@@ -120,7 +154,10 @@ describe('polling feeds', () => {
     const guarded = await pollAllFeeds(h.db, createOfflineEngine(), createGuardedFetcher({ timeoutMs: 2_000 }), { now: () => h.clock.now() });
     expect(guarded.every((result) => result.error !== null)).toBe(true);
     expect(hits).toEqual([]);
-    const [row] = await h.db.select().from(newsFeeds).where(eq(newsFeeds.url, `${base}/wire.xml`));
+    const [row] = await h.db
+      .select()
+      .from(newsFeeds)
+      .where(eq(newsFeeds.url, `${base}/wire.xml`));
     expect(row!.lastError).toBeTruthy();
   });
 
@@ -129,7 +166,16 @@ describe('polling feeds', () => {
     expect(canonicalUrl('https://example.com/a/')).toBe('https://example.com/a');
     expect(canonicalUrl('javascript:alert(1)')).toBeNull();
     expect(titleKey('  Ça coûte: 20 %  — MORE!')).toBe('ca coute 20 more');
-    const item = { title: 'Die Regierung hat heute neue Regeln für Unternehmen beschlossen', summary: 'Die neuen Regeln gelten ab dem nächsten Jahr für alle Unternehmen in Deutschland.', url: 'https://x.example/a', imageUrl: null, author: null, publishedAt: null, language: null, categories: [] };
+    const item = {
+      title: 'Die Regierung hat heute neue Regeln für Unternehmen beschlossen',
+      summary: 'Die neuen Regeln gelten ab dem nächsten Jahr für alle Unternehmen in Deutschland.',
+      url: 'https://x.example/a',
+      imageUrl: null,
+      author: null,
+      publishedAt: null,
+      language: null,
+      categories: [],
+    };
     expect(languageOf(item, null)).toBe('de');
     expect(languageOf(item, 'fr_FR')).toBe('fr-FR');
   });
@@ -143,7 +189,9 @@ describe('the story list', () => {
     const sports = (await h.get('/news/stories?topic=sports&limit=100', t.key)).body.data as any[];
     expect(sports.length).toBeGreaterThan(0);
     expect(sports.every((story) => story.topics.includes('sports'))).toBe(true);
-    expect(ids(await h.get('/news/stories?region=DE&language=de', t.key))).toEqual(all.filter((s) => s.region === 'DE' && s.language.startsWith('de')).map((s) => s.id));
+    expect(ids(await h.get('/news/stories?region=DE&language=de', t.key))).toEqual(
+      all.filter((s) => s.region === 'DE' && s.language.startsWith('de')).map((s) => s.id),
+    );
     expect((await h.get('/news/stories?language=en&limit=100', t.key)).body.data.every((story: any) => /^en(-|$)/.test(story.language))).toBe(true);
     const middle = all[5].published_at;
     const after = (await h.get(`/news/stories?published_after=${middle}&limit=100`, t.key)).body.data as any[];
@@ -177,14 +225,27 @@ describe('analysing a story', () => {
     expect(teen.body.analysis.quick_view).not.toBe(cfo.body.analysis.quick_view);
     expect(cfo.body.analysis.news_contextualization).toContain('Persona Business Wire');
 
-    expect(errorOf(await h.post(`/news/stories/${story.id}/analyze`, t.key, { persona_id: 'persona_nobody' }))).toMatchObject({ code: 'resource_not_found', param: 'persona_id' });
+    expect(errorOf(await h.post(`/news/stories/${story.id}/analyze`, t.key, { persona_id: 'persona_nobody' }))).toMatchObject({
+      code: 'resource_not_found',
+      param: 'persona_id',
+    });
     const poor = await h.tenant({ credits: 1 });
-    expect(errorOf(await h.post(`/news/stories/${story.id}/analyze`, poor.key, { persona_id: 'persona_saas_cfo' }))).toMatchObject({ code: 'insufficient_credits' });
+    expect(errorOf(await h.post(`/news/stories/${story.id}/analyze`, poor.key, { persona_id: 'persona_saas_cfo' }))).toMatchObject({
+      code: 'insufficient_credits',
+    });
   });
 
   it('asks an upstream model with the persona’s system prompt and the story', async () => {
     const [story] = (await h.get('/news/stories?search=bakery', t.key)).body.data;
-    const analysis = { quick_view: 'Good news for local trade.', emotional_response: 'Pleased.', cognitive_engagement: 'Reads closely.', behavioral_intent: 'Visits.', news_contextualization: 'Fits.', risk_and_opportunity: 'None.', confidence: 0.6 };
+    const analysis = {
+      quick_view: 'Good news for local trade.',
+      emotional_response: 'Pleased.',
+      cognitive_engagement: 'Reads closely.',
+      behavioral_intent: 'Visits.',
+      news_contextualization: 'Fits.',
+      risk_and_opportunity: 'None.',
+      confidence: 0.6,
+    };
     fake.enqueue({ content: JSON.stringify(analysis), usage: { prompt_tokens: 620, completion_tokens: 80 } });
     const res = await engine.using(upstreamEngine, () => h.post(`/news/stories/${story.id}/analyze`, t.key, { persona_id: 'persona_restaurant_owner' }));
     expect(res.body.analysis).toEqual(analysis);
@@ -200,7 +261,9 @@ describe('analysing a story', () => {
     const viewer = await h.tenant();
     await h.post(`/workspaces/${team}/members`, owner.key, { email: viewer.email, role: 'viewer' });
     const [story] = (await h.get('/news/stories?limit=1', viewer.key)).body.data;
-    expect(errorOf(await h.post(`/news/stories/${story.id}/analyze`, viewer.key, { persona_id: 'persona_saas_cfo', workspace_id: team }))).toMatchObject({ code: 'permission_denied' });
+    expect(errorOf(await h.post(`/news/stories/${story.id}/analyze`, viewer.key, { persona_id: 'persona_saas_cfo', workspace_id: team }))).toMatchObject({
+      code: 'permission_denied',
+    });
     expect(await balanceOf(h, owner.accountId)).toBe(5_000);
   });
 });
@@ -211,7 +274,14 @@ describe('digests', () => {
     const res = await h.post('/news/digests', t.key, { persona_id: 'persona_saas_cfo', period: 'last_7_days', max_stories: 4 });
     expect(res.status).toBe(200);
     const digest = res.body;
-    expect(digest).toMatchObject({ object: 'news_digest', period: 'last_7_days', topics: [], story_count: 4, workspace_id: t.workspaceId, persona: { id: 'persona_saas_cfo' } });
+    expect(digest).toMatchObject({
+      object: 'news_digest',
+      period: 'last_7_days',
+      topics: [],
+      story_count: 4,
+      workspace_id: t.workspaceId,
+      persona: { id: 'persona_saas_cfo' },
+    });
     expect(digest.id).toMatch(/^dig_/);
     expect(Date.parse(digest.period_end) - Date.parse(digest.period_start)).toBe(7 * 24 * 3_600_000);
     const scores = digest.items.map((item: any) => item.relevance_score);
@@ -232,7 +302,9 @@ describe('digests', () => {
     expect(digest.usage.credits_used).toBe(Math.ceil((digest.usage.prompt_tokens + digest.usage.completion_tokens) / 100));
     expect(await balanceOf(h, t.accountId)).toBe(before - digest.usage.credits_used - full.usage.credits_used);
 
-    const topical = (await h.post('/news/digests', t.key, { persona_id: 'persona_genz_sneaker_enthusiast', period: 'last_30_days', topics: ['sports', 'retail'] })).body;
+    const topical = (
+      await h.post('/news/digests', t.key, { persona_id: 'persona_genz_sneaker_enthusiast', period: 'last_30_days', topics: ['sports', 'retail'] })
+    ).body;
     expect(topical.items.length).toBeGreaterThan(0);
     expect(topical.items.every((item: any) => item.topics.some((topic: string) => topic === 'sports' || topic === 'retail'))).toBe(true);
 
@@ -243,8 +315,13 @@ describe('digests', () => {
 
   it('refuses story_ids with a period, names a missing story, and a window with no stories gives an empty digest', async () => {
     const [story] = (await h.get('/news/stories?limit=1', t.key)).body.data;
-    expect(errorOf(await h.post('/news/digests', t.key, { persona_id: 'persona_saas_cfo', story_ids: [story.id], period: 'last_7_days' }))).toMatchObject({ code: 'parameter_conflict' });
-    expect(errorOf(await h.post('/news/digests', t.key, { persona_id: 'persona_saas_cfo', story_ids: [story.id, 'story_missing12345678'] }))).toMatchObject({ code: 'resource_not_found', param: 'story_ids.1' });
+    expect(errorOf(await h.post('/news/digests', t.key, { persona_id: 'persona_saas_cfo', story_ids: [story.id], period: 'last_7_days' }))).toMatchObject({
+      code: 'parameter_conflict',
+    });
+    expect(errorOf(await h.post('/news/digests', t.key, { persona_id: 'persona_saas_cfo', story_ids: [story.id, 'story_missing12345678'] }))).toMatchObject({
+      code: 'resource_not_found',
+      param: 'story_ids.1',
+    });
     h.clock.advance(40 * 24 * 3_600_000);
     const empty = (await h.post('/news/digests', t.key, { persona_id: 'persona_saas_cfo', period: 'last_24_hours' })).body;
     expect(empty).toMatchObject({ story_count: 0, items: [] });

@@ -36,7 +36,9 @@ beforeAll(async () => {
     pageRequests.push(req.url ?? '');
     if (req.url === '/how-it-works') {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-      res.end('<html><head><script>var x = 1;</script></head><body><h1>GreenBox Kitchen</h1><p>Weekly organic meal kits for busy families, with 20-minute recipes.</p></body></html>');
+      res.end(
+        '<html><head><script>var x = 1;</script></head><body><h1>GreenBox Kitchen</h1><p>Weekly organic meal kits for busy families, with 20-minute recipes.</p></body></html>',
+      );
     } else {
       res.writeHead(404);
       res.end();
@@ -83,14 +85,27 @@ describe('the base catalog', () => {
       expect(persona.details.pains.length).toBeGreaterThan(0);
     }
     const cfo = await h.get('/personas/persona_saas_cfo', t.key);
-    expect(cfo.body).toMatchObject({ object: 'persona', type: 'B2B', category: 'Finance', details: { role_title: 'Chief Financial Officer', life_stage: null } });
+    expect(cfo.body).toMatchObject({
+      object: 'persona',
+      type: 'B2B',
+      category: 'Finance',
+      details: { role_title: 'Chief Financial Officer', life_stage: null },
+    });
     // The curated system prompt is never served.
     expect(cfo.text).not.toContain('Stay in character');
   });
 
   it('refuses to change or delete a base persona: 400 persona_not_customizable naming id', async () => {
-    expect(errorOf(await h.patch('/personas/persona_saas_cfo', t.key, { name: 'Renamed' }))).toEqual({ type: 'invalid_request_error', code: 'persona_not_customizable', param: 'id' });
-    expect(errorOf(await h.delete('/personas/persona_saas_cfo', t.key))).toEqual({ type: 'invalid_request_error', code: 'persona_not_customizable', param: 'id' });
+    expect(errorOf(await h.patch('/personas/persona_saas_cfo', t.key, { name: 'Renamed' }))).toEqual({
+      type: 'invalid_request_error',
+      code: 'persona_not_customizable',
+      param: 'id',
+    });
+    expect(errorOf(await h.delete('/personas/persona_saas_cfo', t.key))).toEqual({
+      type: 'invalid_request_error',
+      code: 'persona_not_customizable',
+      param: 'id',
+    });
     expect((await h.get('/personas/persona_saas_cfo', t.key)).body.name).toBe('Dana Whitfield, SaaS CFO');
   });
 });
@@ -98,11 +113,22 @@ describe('the base catalog', () => {
 describe('custom personas', () => {
   it('generates a persona from a description for 300 credits, in the default workspace', async () => {
     const tenant = await h.tenant({ credits: 1_000 });
-    const res = await h.post('/personas', tenant.key, createBody({ pipeline_type: 'advanced', hints: { industry: 'Logistics', locale_value: 'de-DE', locale_scope: 'country' } }));
+    const res = await h.post(
+      '/personas',
+      tenant.key,
+      createBody({ pipeline_type: 'advanced', hints: { industry: 'Logistics', locale_value: 'de-DE', locale_scope: 'country' } }),
+    );
     expect(res.status).toBe(200);
     const persona = res.body;
     expect(persona.id).toMatch(/^cp_/);
-    expect(persona).toMatchObject({ object: 'custom_persona', is_custom: true, credits_charged: 300, workspace_id: tenant.workspaceId, pipeline_type: 'advanced', type: 'B2B' });
+    expect(persona).toMatchObject({
+      object: 'custom_persona',
+      is_custom: true,
+      credits_charged: 300,
+      workspace_id: tenant.workspaceId,
+      pipeline_type: 'advanced',
+      type: 'B2B',
+    });
     expect(persona.details).toMatchObject({ industry: 'Logistics', locale_value: 'de-DE', is_localized: true });
     expect(Object.keys(persona.details.mcda_weights).length).toBeGreaterThan(0);
     expect(persona.ai_generated.confidence).toBeGreaterThan(0);
@@ -118,7 +144,15 @@ describe('custom personas', () => {
   it('on the OpenAI-compatible engine: generates the profile upstream; an upstream failure charges and creates nothing', async () => {
     const tenant = await h.tenant({ credits: 1_000 });
     const profile = await createOfflineEngine().generatePersona({ description: createBody().description, pipeline_type: 'intermediate' });
-    fake.enqueue({ content: JSON.stringify({ name: profile.name, category: profile.category, type: profile.type, details: profile.details, ai_generated: profile.ai_generated }) });
+    fake.enqueue({
+      content: JSON.stringify({
+        name: profile.name,
+        category: profile.category,
+        type: profile.type,
+        details: profile.details,
+        ai_generated: profile.ai_generated,
+      }),
+    });
     const res = await onUpstream(() => h.post('/personas', tenant.key, createBody({ pipeline_type: 'intermediate' })));
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ name: profile.name, category: profile.category, credits_charged: 300, details: { goals: profile.details.goals } });
@@ -147,7 +181,11 @@ describe('custom personas', () => {
     const before = await balanceOf(h, t.accountId);
     const res = await h.patch(`/personas/${created.id}`, t.key, { name: 'Priya, Head of People', pains: ['Burnout in the night shift'], role_title: null });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ name: 'Priya, Head of People', description: created.description, details: { pains: ['Burnout in the night shift'], role_title: null, goals: created.details.goals } });
+    expect(res.body).toMatchObject({
+      name: 'Priya, Head of People',
+      description: created.description,
+      details: { pains: ['Burnout in the night shift'], role_title: null, goals: created.details.goals },
+    });
     expect(res.body.ai_generated).toEqual(created.ai_generated);
     expect(await balanceOf(h, t.accountId)).toBe(before);
     expect((await h.get(`/personas/${created.id}`, t.key)).body).toEqual(res.body);
@@ -272,20 +310,33 @@ describe('persona suggestions', () => {
   });
 
   it('reads URL sources and counts only those it could read', async () => {
-    const res = await h.post('/personas/suggestions', t.key, request({
-      sources: [
-        { type: 'url', url: `${pagesUrl}/how-it-works`, name: 'How it works' },
-        { type: 'url', url: `${pagesUrl}/missing` },
-        { type: 'url', url: 'http://127.0.0.1:9/closed-port' },
-      ],
-    }));
+    const res = await h.post(
+      '/personas/suggestions',
+      t.key,
+      request({
+        sources: [
+          { type: 'url', url: `${pagesUrl}/how-it-works`, name: 'How it works' },
+          { type: 'url', url: `${pagesUrl}/missing` },
+          { type: 'url', url: 'http://127.0.0.1:9/closed-port' },
+        ],
+      }),
+    );
     expect(res.status).toBe(200);
     expect(res.body.input_summary.sources_count).toBe(1);
     expect(pageRequests).toContain('/how-it-works');
   });
 
   it('answers 404 naming the source for an unknown file, and skips a stored file without readable content', async () => {
-    const missing = await h.post('/personas/suggestions', t.key, request({ sources: [{ type: 'url', url: `${pagesUrl}/how-it-works` }, { type: 'file', file_id: 'file_nothing' }] }));
+    const missing = await h.post(
+      '/personas/suggestions',
+      t.key,
+      request({
+        sources: [
+          { type: 'url', url: `${pagesUrl}/how-it-works` },
+          { type: 'file', file_id: 'file_nothing' },
+        ],
+      }),
+    );
     expect(errorOf(missing)).toEqual({ type: 'not_found', code: 'resource_not_found', param: 'sources.1.file_id' });
     const id = newId('file');
     await h.db.insert(files).values({ id, workspaceId: t.workspaceId, name: 'survey.pdf', sizeBytes: 10, createdAt: h.clock.now(), updatedAt: h.clock.now() });
@@ -313,9 +364,15 @@ describe('persona suggestions', () => {
   });
 
   it('on the OpenAI-compatible engine: sends the sources read to the model and returns its suggestions', async () => {
-    const offline = await createOfflineEngine().suggestPersonas({ business_description: request().business_description, target_customers: request().target_customers, goals: request().goals });
+    const offline = await createOfflineEngine().suggestPersonas({
+      business_description: request().business_description,
+      target_customers: request().target_customers,
+      goals: request().goals,
+    });
     fake.enqueue({ content: JSON.stringify({ suggestions: offline.data.map(({ id: _id, object: _object, ...rest }) => rest) }) });
-    const res = await onUpstream(() => h.post('/personas/suggestions', t.key, request({ sources: [{ type: 'url', url: `${pagesUrl}/how-it-works`, name: 'How it works' }] })));
+    const res = await onUpstream(() =>
+      h.post('/personas/suggestions', t.key, request({ sources: [{ type: 'url', url: `${pagesUrl}/how-it-works`, name: 'How it works' }] })),
+    );
     expect(res.status).toBe(200);
     expect(res.body.data.map((s: any) => s.name).sort()).toEqual(offline.data.map((s) => s.name).sort());
     expect(res.body.input_summary.sources_count).toBe(1);
@@ -329,6 +386,8 @@ describe('persona suggestions', () => {
     expect(await fetchSourceText(`${pagesUrl}/how-it-works`, createGuardedFetcher())).toBeNull();
     expect(await fetchSourceText(`http://localhost:${new URL(pagesUrl).port}/how-it-works`, createGuardedFetcher())).toBeNull();
     expect(pageRequests.length).toBe(before);
-    expect(await fetchSourceText(`${pagesUrl}/how-it-works`, createGuardedFetcher({ allowPrivateAddresses: true }))).toMatch(/GREENBOX KITCHEN[\s\S]*Weekly organic meal kits/);
+    expect(await fetchSourceText(`${pagesUrl}/how-it-works`, createGuardedFetcher({ allowPrivateAddresses: true }))).toMatch(
+      /GREENBOX KITCHEN[\s\S]*Weekly organic meal kits/,
+    );
   });
 });

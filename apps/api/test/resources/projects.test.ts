@@ -41,7 +41,14 @@ describe('projects', () => {
       expect((await h.post('/agent/threads', owner.key, { workspace_id: owner.workspaceId, project_id: project.id })).status).toBe(200);
       h.clock.advance(10 * DAY);
       expect((await h.post('/agent/threads', owner.key, { workspace_id: owner.workspaceId, project_id: project.id })).status).toBe(200);
-      await h.db.insert(generations).values({ id: `gen_c${start}`, workspaceId: owner.workspaceId, projectId: project.id, title: 'Post', createdAt: h.clock.now(), updatedAt: h.clock.now() });
+      await h.db.insert(generations).values({
+        id: `gen_c${start}`,
+        workspaceId: owner.workspaceId,
+        projectId: project.id,
+        title: 'Post',
+        createdAt: h.clock.now(),
+        updatedAt: h.clock.now(),
+      });
       let read = await h.get(`/projects/${project.id}`, owner.key);
       expect(read.body).toMatchObject({ thread_count: 2, agent_thread_count: 2, generation_count: 1, credits_used_14d: 2 * PRICE });
       // Rolling: 15 days after the first charge only the second counts.
@@ -101,7 +108,10 @@ describe('projects', () => {
     const [kept] = await h.db.select().from(agentThreads).where(eq(agentThreads.id, thread.id));
     expect(kept?.projectId).toBeNull();
     // The thread's charge stays in the ledger, no longer attributed to the deleted project.
-    const [charge] = await h.db.select().from(creditLedger).where(eq(creditLedger.requestId, String(threadResponse.headers['x-request-id'])));
+    const [charge] = await h.db
+      .select()
+      .from(creditLedger)
+      .where(eq(creditLedger.requestId, String(threadResponse.headers['x-request-id'])));
     expect(charge).toMatchObject({ kind: 'charge', projectId: null, workspaceId: owner.workspaceId });
   });
 });

@@ -54,15 +54,31 @@ beforeEach(() => {
 const CFO = 'persona_saas_cfo';
 const base = (extra: Record<string, unknown> = {}) => ({ model: 'service-1', persona_id: CFO, input: 'Would you pay $18 per seat for this?', ...extra });
 const lastRequest = () => fake.requests.at(-1)!;
-const outputText = (body: any): string => body.output.filter((item: any) => item.type === 'message').map((item: any) => item.content[0]?.text ?? '').join('');
-const quoteTool = { type: 'function', name: 'get_price_quote', description: 'Returns a price quote.', parameters: { type: 'object', properties: { seats: { type: 'integer' } }, required: ['seats'], additionalProperties: false } };
+const outputText = (body: any): string =>
+  body.output
+    .filter((item: any) => item.type === 'message')
+    .map((item: any) => item.content[0]?.text ?? '')
+    .join('');
+const quoteTool = {
+  type: 'function',
+  name: 'get_price_quote',
+  description: 'Returns a price quote.',
+  parameters: { type: 'object', properties: { seats: { type: 'integer' } }, required: ['seats'], additionalProperties: false },
+};
 
 /** A streamed POST over the real connection, with the time each chunk arrived. */
 function streamOverHttp(path: string, body: unknown): Promise<{ status: number; text: string; arrivals: { at: number; text: string }[] }> {
   return new Promise((resolve, reject) => {
     const arrivals: { at: number; text: string }[] = [];
     const req = httpRequest(
-      { host: '127.0.0.1', port, method: 'POST', path: `/api/v1${path}`, agent: false, headers: { authorization: `Bearer ${t.key}`, 'content-type': 'application/json' } },
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: `/api/v1${path}`,
+        agent: false,
+        headers: { authorization: `Bearer ${t.key}`, 'content-type': 'application/json' },
+      },
       (res) => {
         res.on('data', (chunk: Buffer) => arrivals.push({ at: performance.now(), text: chunk.toString('utf8') }));
         res.on('end', () => resolve({ status: res.statusCode ?? 0, text: arrivals.map((a) => a.text).join(''), arrivals }));
@@ -111,12 +127,24 @@ describe('what goes upstream', () => {
     const first = await h.post('/responses', t.key, base({ input, tools: [quoteTool], tool_choice: { type: 'function', name: 'get_price_quote' } }));
     expect(lastRequest().body.tools[0].function).toMatchObject({ name: 'get_price_quote', parameters: quoteTool.parameters });
     expect(lastRequest().body.tool_choice).toEqual({ type: 'function', function: { name: 'get_price_quote' } });
-    expect(first.body.output).toEqual([expect.objectContaining({ type: 'function_call', call_id: 'call_upstream1', name: 'get_price_quote', arguments: '{"seats":240}' })]);
+    expect(first.body.output).toEqual([
+      expect.objectContaining({ type: 'function_call', call_id: 'call_upstream1', name: 'get_price_quote', arguments: '{"seats":240}' }),
+    ]);
 
     fake.enqueue({ content: '$46,080 a year is within budget.' });
-    const second = await h.post('/responses', t.key, base({ input: [...input, ...first.body.output, { type: 'function_call_output', call_id: 'call_upstream1', output: '{"total_usd":46080}' }], tools: [quoteTool] }));
+    const second = await h.post(
+      '/responses',
+      t.key,
+      base({
+        input: [...input, ...first.body.output, { type: 'function_call_output', call_id: 'call_upstream1', output: '{"total_usd":46080}' }],
+        tools: [quoteTool],
+      }),
+    );
     const messages = lastRequest().body.messages;
-    expect(messages.at(-2)).toMatchObject({ role: 'assistant', tool_calls: [{ id: 'call_upstream1', function: { name: 'get_price_quote', arguments: '{"seats":240}' } }] });
+    expect(messages.at(-2)).toMatchObject({
+      role: 'assistant',
+      tool_calls: [{ id: 'call_upstream1', function: { name: 'get_price_quote', arguments: '{"seats":240}' } }],
+    });
     expect(messages.at(-1)).toEqual({ role: 'tool', tool_call_id: 'call_upstream1', content: '{"total_usd":46080}' });
     expect(outputText(second.body)).toBe('$46,080 a year is within budget.');
   });
@@ -147,7 +175,11 @@ describe('structured output and analysis upstream', () => {
   });
 
   it('adds an analysis (the lexical one when the model cannot fill the schema) and its 5 credits', async () => {
-    fake.enqueue({ content: 'This deal sounds risky.', usage: { prompt_tokens: 100, completion_tokens: 10 } }, { content: 'no', usage: { prompt_tokens: 50, completion_tokens: 1 } }, { content: 'still no', usage: { prompt_tokens: 60, completion_tokens: 2 } });
+    fake.enqueue(
+      { content: 'This deal sounds risky.', usage: { prompt_tokens: 100, completion_tokens: 10 } },
+      { content: 'no', usage: { prompt_tokens: 50, completion_tokens: 1 } },
+      { content: 'still no', usage: { prompt_tokens: 60, completion_tokens: 2 } },
+    );
     const res = await h.post('/responses', t.key, base({ analysis_mode: true, input: 'Limited offer: only today!' }));
     expect(res.body.analysis.sentiment).toBeDefined();
     expect(res.body.usage).toMatchObject({ input_tokens: 210, output_tokens: 13, credits_used: 3 + 5 });
@@ -162,7 +194,9 @@ describe('streaming through the server', () => {
     const upstreamDone = lastRequest().finishedAt ?? Number.POSITIVE_INFINITY;
     const firstDelta = res.arrivals.find((arrival) => arrival.text.includes('response.output_text.delta'));
     expect(firstDelta?.at).toBeLessThan(upstreamDone);
-    const deltas = events(res.text).filter((e) => e.data.type === 'response.output_text.delta').map((e) => e.data.delta);
+    const deltas = events(res.text)
+      .filter((e) => e.data.type === 'response.output_text.delta')
+      .map((e) => e.data.delta);
     expect(deltas).toEqual(words.match(/\S+\s*/g)); // one event per upstream chunk: no buffering
     expect(contract().checkEventStream('/components/schemas/ResponseStreamEvent', res.text)).toEqual([]);
   });
@@ -217,7 +251,10 @@ describe('upstream failures', () => {
   });
 
   it('never passes on the upstream key, even when the upstream quotes it', async () => {
-    fake.enqueue({ status: 401, errorBody: { error: { message: `Incorrect API key provided: ${UPSTREAM_KEY}`, type: 'invalid_request_error', code: 'invalid_api_key' } } });
+    fake.enqueue({
+      status: 401,
+      errorBody: { error: { message: `Incorrect API key provided: ${UPSTREAM_KEY}`, type: 'invalid_request_error', code: 'invalid_api_key' } },
+    });
     const res = await h.post('/responses', t.key, base());
     expect(res.status).toBe(502);
     expect(res.text).not.toContain(UPSTREAM_KEY);
@@ -225,7 +262,15 @@ describe('upstream failures', () => {
 
   it('maps an upstream that does not answer in time to 504 upstream_timeout and closes the upstream request', async () => {
     const previous = upstream.current;
-    upstream.current = createOpenAICompatibleEngine({ baseUrl: fake.baseUrl, apiKey: UPSTREAM_KEY, model: 'fake-gpt', timeoutMs: 200, reasoning: false, contextWindow: 128_000, maxOutputTokens: 32_768 });
+    upstream.current = createOpenAICompatibleEngine({
+      baseUrl: fake.baseUrl,
+      apiKey: UPSTREAM_KEY,
+      model: 'fake-gpt',
+      timeoutMs: 200,
+      reasoning: false,
+      contextWindow: 128_000,
+      maxOutputTokens: 32_768,
+    });
     try {
       fake.enqueue({ hang: true });
       const res = await h.post('/responses', t.key, base({ stream: true }));
@@ -267,7 +312,14 @@ describe('a client that disconnects', () => {
     for (const stream of [false, true]) {
       fake.enqueue({ hang: true });
       const count = fake.requests.length;
-      await postAndLeave(h, '/responses', tenant.key, base({ stream }), eventually(async () => fake.requests.length > count), { 'idempotency-key': `left-${stream}-${process.pid}` });
+      await postAndLeave(
+        h,
+        '/responses',
+        tenant.key,
+        base({ stream }),
+        eventually(async () => fake.requests.length > count),
+        { 'idempotency-key': `left-${stream}-${process.pid}` },
+      );
       const upstreamRequest = fake.requests[count]!;
       await upstreamRequest.closed;
       expect(upstreamRequest.closedEarly).toBe(true);
@@ -290,7 +342,14 @@ describe('a client that disconnects', () => {
     const content = Array.from({ length: 60 }, (_, i) => `word${i}`).join(' ');
     fake.enqueue({ content, tokenDelayMs: 25 });
     const key = `cut-${process.pid}`;
-    const received = await postAndDisconnect(h, '/responses', tenant.key, base({ stream: true }), (text) => (text.match(/output_text\.delta/g)?.length ?? 0) >= 6, { 'idempotency-key': key });
+    const received = await postAndDisconnect(
+      h,
+      '/responses',
+      tenant.key,
+      base({ stream: true }),
+      (text) => (text.match(/output_text\.delta/g)?.length ?? 0) >= 6,
+      { 'idempotency-key': key },
+    );
     expect(received).toContain('response.created');
     const upstreamRequest = lastRequest();
     await upstreamRequest.closed;

@@ -16,7 +16,12 @@ const h = useHarness();
 const t = useTenant(h, { credits: 100_000 });
 
 const CFO = 'persona_saas_cfo';
-const base = (extra: Record<string, unknown> = {}) => ({ model: 'service-1', persona_id: CFO, input: 'Would you pay $18 per seat for an AI forecasting add-on?', ...extra });
+const base = (extra: Record<string, unknown> = {}) => ({
+  model: 'service-1',
+  persona_id: CFO,
+  input: 'Would you pay $18 per seat for an AI forecasting add-on?',
+  ...extra,
+});
 const outputText = (body: any): string =>
   body.output
     .filter((item: any) => item.type === 'message')
@@ -34,11 +39,20 @@ const quoteTool = {
     additionalProperties: false,
   },
 };
-const weatherTool = { type: 'function', name: 'get_weather', description: 'Current weather in a city.', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } };
+const weatherTool = {
+  type: 'function',
+  name: 'get_weather',
+  description: 'Current weather in a city.',
+  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+};
 
 const ratingSchema = {
   type: 'object',
-  properties: { score: { type: 'integer', minimum: 1, maximum: 10 }, verdict: { type: 'string', maxLength: 200 }, concerns: { type: 'array', items: { type: 'string' }, maxItems: 5 } },
+  properties: {
+    score: { type: 'integer', minimum: 1, maximum: 10 },
+    verdict: { type: 'string', maxLength: 200 },
+    concerns: { type: 'array', items: { type: 'string' }, maxItems: 5 },
+  },
   required: ['score', 'verdict', 'concerns'],
   additionalProperties: false,
 };
@@ -87,7 +101,16 @@ describe('a text answer', () => {
     const [charge] = (await chargesOf(h, t.accountId)).filter((row) => row.requestId === res.headers['x-request-id']);
     expect(charge).toMatchObject({ amount: -usage.credits_used, operationId: 'createResponse', workspaceId: t.workspaceId, apiKeyId: t.apiKeyId });
     const stored = await storedResponse(h, body.id);
-    expect(stored).toMatchObject({ object: 'response', status: 'completed', personaId: CFO, accountId: t.accountId, workspaceId: t.workspaceId, creditsUsed: usage.credits_used, engine: 'offline', stream: false });
+    expect(stored).toMatchObject({
+      object: 'response',
+      status: 'completed',
+      personaId: CFO,
+      accountId: t.accountId,
+      workspaceId: t.workspaceId,
+      creditsUsed: usage.credits_used,
+      engine: 'offline',
+      stream: false,
+    });
     expect(stored?.body).toEqual(body);
   });
 
@@ -108,7 +131,11 @@ describe('a text answer', () => {
   });
 
   it('accepts previous_response_id, store and metadata without effect, and echoes them', async () => {
-    const res = await h.post('/responses', t.key, base({ previous_response_id: 'resp_unknown123', store: false, metadata: { campaign: 'q3' }, temperature: 0.2 }));
+    const res = await h.post(
+      '/responses',
+      t.key,
+      base({ previous_response_id: 'resp_unknown123', store: false, metadata: { campaign: 'q3' }, temperature: 0.2 }),
+    );
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ previous_response_id: 'resp_unknown123', store: false, metadata: { campaign: 'q3' }, temperature: 0.2 });
   });
@@ -122,15 +149,19 @@ describe('a text answer', () => {
   });
 
   it('takes a conversation as input items, system and developer messages included', async () => {
-    const res = await h.post('/responses', t.key, base({
-      input: [
-        { role: 'system', content: 'Be brief.' },
-        { role: 'user', content: [{ type: 'input_text', text: 'What is your biggest challenge?' }] },
-        { type: 'message', role: 'assistant', content: 'Forecast accuracy.' },
-        { role: 'developer', content: 'Stay polite.' },
-        { role: 'user', content: 'And how would you measure success?' },
-      ],
-    }));
+    const res = await h.post(
+      '/responses',
+      t.key,
+      base({
+        input: [
+          { role: 'system', content: 'Be brief.' },
+          { role: 'user', content: [{ type: 'input_text', text: 'What is your biggest challenge?' }] },
+          { type: 'message', role: 'assistant', content: 'Forecast accuracy.' },
+          { role: 'developer', content: 'Stay polite.' },
+          { role: 'user', content: 'And how would you measure success?' },
+        ],
+      }),
+    );
     expect(res.status).toBe(200);
     expect(outputText(res.body).length).toBeGreaterThan(0);
   });
@@ -138,7 +169,11 @@ describe('a text answer', () => {
 
 describe('tools', () => {
   it('calls a tool when the input asks for what it offers (auto), with arguments valid against its parameters', async () => {
-    const res = await h.post('/responses', t.key, base({ input: 'What would a price quote be for 240 seats on annual billing?', tools: [quoteTool, weatherTool] }));
+    const res = await h.post(
+      '/responses',
+      t.key,
+      base({ input: 'What would a price quote be for 240 seats on annual billing?', tools: [quoteTool, weatherTool] }),
+    );
     expect(res.body.status).toBe('completed');
     const calls = res.body.output.filter((item: any) => item.type === 'function_call');
     expect(calls).toHaveLength(1);
@@ -157,7 +192,11 @@ describe('tools', () => {
     expect(none.body.output.map((item: any) => item.type)).toEqual(['message']);
     const required = await h.post('/responses', t.key, base({ input: 'Hello there.', tools: [quoteTool, weatherTool], tool_choice: 'required' }));
     expect(required.body.output.some((item: any) => item.type === 'function_call')).toBe(true);
-    const forced = await h.post('/responses', t.key, base({ input: 'Price quote for 240 seats?', tools: [quoteTool, weatherTool], tool_choice: { type: 'function', name: 'get_weather' } }));
+    const forced = await h.post(
+      '/responses',
+      t.key,
+      base({ input: 'Price quote for 240 seats?', tools: [quoteTool, weatherTool], tool_choice: { type: 'function', name: 'get_weather' } }),
+    );
     expect(forced.body.output.map((item: any) => item.name)).toEqual(['get_weather']);
     expect(forced.body.tool_choice).toEqual({ type: 'function', name: 'get_weather' });
   });
@@ -166,17 +205,30 @@ describe('tools', () => {
     const input: any[] = [{ role: 'user', content: 'What would a price quote be for 240 seats on annual billing?' }];
     const first = await h.post('/responses', t.key, base({ input, tools: [quoteTool] }));
     const call = first.body.output.find((item: any) => item.type === 'function_call');
-    const second = await h.post('/responses', t.key, base({
-      input: [...input, ...first.body.output, { type: 'function_call_output', call_id: call.call_id, output: '{"total_usd":46080,"discount_percent":11}' }],
-      tools: [quoteTool],
-    }));
+    const second = await h.post(
+      '/responses',
+      t.key,
+      base({
+        input: [...input, ...first.body.output, { type: 'function_call_output', call_id: call.call_id, output: '{"total_usd":46080,"discount_percent":11}' }],
+        tools: [quoteTool],
+      }),
+    );
     expect(second.status).toBe(200);
     expect(second.body.output.map((item: any) => item.type)).toEqual(['message']);
     expect(outputText(second.body)).toMatch(/46,?080/);
   });
 
   it('refuses what cannot be run: unknown call_id, duplicate names, a choice without tools, a non-object schema', async () => {
-    const orphan = await h.post('/responses', t.key, base({ input: [{ role: 'user', content: 'Hi' }, { type: 'function_call_output', call_id: 'call_nothing', output: '{}' }] }));
+    const orphan = await h.post(
+      '/responses',
+      t.key,
+      base({
+        input: [
+          { role: 'user', content: 'Hi' },
+          { type: 'function_call_output', call_id: 'call_nothing', output: '{}' },
+        ],
+      }),
+    );
     expect(errorOf(orphan)).toEqual({ type: 'invalid_request_error', code: 'invalid_parameter', param: 'input.1.call_id' });
     const duplicate = await h.post('/responses', t.key, base({ tools: [quoteTool, quoteTool] }));
     expect(errorOf(duplicate)).toEqual({ type: 'invalid_request_error', code: 'invalid_parameter', param: 'tools.1.name' });
@@ -193,7 +245,11 @@ describe('tools', () => {
 
 describe('structured output', () => {
   it('returns `parsed`, valid against the schema, with the JSON text in the message', async () => {
-    const res = await h.post('/responses', t.key, base({ input: "Rate the tagline 'Close the books in five days'.", text: { format: { type: 'json_schema', name: 'rating', schema: ratingSchema } } }));
+    const res = await h.post(
+      '/responses',
+      t.key,
+      base({ input: "Rate the tagline 'Close the books in five days'.", text: { format: { type: 'json_schema', name: 'rating', schema: ratingSchema } } }),
+    );
     expect(res.body.status).toBe('completed');
     expect(new Ajv2020().compile(ratingSchema)(res.body.parsed)).toBe(true);
     expect(JSON.parse(outputText(res.body))).toEqual(res.body.parsed);
@@ -201,7 +257,11 @@ describe('structured output', () => {
   });
 
   it('accepts the nested form {type, json_schema} and echoes the flat one', async () => {
-    const res = await h.post('/responses', t.key, base({ text: { format: { type: 'json_schema', json_schema: { name: 'rating', schema: ratingSchema, strict: true } } } }));
+    const res = await h.post(
+      '/responses',
+      t.key,
+      base({ text: { format: { type: 'json_schema', json_schema: { name: 'rating', schema: ratingSchema, strict: true } } } }),
+    );
     expect(res.body.text.format).toEqual({ type: 'json_schema', name: 'rating', schema: ratingSchema, strict: true });
     expect(new Ajv2020().compile(ratingSchema)(res.body.parsed)).toBe(true);
   });
@@ -221,15 +281,30 @@ describe('structured output', () => {
 
   it('refuses json_schema with analysis_mode or artifact_mode, and a schema whose root is not an object', async () => {
     const format = { type: 'json_schema', name: 'rating', schema: ratingSchema };
-    expect(errorOf(await h.post('/responses', t.key, base({ text: { format }, analysis_mode: true })))).toEqual({ type: 'invalid_request_error', code: 'parameter_conflict', param: 'analysis_mode' });
-    expect(errorOf(await h.post('/responses', t.key, base({ text: { format }, artifact_mode: true })))).toEqual({ type: 'invalid_request_error', code: 'parameter_conflict', param: 'artifact_mode' });
-    expect(errorOf(await h.post('/responses', t.key, base({ text: { format: { ...format, schema: { type: 'string' } } } })))).toMatchObject({ code: 'invalid_parameter', param: 'text.format.schema' });
+    expect(errorOf(await h.post('/responses', t.key, base({ text: { format }, analysis_mode: true })))).toEqual({
+      type: 'invalid_request_error',
+      code: 'parameter_conflict',
+      param: 'analysis_mode',
+    });
+    expect(errorOf(await h.post('/responses', t.key, base({ text: { format }, artifact_mode: true })))).toEqual({
+      type: 'invalid_request_error',
+      code: 'parameter_conflict',
+      param: 'artifact_mode',
+    });
+    expect(errorOf(await h.post('/responses', t.key, base({ text: { format: { ...format, schema: { type: 'string' } } } })))).toMatchObject({
+      code: 'invalid_parameter',
+      param: 'text.format.schema',
+    });
   });
 });
 
 describe('analysis and artifact modes', () => {
   it('adds the analysis object and 5 credits with analysis_mode', async () => {
-    const res = await h.post('/responses', t.key, base({ input: 'Only 3 seats left at this price, the offer ends tonight! Everyone in finance is switching.', analysis_mode: true }));
+    const res = await h.post(
+      '/responses',
+      t.key,
+      base({ input: 'Only 3 seats left at this price, the offer ends tonight! Everyone in finance is switching.', analysis_mode: true }),
+    );
     const { analysis, usage } = res.body;
     expect(analysis.sentiment.score).toBeGreaterThanOrEqual(-1);
     expect(analysis.biases.map((bias: any) => bias.name).join(' ')).toMatch(/scarcity|social proof/i);
@@ -248,14 +323,29 @@ describe('analysis and artifact modes', () => {
 
 describe('checks before generating', () => {
   it('answers 400 invalid_model for another model, and 404 naming persona_id for an unknown persona', async () => {
-    expect(errorOf(await h.post('/responses', t.key, base({ model: 'gpt-4o' })))).toEqual({ type: 'invalid_request_error', code: 'invalid_model', param: 'model' });
-    expect(errorOf(await h.post('/responses', t.key, base({ persona_id: 'persona_nobody' })))).toEqual({ type: 'not_found', code: 'resource_not_found', param: 'persona_id' });
+    expect(errorOf(await h.post('/responses', t.key, base({ model: 'gpt-4o' })))).toEqual({
+      type: 'invalid_request_error',
+      code: 'invalid_model',
+      param: 'model',
+    });
+    expect(errorOf(await h.post('/responses', t.key, base({ persona_id: 'persona_nobody' })))).toEqual({
+      type: 'not_found',
+      code: 'resource_not_found',
+      param: 'persona_id',
+    });
   });
 
   it('bounds the input: 100 000 characters as a string or across items', async () => {
     expect(errorOf(await h.post('/responses', t.key, base({ input: 'x'.repeat(100_001) })))).toMatchObject({ code: 'invalid_parameter', param: 'input' });
-    const items = [{ role: 'user', content: 'a'.repeat(60_000) }, { role: 'user', content: 'b'.repeat(40_001) }];
-    expect(errorOf(await h.post('/responses', t.key, base({ input: items })))).toEqual({ type: 'invalid_request_error', code: 'invalid_parameter', param: 'input' });
+    const items = [
+      { role: 'user', content: 'a'.repeat(60_000) },
+      { role: 'user', content: 'b'.repeat(40_001) },
+    ];
+    expect(errorOf(await h.post('/responses', t.key, base({ input: items })))).toEqual({
+      type: 'invalid_request_error',
+      code: 'invalid_parameter',
+      param: 'input',
+    });
     expect((await h.post('/responses', t.key, base({ input: 'y'.repeat(100_000), text: { verbosity: 'low' } }))).status).toBe(200);
   });
 
@@ -264,9 +354,23 @@ describe('checks before generating', () => {
     const id = newId('cp');
     const now = h.clock.now();
     const [cfo] = await h.db.select().from(personas).where(eq(personas.id, CFO));
-    await h.db.insert(personas).values({ ...cfo!, id, isCustom: true, accountId: other.accountId, workspaceId: other.workspaceId, name: 'Private persona', aiGenerated: { confidence: 0.5, rationale: 'test' }, createdAt: now, updatedAt: now });
+    await h.db.insert(personas).values({
+      ...cfo!,
+      id,
+      isCustom: true,
+      accountId: other.accountId,
+      workspaceId: other.workspaceId,
+      name: 'Private persona',
+      aiGenerated: { confidence: 0.5, rationale: 'test' },
+      createdAt: now,
+      updatedAt: now,
+    });
     expect((await h.post('/responses', other.key, base({ persona_id: id }))).status).toBe(200);
-    expect(errorOf(await h.post('/responses', t.key, base({ persona_id: id })))).toEqual({ type: 'not_found', code: 'resource_not_found', param: 'persona_id' });
+    expect(errorOf(await h.post('/responses', t.key, base({ persona_id: id })))).toEqual({
+      type: 'not_found',
+      code: 'resource_not_found',
+      param: 'persona_id',
+    });
   });
 
   it('answers 402 before generating when the balance is below the input’s cost, storing and charging nothing', async () => {
@@ -343,7 +447,10 @@ describe('streaming', () => {
     ]);
     const all = events(res.text);
     expect(all[0]?.data.response).toMatchObject({ status: 'in_progress', output: [], usage: null });
-    const streamed = all.filter((e) => e.data.type === 'response.output_text.delta').map((e) => e.data.delta).join('');
+    const streamed = all
+      .filter((e) => e.data.type === 'response.output_text.delta')
+      .map((e) => e.data.delta)
+      .join('');
     const final = all.at(-1)?.data.response;
     expect(final.status).toBe('completed');
     expect(outputText(final)).toBe(streamed);
@@ -355,9 +462,19 @@ describe('streaming', () => {
   it('streams a function call: item added, argument deltas, arguments done, item done', async () => {
     const res = await h.post('/responses', t.key, base({ input: 'Hi', tools: [quoteTool], tool_choice: 'required', stream: true }));
     const types = typesOf(res.text).filter((type) => type !== 'response.function_call_arguments.delta');
-    expect(types).toEqual(['response.created', 'response.in_progress', 'response.output_item.added', 'response.function_call_arguments.done', 'response.output_item.done', 'response.completed']);
+    expect(types).toEqual([
+      'response.created',
+      'response.in_progress',
+      'response.output_item.added',
+      'response.function_call_arguments.done',
+      'response.output_item.done',
+      'response.completed',
+    ]);
     const all = events(res.text);
-    const args = all.filter((e) => e.data.type === 'response.function_call_arguments.delta').map((e) => e.data.delta).join('');
+    const args = all
+      .filter((e) => e.data.type === 'response.function_call_arguments.delta')
+      .map((e) => e.data.delta)
+      .join('');
     const final = all.at(-1)?.data.response;
     expect(final.output[0]).toMatchObject({ type: 'function_call', name: 'get_price_quote', arguments: args, status: 'completed' });
   });

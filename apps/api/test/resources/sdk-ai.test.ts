@@ -37,7 +37,13 @@ describe.each(ENGINES)('the AI SDK on the %s engine', (engine) => {
   describe.each(['responses', 'chat'] as const)('with the %s model', (api) => {
     it('generates and streams text', () =>
       server.on(engine, async () => {
-        const generated = await generateText({ model: models[api](), prompt: 'Would you trial a usage-based analytics tool?', maxRetries: 0, topP: 0.9, seed: 5 });
+        const generated = await generateText({
+          model: models[api](),
+          prompt: 'Would you trial a usage-based analytics tool?',
+          maxRetries: 0,
+          topP: 0.9,
+          seed: 5,
+        });
         expect(generated.text.length).toBeGreaterThan(0);
         expect(generated.finishReason).toBe('stop');
         const streamed = streamText({ model: models[api](), prompt: 'First reaction to usage-based pricing?', maxRetries: 0 });
@@ -50,7 +56,12 @@ describe.each(ENGINES)('the AI SDK on the %s engine', (engine) => {
     it('gives structured output from a zod schema', () =>
       server.on(engine, async () => {
         server.script(engine, { content: ratingJson });
-        const result = await generateText({ model: models[api](), prompt: 'Rate our tagline "Know your buyer".', output: Output.object({ schema: Rating }), maxRetries: 0 });
+        const result = await generateText({
+          model: models[api](),
+          prompt: 'Rate our tagline "Know your buyer".',
+          output: Output.object({ schema: Rating }),
+          maxRetries: 0,
+        });
         expect(Rating.parse(result.output)).toEqual(result.output);
       }));
 
@@ -58,7 +69,13 @@ describe.each(ENGINES)('the AI SDK on the %s engine', (engine) => {
       server.on(engine, async () => {
         server.script(engine, { tool_calls: [{ id: 'call_s1', name: 'weather', arguments: '{"city":"Paris"}' }] });
         const asked: string[] = [];
-        const result = await generateText({ model: models[api](), prompt: 'What is the weather in Paris?', tools: { weather: weather(asked) }, toolChoice: 'required', maxRetries: 0 });
+        const result = await generateText({
+          model: models[api](),
+          prompt: 'What is the weather in Paris?',
+          tools: { weather: weather(asked) },
+          toolChoice: 'required',
+          maxRetries: 0,
+        });
         expect(result.toolCalls.map((call) => call.toolName)).toEqual(['weather']);
         expect(asked).toHaveLength(1);
       }));
@@ -68,10 +85,22 @@ describe.each(ENGINES)('the AI SDK on the %s engine', (engine) => {
         const reply = (id: string) => [{ tool_calls: [{ id, name: 'weather', arguments: '{"city":"Paris"}' }] }, { content: 'Sunny, 21 degrees in Paris.' }];
         server.script(engine, ...reply('call_g1'), ...reply('call_s2'));
         const asked: string[] = [];
-        const generated = await generateText({ model: models[api](), prompt: 'What is the weather in Paris?', tools: { weather: weather(asked) }, stopWhen: isStepCount(4), maxRetries: 0 });
+        const generated = await generateText({
+          model: models[api](),
+          prompt: 'What is the weather in Paris?',
+          tools: { weather: weather(asked) },
+          stopWhen: isStepCount(4),
+          maxRetries: 0,
+        });
         expect(generated.steps.length).toBe(2);
         expect(generated.text.length).toBeGreaterThan(0);
-        const streamed = streamText({ model: models[api](), prompt: 'What is the weather in Paris?', tools: { weather: weather(asked) }, stopWhen: isStepCount(4), maxRetries: 0 });
+        const streamed = streamText({
+          model: models[api](),
+          prompt: 'What is the weather in Paris?',
+          tools: { weather: weather(asked) },
+          stopWhen: isStepCount(4),
+          maxRetries: 0,
+        });
         expect((await streamed.text).length).toBeGreaterThan(0);
         expect((await streamed.steps).length).toBe(2);
         expect(asked).toHaveLength(2);
@@ -79,11 +108,29 @@ describe.each(ENGINES)('the AI SDK on the %s engine', (engine) => {
 
     it('continues a conversation from its own returned messages', () =>
       server.on(engine, async () => {
-        server.script(engine, { tool_calls: [{ id: 'call_m1', name: 'weather', arguments: '{"city":"Paris"}' }] }, { content: 'Sunny in Paris.' }, { content: 'Yes, take sunglasses.' }, { content: 'You asked about Paris.' });
+        server.script(
+          engine,
+          { tool_calls: [{ id: 'call_m1', name: 'weather', arguments: '{"city":"Paris"}' }] },
+          { content: 'Sunny in Paris.' },
+          { content: 'Yes, take sunglasses.' },
+          { content: 'You asked about Paris.' },
+        );
         const asked: string[] = [];
-        const referencing = (await server.h.db.select({ id: modelResponses.id }).from(modelResponses).where(and(eq(modelResponses.accountId, server.t.accountId), sql`${modelResponses.request}->'input' @> '[{"type":"item_reference"}]'::jsonb`))).length;
+        const referencing = (
+          await server.h.db
+            .select({ id: modelResponses.id })
+            .from(modelResponses)
+            .where(and(eq(modelResponses.accountId, server.t.accountId), sql`${modelResponses.request}->'input' @> '[{"type":"item_reference"}]'::jsonb`))
+        ).length;
         const messages: ModelMessage[] = [{ role: 'user', content: 'What is the weather in Paris?' }];
-        const first = await generateText({ model: models[api](), instructions: 'Answer briefly.', messages, tools: { weather: weather(asked) }, stopWhen: isStepCount(4), maxRetries: 0 });
+        const first = await generateText({
+          model: models[api](),
+          instructions: 'Answer briefly.',
+          messages,
+          tools: { weather: weather(asked) },
+          stopWhen: isStepCount(4),
+          maxRetries: 0,
+        });
         messages.push(...first.response.messages, { role: 'user', content: 'Should I take sunglasses?' });
         const second = await generateText({ model: models[api](), messages, tools: { weather: weather(asked) }, maxRetries: 0 });
         expect(second.text.length).toBeGreaterThan(0);
@@ -92,7 +139,10 @@ describe.each(ENGINES)('the AI SDK on the %s engine', (engine) => {
         expect((await third.text).length).toBeGreaterThan(0);
         if (api === 'responses') {
           // With store: true (its default) the AI SDK sent the earlier turns as item_reference items, resolved here.
-          const rows = await server.h.db.select({ request: modelResponses.request }).from(modelResponses).where(and(eq(modelResponses.accountId, server.t.accountId), sql`${modelResponses.request}->'input' @> '[{"type":"item_reference"}]'::jsonb`));
+          const rows = await server.h.db
+            .select({ request: modelResponses.request })
+            .from(modelResponses)
+            .where(and(eq(modelResponses.accountId, server.t.accountId), sql`${modelResponses.request}->'input' @> '[{"type":"item_reference"}]'::jsonb`));
           expect(rows.length).toBeGreaterThan(referencing);
         }
       }));

@@ -1,4 +1,4 @@
-import { AIMessage, AIMessageChunk, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
+import { type AIMessage, type AIMessageChunk, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
 import { tool } from '@langchain/core/tools';
 import { concat } from '@langchain/core/utils/stream';
 import { ChatOpenAI } from '@langchain/openai';
@@ -40,7 +40,12 @@ const weather = (asked: string[]) =>
   );
 
 /** The tool loop LangChain users write: invoke, run each tool call, send the ToolMessages back, until no calls. */
-async function toolLoop(llm: ReturnType<ChatOpenAI['bindTools']>, messages: BaseMessage[], asked: string[], stream: boolean): Promise<AIMessage | AIMessageChunk> {
+async function toolLoop(
+  llm: ReturnType<ChatOpenAI['bindTools']>,
+  messages: BaseMessage[],
+  asked: string[],
+  stream: boolean,
+): Promise<AIMessage | AIMessageChunk> {
   const run = weather(asked);
   for (let step = 0; step < 4; step += 1) {
     let reply: AIMessage | AIMessageChunk;
@@ -52,7 +57,8 @@ async function toolLoop(llm: ReturnType<ChatOpenAI['bindTools']>, messages: Base
     } else reply = (await llm.invoke(messages)) as AIMessage;
     messages.push(reply);
     if (!reply.tool_calls?.length) return reply;
-    for (const call of reply.tool_calls) messages.push(new ToolMessage({ tool_call_id: call.id!, content: (await run.invoke(call.args as { city: string })) as string }));
+    for (const call of reply.tool_calls)
+      messages.push(new ToolMessage({ tool_call_id: call.id!, content: (await run.invoke(call.args as { city: string })) as string }));
   }
   throw new Error('The tool loop did not end.');
 }
@@ -78,13 +84,20 @@ describe.each(ENGINES)('LangChain on the %s engine', (engine) => {
     it('calls a single tool', () =>
       server.on(engine, async () => {
         server.script(engine, { tool_calls: [{ id: 'call_l1', name: 'get_weather', arguments: '{"city":"Oslo"}' }] });
-        const reply = await model(responses).bindTools([weather([])], { tool_choice: 'required' }).invoke('What is the weather in Oslo?');
+        const reply = await model(responses)
+          .bindTools([weather([])], { tool_choice: 'required' })
+          .invoke('What is the weather in Oslo?');
         expect(reply.tool_calls?.map((call) => call.name)).toEqual(['get_weather']);
       }));
 
     it.each([false, true])('runs a multi-step tool loop (streamed: %s), then continues the conversation', (stream) =>
       server.on(engine, async () => {
-        server.script(engine, { tool_calls: [{ id: 'call_l2', name: 'get_weather', arguments: '{"city":"Oslo"}' }] }, { content: 'Oslo is at 19 degrees.' }, { content: 'A light jacket will do.' });
+        server.script(
+          engine,
+          { tool_calls: [{ id: 'call_l2', name: 'get_weather', arguments: '{"city":"Oslo"}' }] },
+          { content: 'Oslo is at 19 degrees.' },
+          { content: 'A light jacket will do.' },
+        );
         const asked: string[] = [];
         const llm = model(responses, stream).bindTools([weather(asked)]);
         const messages: BaseMessage[] = [new HumanMessage('What is the weather in Oslo?')];
@@ -98,6 +111,7 @@ describe.each(ENGINES)('LangChain on the %s engine', (engine) => {
         // this offline test machine cannot reach; nothing in that step talks to this server.
         const next = stream ? await toolLoop(llm, messages, asked, true) : await llm.invoke(messages);
         expect(next.text.length).toBeGreaterThan(0);
-      }));
+      }),
+    );
   });
 });

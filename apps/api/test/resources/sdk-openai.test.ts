@@ -23,12 +23,29 @@ const weatherParameters = { type: 'object', properties: { city: { type: 'string'
 describe.each(ENGINES)('the openai SDK on the %s engine', (engine) => {
   it('generates and streams a response (create, stream().finalResponse()) with the persona from the header', () =>
     server.on(engine, async () => {
-      const response = await openai.responses.create({ model: 'service-1', input: 'Would you trial a usage-based analytics tool?', top_p: 0.9, user: 'u-42', safety_identifier: 'sid-42', prompt_cache_key: 'k1', service_tier: 'auto', truncation: 'auto', include: [], prompt_cache_retention: '24h' });
+      const response = await openai.responses.create({
+        model: 'service-1',
+        input: 'Would you trial a usage-based analytics tool?',
+        top_p: 0.9,
+        user: 'u-42',
+        safety_identifier: 'sid-42',
+        prompt_cache_key: 'k1',
+        service_tier: 'auto',
+        truncation: 'auto',
+        include: [],
+        prompt_cache_retention: '24h',
+      });
       expect(response.status).toBe('completed');
       expect(response.output_text.length).toBeGreaterThan(0);
       expect((response as unknown as { persona_id: string }).persona_id).toBe(PERSONA);
       // Accepted and echoed, as OpenAI does.
-      expect([response.top_p, response.user, response.safety_identifier, response.prompt_cache_key, response.truncation]).toEqual([0.9, 'u-42', 'sid-42', 'k1', 'auto']);
+      expect([response.top_p, response.user, response.safety_identifier, response.prompt_cache_key, response.truncation]).toEqual([
+        0.9,
+        'u-42',
+        'sid-42',
+        'k1',
+        'auto',
+      ]);
 
       const stream = openai.responses.stream({ model: 'service-1', input: 'First reaction to usage-based pricing?' });
       const deltas: string[] = [];
@@ -42,22 +59,41 @@ describe.each(ENGINES)('the openai SDK on the %s engine', (engine) => {
   it('parses structured output with zod (responses.parse, chat.completions.parse)', () =>
     server.on(engine, async () => {
       server.script(engine, { content: ratingJson }, { content: ratingJson });
-      const parsed = await openai.responses.parse({ model: 'service-1', input: 'Rate our tagline "Know your buyer".', text: { format: zodTextFormat(Rating, 'rating') } });
+      const parsed = await openai.responses.parse({
+        model: 'service-1',
+        input: 'Rate our tagline "Know your buyer".',
+        text: { format: zodTextFormat(Rating, 'rating') },
+      });
       expect(Rating.parse(parsed.output_parsed)).toEqual(parsed.output_parsed);
-      const completion = await openai.chat.completions.parse({ model: 'service-1', messages: [{ role: 'user', content: 'Rate our tagline "Know your buyer".' }], response_format: zodResponseFormat(Rating, 'rating') });
+      const completion = await openai.chat.completions.parse({
+        model: 'service-1',
+        messages: [{ role: 'user', content: 'Rate our tagline "Know your buyer".' }],
+        response_format: zodResponseFormat(Rating, 'rating'),
+      });
       const message = completion.choices[0]?.message;
       expect(Rating.parse(message?.parsed)).toEqual(message?.parsed);
     }));
 
   it('runs a multi-step tool loop on /responses from the returned output items, then a follow-up turn', () =>
     server.on(engine, async () => {
-      const tools: OpenAI.Responses.Tool[] = [{ type: 'function', name: 'get_weather', description: 'Current weather of a city.', parameters: weatherParameters, strict: true }];
-      server.script(engine, { tool_calls: [{ id: 'call_w1', name: 'get_weather', arguments: '{"city":"Paris"}' }] }, { content: 'It is 21 degrees and sunny in Paris.' }, { content: 'Yes, take sunglasses.' });
+      const tools: OpenAI.Responses.Tool[] = [
+        { type: 'function', name: 'get_weather', description: 'Current weather of a city.', parameters: weatherParameters, strict: true },
+      ];
+      server.script(
+        engine,
+        { tool_calls: [{ id: 'call_w1', name: 'get_weather', arguments: '{"city":"Paris"}' }] },
+        { content: 'It is 21 degrees and sunny in Paris.' },
+        { content: 'Yes, take sunglasses.' },
+      );
       const input: OpenAI.Responses.ResponseInput = [{ role: 'user', content: 'What is the weather in Paris?' }];
       const first = await openai.responses.create({ model: 'service-1', input, tools, tool_choice: 'required', parallel_tool_calls: false, max_tool_calls: 2 });
       const call = first.output.find((item): item is OpenAI.Responses.ResponseFunctionToolCall => item.type === 'function_call');
       expect(call?.name).toBe('get_weather');
-      input.push(...(first.output as OpenAI.Responses.ResponseInputItem[]), { type: 'function_call_output', call_id: call!.call_id, output: '{"celsius":21,"sky":"sunny"}' });
+      input.push(...(first.output as OpenAI.Responses.ResponseInputItem[]), {
+        type: 'function_call_output',
+        call_id: call!.call_id,
+        output: '{"celsius":21,"sky":"sunny"}',
+      });
       const second = await openai.responses.create({ model: 'service-1', input, tools });
       expect(second.output_text.length).toBeGreaterThan(0);
       // The previous answer sent back as returned (message items with id, status and annotations).
@@ -70,7 +106,9 @@ describe.each(ENGINES)('the openai SDK on the %s engine', (engine) => {
     server.on(engine, async () => {
       server.script(engine, { tool_calls: [{ id: 'call_s1', name: 'get_weather', arguments: '{"city":"Rome"}' }] }, { content: 'Rome is warm.' });
       server.script(engine, { tool_calls: [{ id: 'call_s2', name: 'get_weather', arguments: '{"city":"Rome"}' }] }, { content: 'Rome is warm.' });
-      const tools: OpenAI.Responses.Tool[] = [{ type: 'function', name: 'get_weather', description: 'Current weather of a city.', parameters: weatherParameters, strict: true }];
+      const tools: OpenAI.Responses.Tool[] = [
+        { type: 'function', name: 'get_weather', description: 'Current weather of a city.', parameters: weatherParameters, strict: true },
+      ];
       const input: OpenAI.Responses.ResponseInput = [{ role: 'user', content: 'What is the weather in Rome?' }];
       const first = await openai.responses.stream({ model: 'service-1', input, tools, tool_choice: 'required' }).finalResponse();
       const call = first.output.find((item) => item.type === 'function_call') as OpenAI.Responses.ResponseFunctionToolCall;
@@ -78,7 +116,9 @@ describe.each(ENGINES)('the openai SDK on the %s engine', (engine) => {
       const second = await openai.responses.stream({ model: 'service-1', input, tools }).finalResponse();
       expect(second.output_text.length).toBeGreaterThan(0);
 
-      const chatTools: OpenAI.Chat.ChatCompletionTool[] = [{ type: 'function', function: { name: 'get_weather', description: 'Current weather of a city.', parameters: weatherParameters } }];
+      const chatTools: OpenAI.Chat.ChatCompletionTool[] = [
+        { type: 'function', function: { name: 'get_weather', description: 'Current weather of a city.', parameters: weatherParameters } },
+      ];
       const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [{ role: 'user', content: 'What is the weather in Rome?' }];
       const asked = await openai.chat.completions.stream({ model: 'service-1', messages, tools: chatTools, tool_choice: 'required' }).finalMessage();
       expect(asked.tool_calls?.[0]?.type === 'function' && asked.tool_calls[0].function.name).toBe('get_weather');
@@ -90,7 +130,15 @@ describe.each(ENGINES)('the openai SDK on the %s engine', (engine) => {
   it('streams chat completions (chat.completions.stream) and runs tools (runTools)', () =>
     server.on(engine, async () => {
       server.script(engine, { content: 'Probably not this quarter.' });
-      const stream = openai.chat.completions.stream({ model: 'service-1', messages: [{ role: 'user', content: 'Would you switch CRMs this quarter?' }], stop: ['\n\n\n'], seed: 7, frequency_penalty: 0.2, presence_penalty: 0.1, n: 1 });
+      const stream = openai.chat.completions.stream({
+        model: 'service-1',
+        messages: [{ role: 'user', content: 'Would you switch CRMs this quarter?' }],
+        stop: ['\n\n\n'],
+        seed: 7,
+        frequency_penalty: 0.2,
+        presence_penalty: 0.1,
+        n: 1,
+      });
       let text = '';
       stream.on('content', (delta) => (text += delta));
       const completion = await stream.finalChatCompletion();
@@ -132,8 +180,22 @@ describe('the openai SDK against the contract', () => {
   it('passes honoured settings to the upstream model', () =>
     server.on('upstream', async () => {
       const from = server.fake.requests.length;
-      await openai.chat.completions.create({ model: 'service-1', messages: [{ role: 'user', content: 'Hi' }], top_p: 0.5, stop: 'END', seed: 3, frequency_penalty: 0.4, presence_penalty: -0.2 });
-      await openai.responses.create({ model: 'service-1', input: 'Hi', top_p: 0.25, parallel_tool_calls: false, tools: [{ type: 'function', name: 'get_weather', parameters: weatherParameters, strict: null }] });
+      await openai.chat.completions.create({
+        model: 'service-1',
+        messages: [{ role: 'user', content: 'Hi' }],
+        top_p: 0.5,
+        stop: 'END',
+        seed: 3,
+        frequency_penalty: 0.4,
+        presence_penalty: -0.2,
+      });
+      await openai.responses.create({
+        model: 'service-1',
+        input: 'Hi',
+        top_p: 0.25,
+        parallel_tool_calls: false,
+        tools: [{ type: 'function', name: 'get_weather', parameters: weatherParameters, strict: null }],
+      });
       const [chat, responses] = upstreamBodies(server, from);
       expect(chat).toMatchObject({ top_p: 0.5, stop: ['END'], seed: 3, frequency_penalty: 0.4, presence_penalty: -0.2 });
       expect(responses).toMatchObject({ top_p: 0.25, parallel_tool_calls: false });
@@ -141,7 +203,12 @@ describe('the openai SDK against the contract', () => {
 
   it('drops tool calls beyond parallel_tool_calls: false', () =>
     server.on('upstream', async () => {
-      server.script('upstream', { tool_calls: [{ name: 'get_weather', arguments: '{"city":"A"}' }, { name: 'get_weather', arguments: '{"city":"B"}' }] });
+      server.script('upstream', {
+        tool_calls: [
+          { name: 'get_weather', arguments: '{"city":"A"}' },
+          { name: 'get_weather', arguments: '{"city":"B"}' },
+        ],
+      });
       const tools: OpenAI.Responses.Tool[] = [{ type: 'function', name: 'get_weather', parameters: weatherParameters, strict: true }];
       const response = await openai.responses.create({ model: 'service-1', input: 'Weather in A and B?', tools, parallel_tool_calls: false });
       expect(response.output.filter((item) => item.type === 'function_call')).toHaveLength(1);
@@ -162,7 +229,14 @@ describe('the openai SDK against the contract', () => {
       [openai.responses.create({ model: 'service-1', input: 'Hi', background: true }), 'background'],
       [openai.responses.create({ model: 'service-1', input: 'Hi', top_logprobs: 3 }), 'top_logprobs'],
       [openai.responses.create({ model: 'service-1', input: 'Hi', text: { format: { type: 'json_object' } } }), 'text.format.type'],
-      [openai.chat.completions.create({ model: 'service-1', messages: [{ role: 'user', content: 'Hi' }], moderation: { model: 'omni-moderation-latest' } } as never), 'moderation'],
+      [
+        openai.chat.completions.create({
+          model: 'service-1',
+          messages: [{ role: 'user', content: 'Hi' }],
+          moderation: { model: 'omni-moderation-latest' },
+        } as never),
+        'moderation',
+      ],
     ];
     for (const [call, param] of cases) {
       const error = (await call.catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
@@ -180,25 +254,59 @@ describe('the openai SDK against the contract', () => {
       .create({ model: 'service-1', input: [{ role: 'assistant', content: [{ type: 'output_text', text: 5 }] } as never] })
       .catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
     expect([badPart.code, badPart.param]).toEqual(['invalid_parameter', 'input.0.content.0.text']);
-    const badType = (await openai.responses.create({ model: 'service-1', input: [{ type: 'computer_call_output', call_id: 'c' } as never] }).catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
+    const badType = (await openai.responses
+      .create({ model: 'service-1', input: [{ type: 'computer_call_output', call_id: 'c' } as never] })
+      .catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
     expect([badType.code, badType.param]).toEqual(['invalid_parameter', 'input.0.type']);
-    const chat = (await openai.chat.completions.create({ model: 'service-1', messages: [{ role: 'tool', content: 'x' } as never] }).catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
+    const chat = (await openai.chat.completions
+      .create({ model: 'service-1', messages: [{ role: 'tool', content: 'x' } as never] })
+      .catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
     expect([chat.code, chat.param]).toEqual(['missing_parameter', 'messages.0.tool_call_id']);
-    const unknown = (await openai.responses.create({ model: 'service-1', input: 'Hi', tempreature: 1 } as never).catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
+    const unknown = (await openai.responses.create({ model: 'service-1', input: 'Hi', tempreature: 1 } as never).catch((e: unknown) => e)) as InstanceType<
+      typeof OpenAI.APIError
+    >;
     expect([unknown.code, unknown.param]).toEqual(['unknown_parameter', 'tempreature']);
   });
 
   it('resolves item_reference to the caller’s own output items only', async () => {
     const first = await openai.responses.create({ model: 'service-1', input: 'Describe your ideal vendor.' });
     const message = first.output.find((item) => item.type === 'message')!;
-    const next = await openai.responses.create({ model: 'service-1', input: [{ role: 'user', content: 'Describe your ideal vendor.' }, { type: 'item_reference', id: message.id }, { role: 'user', content: 'Shorter, please.' }] });
+    const next = await openai.responses.create({
+      model: 'service-1',
+      input: [
+        { role: 'user', content: 'Describe your ideal vendor.' },
+        { type: 'item_reference', id: message.id },
+        { role: 'user', content: 'Shorter, please.' },
+      ],
+    });
     expect(next.status).toBe('completed');
     const other = await server.h.tenant({ credits: 1000 });
     const stranger = new OpenAI({ apiKey: other.key, baseURL: server.baseURL, maxRetries: 0, defaultHeaders: { 'Persona-Id': PERSONA } });
-    const refused = (await stranger.responses.create({ model: 'service-1', input: [{ type: 'item_reference', id: message.id }, { role: 'user', content: 'Go on.' }] }).catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
-    const unknown = (await openai.responses.create({ model: 'service-1', input: [{ type: 'item_reference', id: 'msg_doesnotexist' }, { role: 'user', content: 'Go on.' }] }).catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
+    const refused = (await stranger.responses
+      .create({
+        model: 'service-1',
+        input: [
+          { type: 'item_reference', id: message.id },
+          { role: 'user', content: 'Go on.' },
+        ],
+      })
+      .catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
+    const unknown = (await openai.responses
+      .create({
+        model: 'service-1',
+        input: [
+          { type: 'item_reference', id: 'msg_doesnotexist' },
+          { role: 'user', content: 'Go on.' },
+        ],
+      })
+      .catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
     expect([refused.status, refused.code, refused.param]).toEqual([400, 'invalid_parameter', 'input.0.id']);
-    expect([unknown.status, unknown.code, unknown.param, unknown.message]).toEqual([400, 'invalid_parameter', 'input.0.id', refused.message.replace(message.id, 'msg_doesnotexist')]);
+    expect([unknown.status, unknown.code, unknown.param, unknown.message]).toEqual([
+      400,
+      'invalid_parameter',
+      'input.0.id',
+      refused.message.replace(message.id, 'msg_doesnotexist'),
+    ]);
   });
 
   it('counts the Persona-Id header as part of the request for Idempotency-Key', async () => {
@@ -206,12 +314,18 @@ describe('the openai SDK against the contract', () => {
     const first = await openai.responses.create(params, { headers: { 'Idempotency-Key': 'persona-header-key-1' } });
     const replay = await openai.responses.create(params, { headers: { 'Idempotency-Key': 'persona-header-key-1' } });
     expect(replay.id).toBe(first.id);
-    const other = (await openai.responses.create(params, { headers: { 'Idempotency-Key': 'persona-header-key-1', 'Persona-Id': 'persona_saas_cfo' } }).catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
+    const other = (await openai.responses
+      .create(params, { headers: { 'Idempotency-Key': 'persona-header-key-1', 'Persona-Id': 'persona_saas_cfo' } })
+      .catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
     expect([other.status, other.code]).toEqual([409, 'idempotency_key_reused']);
   });
 
   it('lets the body persona_id win over the header, and needs one of them', async () => {
-    const body = await openai.responses.create({ model: 'service-1', input: 'Hi', persona_id: 'persona_saas_cfo' } as OpenAI.Responses.ResponseCreateParamsNonStreaming);
+    const body = await openai.responses.create({
+      model: 'service-1',
+      input: 'Hi',
+      persona_id: 'persona_saas_cfo',
+    } as OpenAI.Responses.ResponseCreateParamsNonStreaming);
     expect((body as unknown as { persona_id: string }).persona_id).toBe('persona_saas_cfo');
     const bare = new OpenAI({ apiKey: server.t.key, baseURL: server.baseURL, maxRetries: 0 });
     const error = (await bare.responses.create({ model: 'service-1', input: 'Hi' }).catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;

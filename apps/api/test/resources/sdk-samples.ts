@@ -49,4 +49,3 @@ export async function langchainSample(baseURL: string, apiKey: string): Promise<
   // #endregion langchain
   return reply.text;
 }
-

@@ -55,7 +55,13 @@ it('streams a 200 MiB upload to storage with the server’s RSS growth bounded',
   const hash = createHash('sha256');
   for await (const chunk of mp4Bytes(SIZE)) hash.update(chunk as Buffer);
   const checksum = hash.digest('base64');
-  const target = await stand.h.post('/files/upload-url', owner.key, { workspace_id: owner.workspaceId, file_name: 'big.mp4', file_type: 'video/mp4', file_size: SIZE, checksum_sha256: checksum });
+  const target = await stand.h.post('/files/upload-url', owner.key, {
+    workspace_id: owner.workspaceId,
+    file_name: 'big.mp4',
+    file_type: 'video/mp4',
+    file_size: SIZE,
+    checksum_sha256: checksum,
+  });
   expect(target.status).toBe(200);
   const path = new URL(target.body.upload_url);
 
@@ -67,12 +73,16 @@ it('streams a 200 MiB upload to storage with the server’s RSS growth bounded',
   }, 20);
   // node:http with pipe, not fetch: Readable.toWeb reads its source ahead without backpressure.
   const res = await new Promise<{ status: number; text: string }>((resolve, reject) => {
-    const request = httpRequest(`${base}${path.pathname}${path.search}`, { method: 'PUT', headers: { ...target.body.headers, 'content-length': String(SIZE) } }, (response) => {
-      let text = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => (text += chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, text }));
-    });
+    const request = httpRequest(
+      `${base}${path.pathname}${path.search}`,
+      { method: 'PUT', headers: { ...target.body.headers, 'content-length': String(SIZE) } },
+      (response) => {
+        let text = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (text += chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, text }));
+      },
+    );
     request.on('error', reject);
     mp4Bytes(SIZE).pipe(request);
   });

@@ -69,7 +69,9 @@ describe.each(backends)('the upload flow on %s', (_name, openBackend) => {
 
   it('uploads, records, serves (whole and ranges), renders a thumbnail, deletes and frees the bytes', async () => {
     const { h, queue, storage } = stand;
-    const png = await sharp({ create: { width: 1200, height: 800, channels: 3, background: '#3366cc' } }).png().toBuffer();
+    const png = await sharp({ create: { width: 1200, height: 800, channels: 3, background: '#3366cc' } })
+      .png()
+      .toBuffer();
     const { target, put, file } = await uploadAndRecord(h, owner, png, 'image/png', { file_name: 'Banner.PNG', checksum: true });
     expect(target.key).toMatch(/^upl_[A-Za-z0-9]{24}\.png$/);
     expect(target.headers).toEqual({ 'Content-Type': 'image/png', 'x-storage-checksum-sha256': sha256(png) });

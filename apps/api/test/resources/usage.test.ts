@@ -20,7 +20,14 @@ describe('GET /usage', () => {
       .update(accounts)
       .set({ autoRechargeEnabled: true, autoRechargeThreshold: 100, autoRechargeCredits: 2_000, budgetAlert: 4_000, usageLimit: 6_000 })
       .where(eq(accounts.id, t.accountId));
-    await h.db.insert(files).values({ id: `file_u${Date.now()}`, workspaceId: t.workspaceId, name: 'deck.pdf', sizeBytes: 2_500_000_000, createdAt: h.clock.now(), updatedAt: h.clock.now() });
+    await h.db.insert(files).values({
+      id: `file_u${Date.now()}`,
+      workspaceId: t.workspaceId,
+      name: 'deck.pdf',
+      sizeBytes: 2_500_000_000,
+      createdAt: h.clock.now(),
+      updatedAt: h.clock.now(),
+    });
 
     // Key 1: two paid calls (120 + 80 tokens each) and one 404; key 2: one call, then revoked.
     expect((await h.post('/agent/threads', t.key, { workspace_id: t.workspaceId })).status).toBe(200);
@@ -49,7 +56,14 @@ describe('GET /usage', () => {
       credits_used: 2 * PRICE,
       error_count: 1,
     });
-    expect(usage.api_requests.by_key.map((k: { api_key_id: string; requests: number; errors: number; tokens: number }) => [k.api_key_id, k.requests, k.errors, k.tokens])).toEqual([
+    expect(
+      usage.api_requests.by_key.map((k: { api_key_id: string; requests: number; errors: number; tokens: number }) => [
+        k.api_key_id,
+        k.requests,
+        k.errors,
+        k.tokens,
+      ]),
+    ).toEqual([
       [t.apiKeyId, 3, 1, 400],
       [secondKeyId, 1, 0, 0],
     ]);

@@ -10,7 +10,7 @@ import { accounts } from '../../src/db/schema/tenancy.js';
 import type { JobRuntime } from '../../src/jobs/queue.js';
 import { createGuardedFetcher } from '../../src/lib/guarded-fetch.js';
 import { videoAnalysisJobs } from '../../src/resources/video-analyses/jobs.js';
-import { jobsNotConfigured, type Services } from '../../src/services.js';
+import { filesNotConfigured, jobsNotConfigured, type Services } from '../../src/services.js';
 import { createLocalStorage } from '../../src/storage/local.js';
 import type { ObjectStorage } from '../../src/storage/types.js';
 import { openTestDatabase } from '../support/database.js';
@@ -33,14 +33,27 @@ beforeAll(async () => {
   database = await openTestDatabase();
   storage = createLocalStorage(join(dir, 'storage'));
   const engine = createOfflineEngine();
-  services = { db: database.db, engine, jobs: jobsNotConfigured, storage, clock, logger: pino({ level: 'silent' }), fetcher: createGuardedFetcher() };
+  services = {
+    db: database.db,
+    engine,
+    jobs: jobsNotConfigured,
+    storage,
+    clock,
+    logger: pino({ level: 'silent' }),
+    fetcher: createGuardedFetcher(),
+    files: filesNotConfigured,
+  };
   queue = await openTestJobQueue(database, videoAnalysisJobs(services));
   services.jobs = queue;
   h = await Harness.create({ database, clock, engine, logger: pino({ level: 'error' }), services: { storage, jobs: queue } });
   // 15 s in three 5 s segments: a moving pattern, the brand on navy, other text on green; a tone for 10 s, then silence.
   videos.brand = await makeVideo(
     join(dir, 'stride-spot.mp4'),
-    [{ seconds: 5, pattern: true }, { seconds: 5, color: 'navy', text: 'STRIDE ATHLETICS' }, { seconds: 5, color: 'darkgreen', text: 'RUN FURTHER' }],
+    [
+      { seconds: 5, pattern: true },
+      { seconds: 5, color: 'navy', text: 'STRIDE ATHLETICS' },
+      { seconds: 5, color: 'darkgreen', text: 'RUN FURTHER' },
+    ],
     { toneSeconds: 10 },
   );
   // Tiny and at 1 fps: only its length matters.
@@ -59,7 +72,8 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const balanceOf = async (t: Tenant) => (await database.db.select({ balance: accounts.creditBalance }).from(accounts).where(eq(accounts.id, t.accountId)))[0]!.balance;
+const balanceOf = async (t: Tenant) =>
+  (await database.db.select({ balance: accounts.creditBalance }).from(accounts).where(eq(accounts.id, t.accountId)))[0]!.balance;
 
 async function analyse(t: Tenant, video: string, body: Record<string, unknown> = {}) {
   const fileId = await storeUpload(database.db, storage, t.workspaceId, video);
@@ -72,7 +86,14 @@ async function analyse(t: Tenant, video: string, body: Record<string, unknown> =
 describe('video analyses', () => {
   it('cuts an uploaded video into chunks, measures them and finds the brand on screen where it is drawn', async () => {
     const t = await h.tenant({ credits: 1000 });
-    const { created, read } = await analyse(t, videos.brand!, { brand: 'Stride Athletics', product: 'Stride Pro', chunk_duration: 5, frames_per_chunk: 2, primary_intent: 'Make runners run further', goal: 'Sign-ups' });
+    const { created, read } = await analyse(t, videos.brand!, {
+      brand: 'Stride Athletics',
+      product: 'Stride Pro',
+      chunk_duration: 5,
+      frames_per_chunk: 2,
+      primary_intent: 'Make runners run further',
+      goal: 'Sign-ups',
+    });
     expect(created).toMatchObject({ status: 'pending', progress: 0, video_url: null, title: 'stride-spot.mp4', credits_used: 100, result: null });
     expect(await balanceOf(t)).toBe(900);
     expect(read).toMatchObject({ status: 'completed', progress: 100, credits_used: 100, error: null });
@@ -102,7 +123,8 @@ describe('video analyses', () => {
     expect(result.summary).toMatch(/Speech was not transcribed/);
     // Every frame kept in storage, two per chunk, and a thumbnail.
     for (const chunk of ['000', '001', '002']) {
-      for (const frame of ['00', '01']) expect(await storage.head(`video-analyses/${read.id}/frames/${chunk}_${frame}.jpg`)).toMatchObject({ contentType: 'image/jpeg' });
+      for (const frame of ['00', '01'])
+        expect(await storage.head(`video-analyses/${read.id}/frames/${chunk}_${frame}.jpg`)).toMatchObject({ contentType: 'image/jpeg' });
       expect(await storage.head(`video-analyses/${read.id}/frames/${chunk}_02.jpg`)).toBeNull();
     }
     expect(await storage.head(`video-analyses/${read.id}/thumbnail.jpg`)).not.toBeNull();
@@ -142,7 +164,10 @@ describe('video analyses', () => {
     const t = await h.tenant();
     expect(errorOf(await h.post('/video-analyses', t.key, {}))).toMatchObject({ code: 'missing_parameter', param: 'video_url' });
     const fileId = await storeUpload(database.db, storage, t.workspaceId, videos.corrupt!);
-    expect(errorOf(await h.post('/video-analyses', t.key, { file_id: fileId, video_url: 'https://videos.example/a.mp4' }))).toMatchObject({ code: 'parameter_conflict', param: 'file_id' });
+    expect(errorOf(await h.post('/video-analyses', t.key, { file_id: fileId, video_url: 'https://videos.example/a.mp4' }))).toMatchObject({
+      code: 'parameter_conflict',
+      param: 'file_id',
+    });
     expect(errorOf(await h.post('/video-analyses', t.key, { file_id: 'file_nope' }))).toMatchObject({ code: 'resource_not_found', param: 'file_id' });
     expect(errorOf(await h.post('/video-analyses', t.key, { video_url: 'http://videos.example/a.mp4' }))).toMatchObject({ code: 'invalid_parameter' });
   });

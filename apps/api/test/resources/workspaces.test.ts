@@ -257,7 +257,9 @@ describe('members', () => {
   it('lets a member leave, never removes the owner, and keeps their content', async () => {
     const { id, members } = await teamWorkspace(['viewer', 'department_admin']);
     const viewer = members.viewer as Tenant;
-    await h.db.insert(agentThreads).values({ id: `thr_kept${Date.now()}`, workspaceId: id, title: 'By the viewer', createdAt: h.clock.now(), updatedAt: h.clock.now() });
+    await h.db
+      .insert(agentThreads)
+      .values({ id: `thr_kept${Date.now()}`, workspaceId: id, title: 'By the viewer', createdAt: h.clock.now(), updatedAt: h.clock.now() });
     const left = await h.delete(`/workspaces/${id}/members/${viewer.userId}`, viewer.key);
     expect(left.body).toEqual({ id: viewer.userId, object: 'workspace.member', deleted: true });
     expect((await h.get(`/workspaces/${id}`, viewer.key)).status).toBe(404);

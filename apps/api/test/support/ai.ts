@@ -14,11 +14,13 @@ import type { Harness } from './harness.js';
  */
 export interface SwitchableEngine extends Engine {}
 // Declaration merging types the instance as an Engine; the Proxy below supplies those members.
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the merged interface is exactly what the Proxy forwards.
 export class SwitchableEngine {
   current: Engine;
   constructor(initial: Engine = createOfflineEngine()) {
     this.current = initial;
     // The instance is its forwarding Proxy: members of this class first, then the current engine.
+    // biome-ignore lint/correctness/noConstructorReturn: returning the Proxy is what makes forwarding need no per-method code.
     return new Proxy(this, {
       get(target, property, receiver) {
         if (property in target) return Reflect.get(target, property, receiver);
@@ -92,12 +94,26 @@ export async function storedResponsesOf(h: Harness, accountId: string) {
  * A streaming POST over a real connection that reads until `until(received)` holds, then drops the
  * connection: a client that goes away mid-stream.
  */
-export function postAndDisconnect(h: Harness, path: string, key: string, body: unknown, until: (received: string) => boolean, headers: Record<string, string> = {}): Promise<string> {
+export function postAndDisconnect(
+  h: Harness,
+  path: string,
+  key: string,
+  body: unknown,
+  until: (received: string) => boolean,
+  headers: Record<string, string> = {},
+): Promise<string> {
   const { port } = h.app.server.address() as AddressInfo;
   return new Promise((resolve, reject) => {
     let received = '';
     const req = httpRequest(
-      { host: '127.0.0.1', port, method: 'POST', path: `/api/v1${path}`, agent: false, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers } },
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: `/api/v1${path}`,
+        agent: false,
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers },
+      },
       (res) => {
         res.on('data', (chunk: Buffer) => {
           received += chunk.toString('utf8');
@@ -115,10 +131,24 @@ export function postAndDisconnect(h: Harness, path: string, key: string, body: u
 }
 
 /** A POST over a real connection that the client drops once `leave` resolves, before any answer. */
-export function postAndLeave(h: Harness, path: string, key: string, body: unknown, leave: Promise<unknown>, headers: Record<string, string> = {}): Promise<void> {
+export function postAndLeave(
+  h: Harness,
+  path: string,
+  key: string,
+  body: unknown,
+  leave: Promise<unknown>,
+  headers: Record<string, string> = {},
+): Promise<void> {
   const { port } = h.app.server.address() as AddressInfo;
   return new Promise((resolve) => {
-    const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: `/api/v1${path}`, agent: false, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers } });
+    const req = httpRequest({
+      host: '127.0.0.1',
+      port,
+      method: 'POST',
+      path: `/api/v1${path}`,
+      agent: false,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers },
+    });
     req.on('error', () => resolve());
     req.end(JSON.stringify(body));
     void leave.then(() => {

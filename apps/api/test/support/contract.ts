@@ -7,7 +7,6 @@ import { inject } from 'vitest';
 import { derefAt, listOperations as listSpecOperations, pathToPointer, type OpenApiDocument as Bundle } from '@persona-api/openapi/document';
 import { basePath, loadSpec, type OpenApiDocument } from '../../src/contract/spec.js';
 
-
 export interface ContractViolation {
   request: string;
   status: number;
@@ -74,14 +73,16 @@ export class ContractValidator {
     }
     const responsesPointer = `/paths/${escapePointer(operation.path)}/${operation.method}/responses`;
     const responses = this.resolve<Record<string, unknown>>(
-      (this.spec.paths?.[operation.path]?.[operation.method] as { responses: unknown }).responses,
+      (this.spec.paths?.[operation.path]?.[operation.method] as { responses: unknown } | undefined)?.responses,
     ).value;
     const key = [String(status), `${String(status)[0]}XX`, 'default'].find((candidate) => candidate in responses);
     if (!key) return [...problems, `status ${status} is not documented for ${operation.operationId}`];
     const { value: response, pointer } = this.resolve<ResponseObject>(responses[key]);
     const base = pointer ?? `${responsesPointer}/${escapePointer(key)}`;
     // Raw bytes documented as application/octet-stream go out with the stored file's own type (DECISIONS.md).
-    const mediaType = Object.keys(response.content ?? {}).find((type) => contentType.startsWith(type) || (type === 'application/octet-stream' && contentType !== ''));
+    const mediaType = Object.keys(response.content ?? {}).find(
+      (type) => contentType.startsWith(type) || (type === 'application/octet-stream' && contentType !== ''),
+    );
     if (response.content && Object.keys(response.content).length > 0) {
       if (!mediaType) problems.push(`content-type ${contentType || '(none)'} is not documented for ${operation.operationId} ${status}`);
       else if (mediaType === 'application/json') {
@@ -130,7 +131,8 @@ export class ContractValidator {
         return;
       }
       const valid = validate(payload);
-      if (!valid) problems.push(`event ${index} (${String(payload.type ?? payload.object)}) does not match ${pointer}: ${formatErrors(validate.errors).join('; ')}`);
+      if (!valid)
+        problems.push(`event ${index} (${String(payload.type ?? payload.object)}) does not match ${pointer}: ${formatErrors(validate.errors).join('; ')}`);
       if (event !== null && event !== payload.type) problems.push(`event ${index}: SSE event name ${event} differs from type ${String(payload.type)}`);
       if (typeof payload.sequence_number === 'number') {
         if (payload.sequence_number !== expected) problems.push(`event ${index}: sequence_number ${payload.sequence_number}, expected ${expected}`);

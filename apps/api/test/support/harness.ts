@@ -82,7 +82,12 @@ export class Harness {
 
   /** The settings a test server signs links with (a stored secret, as in development), on `baseUrl`. */
   static fileSettings(database: DatabaseHandle, baseUrl = 'http://localhost/api/v1'): Promise<FileSettings> {
-    return loadFileSettings(database.db, { PUBLIC_BASE_URL: baseUrl, PORT: 80, UPLOAD_SIGNING_SECRET: undefined, FFMPEG_PATH: process.env.FFMPEG_PATH ?? 'ffmpeg' });
+    return loadFileSettings(database.db, {
+      PUBLIC_BASE_URL: baseUrl,
+      PORT: 80,
+      UPLOAD_SIGNING_SECRET: undefined,
+      FFMPEG_PATH: process.env.FFMPEG_PATH ?? 'ffmpeg',
+    });
   }
 
   get db(): Database {

@@ -10,7 +10,6 @@ import type { JobDefinition } from '../../src/jobs/types.js';
  */
 export async function openTestJobQueue(
   database: DatabaseHandle,
-  // biome-ignore lint/suspicious/noExplicitAny: definitions of different payloads live side by side.
   definitions: readonly JobDefinition<any>[],
   options: Partial<JobQueueOptions> = {},
 ): Promise<JobRuntime> {

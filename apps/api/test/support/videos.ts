@@ -26,7 +26,14 @@ export async function makeVideo(
   const inputs: string[] = [];
   const filters: string[] = [];
   segments.forEach((segment, i) => {
-    inputs.push('-f', 'lavfi', '-i', segment.pattern ? `testsrc2=size=${frame.size}:rate=${frame.rate}:duration=${segment.seconds}` : `color=c=${segment.color ?? 'navy'}:size=${frame.size}:rate=${frame.rate}:duration=${segment.seconds}`);
+    inputs.push(
+      '-f',
+      'lavfi',
+      '-i',
+      segment.pattern
+        ? `testsrc2=size=${frame.size}:rate=${frame.rate}:duration=${segment.seconds}`
+        : `color=c=${segment.color ?? 'navy'}:size=${frame.size}:rate=${frame.rate}:duration=${segment.seconds}`,
+    );
     filters.push(`[${i}:v]${segment.text ? TEXT(segment.text) : 'null'}[v${i}]`);
   });
   const total = segments.reduce((sum, segment) => sum + segment.seconds, 0);
@@ -34,11 +41,38 @@ export async function makeVideo(
   const maps = ['-map', '[v]'];
   if (audio) {
     const tone = segments.length;
-    inputs.push('-f', 'lavfi', '-i', `sine=frequency=440:sample_rate=44100:duration=${audio.toneSeconds}`, '-f', 'lavfi', '-t', String(total - audio.toneSeconds), '-i', 'anullsrc=r=44100:cl=mono');
+    inputs.push(
+      '-f',
+      'lavfi',
+      '-i',
+      `sine=frequency=440:sample_rate=44100:duration=${audio.toneSeconds}`,
+      '-f',
+      'lavfi',
+      '-t',
+      String(total - audio.toneSeconds),
+      '-i',
+      'anullsrc=r=44100:cl=mono',
+    );
     graph.push(`[${tone}:a][${tone + 1}:a]concat=n=2:v=0:a=1[a]`);
     maps.push('-map', '[a]', '-c:a', 'aac');
   }
-  await run('ffmpeg', ['-hide_banner', '-v', 'error', '-y', ...inputs, '-filter_complex', graph.join(';'), ...maps, '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', path]);
+  await run('ffmpeg', [
+    '-hide_banner',
+    '-v',
+    'error',
+    '-y',
+    ...inputs,
+    '-filter_complex',
+    graph.join(';'),
+    ...maps,
+    '-c:v',
+    'libx264',
+    '-preset',
+    'ultrafast',
+    '-pix_fmt',
+    'yuv420p',
+    path,
+  ]);
   return path;
 }
 

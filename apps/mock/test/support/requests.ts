@@ -1,12 +1,5 @@
 import type { OpenAPIV3_1 } from 'openapi-types';
-import {
-  deref,
-  isJsonMediaType,
-  listOperations,
-  type ExampleRequest,
-  type OpenApiDocument,
-  type SpecOperation,
-} from '../../src/index.js';
+import { deref, isJsonMediaType, listOperations, type ExampleRequest, type OpenApiDocument, type SpecOperation } from '../../src/index.js';
 
 // The house format of a key: `svc_live_` and 40 base62 characters.
 export const API_KEY = `svc_live_${'a1B2c3D4e5'.repeat(4)}`;
@@ -39,12 +32,7 @@ export function findOperation(document: OpenApiDocument, request: ExampleRequest
 }
 
 /** The schema of an operation's response for a status and media type (undefined when not documented). */
-export function responseSchema(
-  document: OpenApiDocument,
-  operation: OpenAPIV3_1.OperationObject,
-  status: string,
-  mediaType = 'application/json',
-): unknown {
+export function responseSchema(document: OpenApiDocument, operation: OpenAPIV3_1.OperationObject, status: string, mediaType = 'application/json'): unknown {
   const response = operation.responses?.[status] ?? operation.responses?.default;
   if (!response) return undefined;
   return deref<OpenAPIV3_1.ResponseObject>(document, response).content?.[mediaType]?.schema;

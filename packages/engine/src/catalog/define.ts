@@ -25,7 +25,8 @@ export interface PersonaSpec {
 export function definePersona(spec: PersonaSpec): CatalogEntry {
   // An authoring slip (a B2C field on a B2B persona, a config on a north_star one) would be dropped silently.
   for (const field of Object.keys(spec.details) as DetailsField[]) {
-    if (!fieldApplies(field, spec.type, spec.pipeline_type)) throw new Error(`${spec.id}: details.${field} does not apply to a ${spec.type} ${spec.pipeline_type} persona`);
+    if (!fieldApplies(field, spec.type, spec.pipeline_type))
+      throw new Error(`${spec.id}: details.${field} does not apply to a ${spec.type} ${spec.pipeline_type} persona`);
   }
   return {
     persona: {

@@ -1,14 +1,7 @@
 import type { BasePersona, CustomPersona, EnginePersona, PersonaDetails } from '../types.js';
 import { CATALOG_CREATED_AT, type CatalogEntry } from './define.js';
 import { agencyFounder, hospitalOpsManager, itSecurityDirector, marketingVpScaleup, procurementLead, restaurantOwner, saasCfo } from './personas-b2b.js';
-import {
-  budgetParentOfThree,
-  firstTimeHomebuyer,
-  fitnessBeginner,
-  genZSneakerEnthusiast,
-  retireeTraveler,
-  sustainableGroceryShopper,
-} from './personas-b2c.js';
+import { budgetParentOfThree, firstTimeHomebuyer, fitnessBeginner, genZSneakerEnthusiast, retireeTraveler, sustainableGroceryShopper } from './personas-b2c.js';
 
 export { CATALOG_CREATED_AT, type CatalogEntry };
 
@@ -73,10 +66,17 @@ const list = (items: readonly string[], max = 5) => items.slice(0, max).join('; 
  */
 export function composeSystemPrompt(name: string, description: string, details: PersonaDetails): string {
   const displayName = name.split(',')[0]?.trim() || name;
-  const identity = [details.role_title, details.seniority && `(${details.seniority})`, details.industry && `in ${details.industry}`, details.company_size && `at a company of ${details.company_size}`]
+  const identity = [
+    details.role_title,
+    details.seniority && `(${details.seniority})`,
+    details.industry && `in ${details.industry}`,
+    details.company_size && `at a company of ${details.company_size}`,
+  ]
     .filter(Boolean)
     .join(' ');
-  const life = [details.life_stage, details.age_band && `aged ${details.age_band}`, details.locale_value && `based in ${details.locale_value}`].filter(Boolean).join(', ');
+  const life = [details.life_stage, details.age_band && `aged ${details.age_band}`, details.locale_value && `based in ${details.locale_value}`]
+    .filter(Boolean)
+    .join(', ');
   const paragraphs = [
     `You are ${displayName}. ${description}${identity ? ` You work as ${identity}.` : ''}${life ? ` Life stage: ${life}.` : ''}`,
     [

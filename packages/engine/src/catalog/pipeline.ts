@@ -6,7 +6,14 @@ export type DetailsField = keyof PersonaDetails;
 
 /** Fields only a B2B persona has (the spec marks them "(B2B)"). */
 export const B2B_FIELDS = [
-  'role_title', 'seniority', 'industry', 'company_size', 'budget_authority', 'tech_stack', 'procurement_constraints', 'committee_mapping',
+  'role_title',
+  'seniority',
+  'industry',
+  'company_size',
+  'budget_authority',
+  'tech_stack',
+  'procurement_constraints',
+  'committee_mapping',
 ] as const satisfies readonly DetailsField[];
 
 /** Fields only a B2C persona has (the spec marks them "(B2C)"). */
@@ -14,45 +21,152 @@ export const B2C_FIELDS = ['life_stage', 'age_band', 'income_band', 'household_c
 
 /** `intermediate` adds the buying context: committee, proof, alternatives, win factors, localisation. */
 export const INTERMEDIATE_FIELDS = [
-  'proof_types', 'alternatives', 'win_factors', 'proof_preferences', 'procurement_constraints', 'committee_mapping', 'key_differentiators',
-  'regulatory_context', 'locale_scope', 'locale_value', 'local_channels', 'local_objections', 'local_keywords', 'is_localized',
+  'proof_types',
+  'alternatives',
+  'win_factors',
+  'proof_preferences',
+  'procurement_constraints',
+  'committee_mapping',
+  'key_differentiators',
+  'regulatory_context',
+  'locale_scope',
+  'locale_value',
+  'local_channels',
+  'local_objections',
+  'local_keywords',
+  'is_localized',
   'price_sensitivity_delta',
 ] as const satisfies readonly DetailsField[];
 
 /** `advanced` also fills the decision weights, the purpose packs and the five configurations. */
 export const ADVANCED_FIELDS = [
-  'mcda_weights', 'purpose_packs_enabled', 'acquisition_config', 'pmm_config', 'content_config', 'sales_config', 'research_config',
+  'mcda_weights',
+  'purpose_packs_enabled',
+  'acquisition_config',
+  'pmm_config',
+  'content_config',
+  'sales_config',
+  'research_config',
 ] as const satisfies readonly DetailsField[];
 
 const STRING_FIELDS = [
-  'primary_use_case', 'buying_stage', 'decision_role', 'brand_voice_fit', 'reading_level', 'role_title', 'seniority', 'industry', 'company_size',
-  'budget_authority', 'life_stage', 'age_band', 'income_band', 'purchase_cadence', 'locale_scope', 'locale_value',
+  'primary_use_case',
+  'buying_stage',
+  'decision_role',
+  'brand_voice_fit',
+  'reading_level',
+  'role_title',
+  'seniority',
+  'industry',
+  'company_size',
+  'budget_authority',
+  'life_stage',
+  'age_band',
+  'income_band',
+  'purchase_cadence',
+  'locale_scope',
+  'locale_value',
 ] as const satisfies readonly DetailsField[];
 
 const ARRAY_FIELDS = [
-  'role_segment', 'primary_objectives', 'goals', 'pains', 'triggers', 'channels', 'proof_types', 'alternatives', 'win_factors', 'objections',
-  'values', 'proof_preferences', 'tone_guardrails', 'tech_stack', 'procurement_constraints', 'committee_mapping', 'household_context',
-  'lifestyle_affinities', 'key_differentiators', 'regulatory_context', 'local_channels', 'local_objections', 'local_keywords',
+  'role_segment',
+  'primary_objectives',
+  'goals',
+  'pains',
+  'triggers',
+  'channels',
+  'proof_types',
+  'alternatives',
+  'win_factors',
+  'objections',
+  'values',
+  'proof_preferences',
+  'tone_guardrails',
+  'tech_stack',
+  'procurement_constraints',
+  'committee_mapping',
+  'household_context',
+  'lifestyle_affinities',
+  'key_differentiators',
+  'regulatory_context',
+  'local_channels',
+  'local_objections',
+  'local_keywords',
 ] as const satisfies readonly DetailsField[];
 
-const OBJECT_FIELDS = ['mcda_weights', 'purpose_packs_enabled', 'acquisition_config', 'pmm_config', 'content_config', 'sales_config', 'research_config'] as const satisfies readonly DetailsField[];
+const OBJECT_FIELDS = [
+  'mcda_weights',
+  'purpose_packs_enabled',
+  'acquisition_config',
+  'pmm_config',
+  'content_config',
+  'sales_config',
+  'research_config',
+] as const satisfies readonly DetailsField[];
 
 /** Every field of PersonaDetails, in the spec's order. */
 export const DETAILS_FIELDS: readonly DetailsField[] = [
-  'pipeline_type', 'persona_type', 'primary_use_case', 'buying_stage', 'decision_role', 'brand_voice_fit', 'reading_level', 'role_title',
-  'seniority', 'industry', 'company_size', 'budget_authority', 'life_stage', 'age_band', 'income_band', 'purchase_cadence', 'locale_scope',
-  'locale_value', 'role_segment', 'primary_objectives', 'goals', 'pains', 'triggers', 'channels', 'proof_types', 'alternatives', 'win_factors',
-  'objections', 'values', 'proof_preferences', 'tone_guardrails', 'tech_stack', 'procurement_constraints', 'committee_mapping',
-  'household_context', 'lifestyle_affinities', 'key_differentiators', 'regulatory_context', 'local_channels', 'local_objections',
-  'local_keywords', 'is_localized', 'price_sensitivity_delta', 'mcda_weights', 'purpose_packs_enabled', 'acquisition_config', 'pmm_config',
-  'content_config', 'sales_config', 'research_config',
+  'pipeline_type',
+  'persona_type',
+  'primary_use_case',
+  'buying_stage',
+  'decision_role',
+  'brand_voice_fit',
+  'reading_level',
+  'role_title',
+  'seniority',
+  'industry',
+  'company_size',
+  'budget_authority',
+  'life_stage',
+  'age_band',
+  'income_band',
+  'purchase_cadence',
+  'locale_scope',
+  'locale_value',
+  'role_segment',
+  'primary_objectives',
+  'goals',
+  'pains',
+  'triggers',
+  'channels',
+  'proof_types',
+  'alternatives',
+  'win_factors',
+  'objections',
+  'values',
+  'proof_preferences',
+  'tone_guardrails',
+  'tech_stack',
+  'procurement_constraints',
+  'committee_mapping',
+  'household_context',
+  'lifestyle_affinities',
+  'key_differentiators',
+  'regulatory_context',
+  'local_channels',
+  'local_objections',
+  'local_keywords',
+  'is_localized',
+  'price_sensitivity_delta',
+  'mcda_weights',
+  'purpose_packs_enabled',
+  'acquisition_config',
+  'pmm_config',
+  'content_config',
+  'sales_config',
+  'research_config',
 ];
 
 /** Whether `field` applies to a persona of this type made by this pipeline. */
 export function fieldApplies(field: DetailsField, type: PersonaType | null, pipeline: PipelineType): boolean {
   if (type !== 'B2B' && (B2B_FIELDS as readonly DetailsField[]).includes(field)) return false;
   if (type !== 'B2C' && (B2C_FIELDS as readonly DetailsField[]).includes(field)) return false;
-  if (pipeline === 'north_star' && ((INTERMEDIATE_FIELDS as readonly DetailsField[]).includes(field) || (ADVANCED_FIELDS as readonly DetailsField[]).includes(field))) return false;
+  if (
+    pipeline === 'north_star' &&
+    ((INTERMEDIATE_FIELDS as readonly DetailsField[]).includes(field) || (ADVANCED_FIELDS as readonly DetailsField[]).includes(field))
+  )
+    return false;
   if (pipeline === 'intermediate' && (ADVANCED_FIELDS as readonly DetailsField[]).includes(field)) return false;
   return true;
 }

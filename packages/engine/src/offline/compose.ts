@@ -11,7 +11,11 @@ type Mood = 'positive' | 'neutral' | 'negative';
 
 const OPENERS: Record<Register, Record<Mood, readonly string[]>> = {
   executive: {
-    positive: ['That is a fair point, and I will be direct.', 'Interesting, but let me put numbers on it.', 'Promising. Now let us talk about what it actually changes.'],
+    positive: [
+      'That is a fair point, and I will be direct.',
+      'Interesting, but let me put numbers on it.',
+      'Promising. Now let us talk about what it actually changes.',
+    ],
     neutral: ['Let me be direct.', 'Here is how I look at it.', 'Short version first.'],
     negative: ['I understand the concern, and I share part of it.', 'That is exactly the kind of thing that worries me.', 'I will not sugar-coat it.'],
   },
@@ -44,10 +48,19 @@ const OPENERS: Record<Register, Record<Mood, readonly string[]>> = {
 
 const TOPIC_LEADS: Record<Register, readonly string[]> = {
   executive: ['On {topic}, the question that matters to me is whether it helps me {goal}.', 'When I look at {topic}, I ask one thing: does it help me {goal}?'],
-  technical: ['With {topic}, I look first at the risk, and then at whether it helps me {goal}.', 'For {topic}, my test is simple: does it help me {goal} without widening our attack surface?'],
+  technical: [
+    'With {topic}, I look first at the risk, and then at whether it helps me {goal}.',
+    'For {topic}, my test is simple: does it help me {goal} without widening our attack surface?',
+  ],
   casual: ['With {topic}, what I care about is whether it helps me {goal}.', '{Topic}? Only matters to me if it helps me {goal}.'],
-  warm: ['With {topic}, what I really want to know is whether it helps me {goal}.', 'When it comes to {topic}, I keep asking myself one thing: will it help me {goal}?'],
-  courteous: ['Regarding {topic}, what matters most to me is whether it would help me {goal}.', 'As for {topic}, I would mainly want to know whether it helps me {goal}.'],
+  warm: [
+    'With {topic}, what I really want to know is whether it helps me {goal}.',
+    'When it comes to {topic}, I keep asking myself one thing: will it help me {goal}?',
+  ],
+  courteous: [
+    'Regarding {topic}, what matters most to me is whether it would help me {goal}.',
+    'As for {topic}, I would mainly want to know whether it helps me {goal}.',
+  ],
   plain: ['With {topic}, what matters to me is whether it helps me {goal}.', 'When I think about {topic}, I ask whether it helps me {goal}.'],
 };
 
@@ -171,7 +184,8 @@ export function composeReply(args: ComposeInput): string {
   const goal = bestMatch(details, 'goals', text, random) ?? bestMatch(details, 'primary_objectives', text, random);
   const pain = bestMatch(details, 'pains', text, random);
   const objection = bestMatch(details, 'objections', text, random);
-  const proof = bestMatch(details, 'proof_preferences', text, random) ?? bestMatch(details, 'proof_types', text, random) ?? bestMatch(details, 'win_factors', text, random);
+  const proof =
+    bestMatch(details, 'proof_preferences', text, random) ?? bestMatch(details, 'proof_types', text, random) ?? bestMatch(details, 'win_factors', text, random);
 
   const opener = random.pick(OPENERS[register][feeling]);
   const selfTopic = asksAboutPersona(args.input);
@@ -183,7 +197,9 @@ export function composeReply(args: ComposeInput): string {
   } else {
     lead = fill(random.pick(TOPIC_LEADS[register]), { topic, goal: goal ? asPhrase(goal.item) : 'do my job better' });
   }
-  const painLine = pain ? `${fill(random.pick(PAIN_LINES[register]), { pain: asPhrase(pain.item) }).replace(/\.$/, '')}${pain.overlap > 0 ? ', so this hits close to home.' : '.'}` : null;
+  const painLine = pain
+    ? `${fill(random.pick(PAIN_LINES[register]), { pain: asPhrase(pain.item) }).replace(/\.$/, '')}${pain.overlap > 0 ? ', so this hits close to home.' : '.'}`
+    : null;
   const objectionLine = objection ? endSentence(fill(random.pick(OBJECTION_LINES[register]), { objection: lowerFirst(objection.item) })) : null;
   const proofLine = proof ? fill(random.pick(PROOF_LINES[register]), { proof: asPhrase(proof.item) }) : null;
   const closing = random.pick(CLOSINGS[register]);
@@ -208,7 +224,8 @@ export function composeReply(args: ComposeInput): string {
           const win = bestMatch(details, 'win_factors', text, random);
           const alternative = bestMatch(details, 'alternatives', text, random);
           if (!win && !alternative) return null;
-          if (win && alternative) return `Weighing it up: ${asPhrase(win.item)} would count in its favour, and I would compare it against ${asPhrase(alternative.item)}.`;
+          if (win && alternative)
+            return `Weighing it up: ${asPhrase(win.item)} would count in its favour, and I would compare it against ${asPhrase(alternative.item)}.`;
           return `Weighing it up: ${asPhrase((win ?? alternative)!.item)} is what I would judge it on.`;
         })()
       : null;
@@ -233,7 +250,7 @@ export function composeReply(args: ComposeInput): string {
     checklist.length > 0 ? `What I would need to see:\n${checklist.map((item) => `- ${upperFirst(asPhrase(item))}`).join('\n')}` : null,
     closing,
   ];
-  return paragraphs.filter((paragraph): paragraph is string => Boolean(paragraph && paragraph.trim())).join('\n\n');
+  return paragraphs.filter((paragraph): paragraph is string => Boolean(paragraph?.trim())).join('\n\n');
 }
 
 /** Without a persona: a plain restatement of the input's key points (the offline engine is not a model). */
@@ -360,7 +377,9 @@ export function composeDocument(args: ComposeInput): ComposedDocument {
     body,
     section('What matters to me', rankedItems(details, 'goals', text, count)),
     section('What worries me', [...rankedItems(details, 'pains', text, Math.max(1, count - 1)), ...rankedItems(details, 'objections', text, 1)]),
-    verbosity === 'low' ? null : section('What would convince me', rankedItems(details, details.proof_preferences.length > 0 ? 'proof_preferences' : 'win_factors', text, count)),
+    verbosity === 'low'
+      ? null
+      : section('What would convince me', rankedItems(details, details.proof_preferences.length > 0 ? 'proof_preferences' : 'win_factors', text, count)),
     verbosity === 'high' ? section('What I value', rankedItems(details, 'values', text, count)) : null,
     verbosity === 'high' ? section('Where I look for information', rankedItems(details, 'channels', text, count)) : null,
     `## Next step\n\n${args.random.pick(CLOSINGS[register])}`,

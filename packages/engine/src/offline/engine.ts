@@ -3,15 +3,7 @@ import { artifactOpenTag, ARTIFACT_CLOSE_TAG, formatArtifact } from '../artifact
 import { abortedError, EngineError } from '../errors.js';
 import { assertValidRequest, cutAtStop, lastUserText, levels, systemTexts, toolNameFor } from '../request.js';
 import { countPromptTokens, countTokens, countToolCallTokens, truncateToTokens } from '../tokens.js';
-import type {
-  Engine,
-  EngineDescription,
-  EngineStreamEvent,
-  EngineToolCall,
-  FinishReason,
-  GenerateRequest,
-  GenerateResult,
-} from '../types.js';
+import type { Engine, EngineDescription, EngineStreamEvent, EngineToolCall, FinishReason, GenerateRequest, GenerateResult } from '../types.js';
 import type { Feature, FeatureResult, RunOptions } from '../features/define.js';
 import { responseAnalysis } from '../features/response-analysis/index.js';
 import { withFeatureShortcuts } from '../features/shortcuts.js';
@@ -68,12 +60,24 @@ export function createOfflineEngine(options: OfflineEngineOptions = {}): Engine 
     assertValidRequest(request);
     const { persona, messages } = request;
     const { verbosity, effort } = levels(request);
-    const instructions = [request.instructions ?? '', ...messages.filter((m) => m.role === 'system' || m.role === 'developer').map((m) => m.content ?? '')].join('\n');
+    const instructions = [
+      request.instructions ?? '',
+      ...messages.filter((m) => m.role === 'system' || m.role === 'developer').map((m) => m.content ?? ''),
+    ].join('\n');
     const input = lastUserText(messages);
     const last = messages[messages.length - 1];
     const conversationKey = JSON.stringify(messages);
     // A request's `seed` changes the choices as the engine's own seed does (no seed: the same as before).
-    const random = createRandom('offline', seed, persona?.id ?? '', instructions, conversationKey, verbosity, effort, ...(request.seed !== undefined ? [String(request.seed)] : []));
+    const random = createRandom(
+      'offline',
+      seed,
+      persona?.id ?? '',
+      instructions,
+      conversationKey,
+      verbosity,
+      effort,
+      ...(request.seed !== undefined ? [String(request.seed)] : []),
+    );
     const tools = request.tools ?? [];
     const choice = request.tool_choice ?? 'auto';
     const format = request.response_format ?? { type: 'text' };
@@ -126,7 +130,16 @@ export function createOfflineEngine(options: OfflineEngineOptions = {}): Engine 
         finish = 'length';
         if (doc) {
           // Keep the grammar: the tags count against the budget and stay whole; only the content is cut.
-          const cut = truncateToTokens(doc.content, Math.max(1, limit - countTokens(`${doc.preface}\n\n${artifactOpenTag({ identifier: kebab(doc.title), type: 'text/markdown', title: doc.title })}\n\n${ARTIFACT_CLOSE_TAG}`)));
+          const cut = truncateToTokens(
+            doc.content,
+            Math.max(
+              1,
+              limit -
+                countTokens(
+                  `${doc.preface}\n\n${artifactOpenTag({ identifier: kebab(doc.title), type: 'text/markdown', title: doc.title })}\n\n${ARTIFACT_CLOSE_TAG}`,
+                ),
+            ),
+          );
           text = formatArtifact({ preface: doc.preface, identifier: kebab(doc.title), type: 'text/markdown', title: doc.title, content: cut.text });
         } else {
           text = truncateToTokens(text, limit).text;
@@ -138,7 +151,9 @@ export function createOfflineEngine(options: OfflineEngineOptions = {}): Engine 
       }
     }
 
-    const analysis = request.analysis ? responseAnalysis.offline({ text: input, persona, variation: [seed, persona?.id ?? '', conversationKey] }, { seed }) : null;
+    const analysis = request.analysis
+      ? responseAnalysis.offline({ text: input, persona, variation: [seed, persona?.id ?? '', conversationKey] }, { seed })
+      : null;
     return {
       text,
       tool_calls: toolCalls,
@@ -192,7 +207,13 @@ export function createOfflineEngine(options: OfflineEngineOptions = {}): Engine 
       throwIfAborted(options.signal);
       const output = feature.offline(input, { seed });
       // No model ran: the tokenizer's count of what a model would have read and written.
-      const usage = { input_tokens: countTokens(JSON.stringify(input)), output_tokens: countTokens(JSON.stringify(output)), cached_tokens: 0, reasoning_tokens: 0, source: 'tokenizer' as const };
+      const usage = {
+        input_tokens: countTokens(JSON.stringify(input)),
+        output_tokens: countTokens(JSON.stringify(output)),
+        cached_tokens: 0,
+        reasoning_tokens: 0,
+        source: 'tokenizer' as const,
+      };
       return { output, usage };
     },
   });

@@ -21,7 +21,8 @@ const LIST_FIELDS: ReadonlyArray<[RegExp, ProfileList]> = [
   [/differentiat|feature/i, 'key_differentiators'],
 ];
 
-const PROSE_FIELD = /summary|descri|reason|rationale|feedback|comment|opinion|answer|response|message|text|content|body|explanation|reaction|thought|verdict|note|review|quote|statement|takeaway|analysis|assessment/i;
+const PROSE_FIELD =
+  /summary|descri|reason|rationale|feedback|comment|opinion|answer|response|message|text|content|body|explanation|reaction|thought|verdict|note|review|quote|statement|takeaway|analysis|assessment/i;
 const TITLE_FIELD = /^(name|title|headline|subject|label|heading)$|title$|headline$/i;
 const PERSON_FIELD = /persona|author|speaker|reviewer|customer|buyer/i;
 const KEYWORD_FIELD = /keyword|tag|topic|theme|category|term/i;
@@ -65,7 +66,9 @@ export function inputFiller(input: string): StringFiller {
   const key = clip(keySentence(input) ?? input, 200);
   const topic = topicPhrase(input) ?? keywords(input, 1)[0] ?? 'general';
   // Capitalised words that do not start a sentence: likely names of places, products or people.
-  const proper = [...input.matchAll(/(?<![.!?]\s|^)\b([A-Z][\p{L}'-]+(?:\s+[A-Z][\p{L}'-]+)*)/gu)].map((match) => match[1] ?? '').filter((word) => !/^(I|I'm|I'd|I've)$/.test(word));
+  const proper = [...input.matchAll(/(?<![.!?]\s|^)\b([A-Z][\p{L}'-]+(?:\s+[A-Z][\p{L}'-]+)*)/gu)]
+    .map((match) => match[1] ?? '')
+    .filter((word) => !/^(I|I'm|I'd|I've)$/.test(word));
   return (leaf) => {
     if (QUERY_FIELD.test(leaf.key)) return key;
     if (PLACE_FIELD.test(leaf.key)) return proper[0] ?? topic;

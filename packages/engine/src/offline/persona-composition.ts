@@ -6,14 +6,95 @@ import { clip, contentWords, keywords, round, sharedStems, stem, stemSet, type R
 import type { BasePersona, PersonaCreateHints, PersonaDetails, PersonaType } from '../types.js';
 
 const B2B_CUES = [
-  'compani', 'busi', 'team', 'manag', 'director', 'head', 'vp', 'chief', 'cfo', 'cto', 'ceo', 'cio', 'ciso', 'founder', 'procur', 'enterpris', 'saa',
-  'b2b', 'agenc', 'firm', 'startup', 'clinic', 'hospit', 'depart', 'vendor', 'employe', 'staff', 'sale', 'market', 'offic', 'lead', 'engin', 'analyst',
-  'consult', 'oper', 'owner', 'restaur', 'practic', 'organ', 'buyer', 'admin', 'it', 'secur', 'financ', 'hr', 'recruit', 'wholesal', 'retail', 'store',
+  'compani',
+  'busi',
+  'team',
+  'manag',
+  'director',
+  'head',
+  'vp',
+  'chief',
+  'cfo',
+  'cto',
+  'ceo',
+  'cio',
+  'ciso',
+  'founder',
+  'procur',
+  'enterpris',
+  'saa',
+  'b2b',
+  'agenc',
+  'firm',
+  'startup',
+  'clinic',
+  'hospit',
+  'depart',
+  'vendor',
+  'employe',
+  'staff',
+  'sale',
+  'market',
+  'offic',
+  'lead',
+  'engin',
+  'analyst',
+  'consult',
+  'oper',
+  'owner',
+  'restaur',
+  'practic',
+  'organ',
+  'buyer',
+  'admin',
+  'it',
+  'secur',
+  'financ',
+  'hr',
+  'recruit',
+  'wholesal',
+  'retail',
+  'store',
 ];
 const B2C_CUES = [
-  'parent', 'mom', 'mum', 'mother', 'father', 'dad', 'famili', 'student', 'retir', 'teen', 'shopper', 'consum', 'homebuy', 'hobbi', 'enthusiast',
-  'fan', 'travel', 'gamer', 'kid', 'children', 'household', 'person', 'individu', 'love', 'beginn', 'couple', 'single', 'grandpar', 'young', 'adult',
-  'hous', 'pet', 'owner', 'patient', 'commut', 'renter', 'cook', 'runner',
+  'parent',
+  'mom',
+  'mum',
+  'mother',
+  'father',
+  'dad',
+  'famili',
+  'student',
+  'retir',
+  'teen',
+  'shopper',
+  'consum',
+  'homebuy',
+  'hobbi',
+  'enthusiast',
+  'fan',
+  'travel',
+  'gamer',
+  'kid',
+  'children',
+  'household',
+  'person',
+  'individu',
+  'love',
+  'beginn',
+  'couple',
+  'single',
+  'grandpar',
+  'young',
+  'adult',
+  'hous',
+  'pet',
+  'owner',
+  'patient',
+  'commut',
+  'renter',
+  'cook',
+  'runner',
 ];
 
 const CATEGORY_RULES: ReadonlyArray<[RegExp, string]> = [
@@ -37,20 +118,63 @@ const CATEGORY_RULES: ReadonlyArray<[RegExp, string]> = [
   [/\b(retire|senior|pension)/i, 'Retirement'],
 ];
 
-export const FIRST_NAMES = ['Alex', 'Jordan', 'Taylor', 'Morgan', 'Casey', 'Riley', 'Jamie', 'Avery', 'Robin', 'Sasha', 'Noor', 'Leila', 'Mateo', 'Ines', 'Kenji', 'Amara', 'Tomás', 'Freya', 'Omar', 'Lena'];
-export const LAST_NAMES = ['Ellis', 'Moreau', 'Kowalski', 'Nakamura', 'Okafor', 'Lindqvist', 'Haddad', 'Brennan', 'Costa', 'Varga', 'Mensah', 'Reyes', 'Fischer', 'Dubois', 'Park', 'Shah'];
+export const FIRST_NAMES = [
+  'Alex',
+  'Jordan',
+  'Taylor',
+  'Morgan',
+  'Casey',
+  'Riley',
+  'Jamie',
+  'Avery',
+  'Robin',
+  'Sasha',
+  'Noor',
+  'Leila',
+  'Mateo',
+  'Ines',
+  'Kenji',
+  'Amara',
+  'Tomás',
+  'Freya',
+  'Omar',
+  'Lena',
+];
+export const LAST_NAMES = [
+  'Ellis',
+  'Moreau',
+  'Kowalski',
+  'Nakamura',
+  'Okafor',
+  'Lindqvist',
+  'Haddad',
+  'Brennan',
+  'Costa',
+  'Varga',
+  'Mensah',
+  'Reyes',
+  'Fischer',
+  'Dubois',
+  'Park',
+  'Shah',
+];
 
 function cueScore(text: string, cues: readonly string[]): number {
-  const stems = contentWords(text).concat(text.toLowerCase().match(/\b(it|hr|vp|cfo|cto|ceo|cio|b2b|mom|mum|dad|kid)\b/g) ?? []).map(stem);
+  const stems = contentWords(text)
+    .concat(text.toLowerCase().match(/\b(it|hr|vp|cfo|cto|ceo|cio|b2b|mom|mum|dad|kid)\b/g) ?? [])
+    .map(stem);
   return stems.filter((s) => cues.some((cue) => s === cue || (cue.length >= 4 && s.startsWith(cue)))).length;
 }
 
 export function inferType(text: string, hints: PersonaCreateHints | undefined): { type: PersonaType; reason: string } {
-  if (hints && (hints.role_title || hints.seniority || hints.industry || hints.company_size)) return { type: 'B2B', reason: 'the hints name a role or company' };
+  if (hints && (hints.role_title || hints.seniority || hints.industry || hints.company_size))
+    return { type: 'B2B', reason: 'the hints name a role or company' };
   if (hints && (hints.life_stage || hints.age_band || hints.income_band)) return { type: 'B2C', reason: 'the hints describe a household' };
   const b2b = cueScore(text, B2B_CUES);
   const b2c = cueScore(text, B2C_CUES);
-  return b2b > b2c ? { type: 'B2B', reason: `the description reads as a work role (${b2b} business cue(s) against ${b2c} personal)` } : { type: 'B2C', reason: `the description reads as a private buyer (${b2c} personal cue(s) against ${b2b} business)` };
+  return b2b > b2c
+    ? { type: 'B2B', reason: `the description reads as a work role (${b2b} business cue(s) against ${b2c} personal)` }
+    : { type: 'B2C', reason: `the description reads as a private buyer (${b2c} personal cue(s) against ${b2b} business)` };
 }
 
 export function categoryOf(text: string, fallback: string): string {
@@ -74,8 +198,13 @@ export function rolePhrase(description: string): string {
   const first = description.split(/[.;:!?\n]/)[0] ?? description;
   const stripped = first.replace(/^\s*(i am|i'm|we are|they are|she is|he is|this is|meet)\s+/i, '').replace(/^\s*(a|an|the|our|my)\s+/i, '');
   const words = stripped.split(/\s+/).filter(Boolean);
-  const stop = words.findIndex((word, index) => index > 0 && /^(at|in|of|for|who|that|which|with|from|working|living|based|running|and|,)$/i.test(word.replace(/,$/, '')));
-  const role = words.slice(0, stop > 0 ? Math.min(stop, 5) : Math.min(words.length, 4)).join(' ').replace(/[,]+$/, '');
+  const stop = words.findIndex(
+    (word, index) => index > 0 && /^(at|in|of|for|who|that|which|with|from|working|living|based|running|and|,)$/i.test(word.replace(/,$/, '')),
+  );
+  const role = words
+    .slice(0, stop > 0 ? Math.min(stop, 5) : Math.min(words.length, 4))
+    .join(' ')
+    .replace(/[,]+$/, '');
   return role.length >= 2 ? role : 'customer';
 }
 
@@ -101,18 +230,37 @@ export function b2bProfile(v: Vocabulary, random: Random): Partial<PersonaDetail
   const { focus, second } = v;
   return {
     primary_use_case: `Getting better results in ${focus} with less manual effort and clearer numbers.`,
-    buying_stage: random.pick(['Awareness: has noticed the problem and is reading up on options.', 'Consideration: comparing a shortlist of options.', 'Decision: building the case for one option.']),
-    decision_role: random.pick(['Economic buyer who signs off on the budget.', 'Champion who builds the case for the purchase.', 'Influencer whose recommendation carries weight.', 'Day-to-day user whose adoption decides success.']),
+    buying_stage: random.pick([
+      'Awareness: has noticed the problem and is reading up on options.',
+      'Consideration: comparing a shortlist of options.',
+      'Decision: building the case for one option.',
+    ]),
+    decision_role: random.pick([
+      'Economic buyer who signs off on the budget.',
+      'Champion who builds the case for the purchase.',
+      'Influencer whose recommendation carries weight.',
+      'Day-to-day user whose adoption decides success.',
+    ]),
     brand_voice_fit: 'Professional and concrete: specific outcomes, numbers and no hype.',
     reading_level: 'Professional; skims summaries and reads details when they matter.',
     purchase_cadence: 'Reviews tools and suppliers in this area once or twice a year.',
     role_segment: [titleCase(v.role), 'Business buyer'],
     primary_objectives: [`Improve ${focus} outcomes this year`, `Reduce time spent on ${second}`, 'Show measurable results to leadership'],
     goals: [`Make ${focus} more predictable`, `Spend less time on ${second}`, 'Get reliable data for decisions', 'Work with tools the team actually adopts'],
-    pains: [`Manual work around ${focus}`, `Too many disconnected tools for ${second}`, 'Vendors who overpromise and underdeliver', 'Little time to evaluate new options'],
+    pains: [
+      `Manual work around ${focus}`,
+      `Too many disconnected tools for ${second}`,
+      'Vendors who overpromise and underdeliver',
+      'Little time to evaluate new options',
+    ],
     triggers: [`A missed target in ${focus}`, 'A new budget cycle', 'A change in leadership or priorities', 'A renewal of the current solution'],
     channels: ['LinkedIn', 'Peer recommendations', 'Industry newsletters and events', 'Review sites (G2, Capterra)'],
-    objections: ['We already have something that mostly works', 'What will this really cost us over three years?', 'Who on my team has time to implement it?', 'Show me proof from a company like ours'],
+    objections: [
+      'We already have something that mostly works',
+      'What will this really cost us over three years?',
+      'Who on my team has time to implement it?',
+      'Show me proof from a company like ours',
+    ],
     values: ['Reliability', 'Clarity', 'Accountability', 'Efficiency'],
     tone_guardrails: ['Be specific and lead with outcomes', 'No buzzwords or hype', 'Respect their time'],
     tech_stack: ['Microsoft 365 or Google Workspace', 'A CRM or ERP', 'Slack or Teams', 'Spreadsheets'],
@@ -135,7 +283,11 @@ export function b2cProfile(v: Vocabulary, random: Random): Partial<PersonaDetail
   const { focus, second } = v;
   return {
     primary_use_case: `Making good everyday choices about ${focus} without wasting time or money.`,
-    buying_stage: random.pick(['Awareness: starting to look around.', 'Consideration: comparing a few options.', 'Decision: ready to buy when the offer is right.']),
+    buying_stage: random.pick([
+      'Awareness: starting to look around.',
+      'Consideration: comparing a few options.',
+      'Decision: ready to buy when the offer is right.',
+    ]),
     decision_role: random.pick(['Sole decision maker.', 'Main decision maker for the household.', 'Decides together with a partner.']),
     brand_voice_fit: 'Friendly and plain: honest, clear and never pushy.',
     reading_level: 'General (grade 8); reads on a phone in short bursts.',
@@ -144,7 +296,12 @@ export function b2cProfile(v: Vocabulary, random: Random): Partial<PersonaDetail
     primary_objectives: [`Get good value on ${focus}`, `Spend less time on ${second}`, 'Feel confident about the choice'],
     goals: [`Find ${focus} options that fit daily life`, 'Avoid wasting money', `Save time on ${second}`, 'Buy from brands that are honest'],
     pains: ['Hidden costs and surprise fees', `Confusing choices around ${focus}`, 'Products that do not last', 'Pushy marketing'],
-    triggers: ['A recommendation from a friend', 'A good deal or seasonal sale', `A change in routine affecting ${focus}`, 'A bad experience with the current option'],
+    triggers: [
+      'A recommendation from a friend',
+      'A good deal or seasonal sale',
+      `A change in routine affecting ${focus}`,
+      'A bad experience with the current option',
+    ],
     channels: ['Instagram and TikTok', 'YouTube reviews', 'Friends and family', 'Search and review sites'],
     objections: ['Is it really worth the price?', 'What is the catch?', 'Can I return it easily?', 'I have been disappointed before'],
     values: ['Value for money', 'Honesty', 'Convenience', 'Quality'],
@@ -179,14 +336,38 @@ export function weights(criteria: readonly string[], random: Random): Record<str
 }
 
 export function advancedProfile(type: PersonaType, v: Vocabulary, random: Random): Partial<PersonaDetails> {
-  const criteria = type === 'B2B' ? ['total_cost', 'time_to_value', 'integration_fit', 'vendor_reliability', 'risk_and_compliance'] : ['price', 'quality', 'convenience', 'trust', 'experience'];
+  const criteria =
+    type === 'B2B'
+      ? ['total_cost', 'time_to_value', 'integration_fit', 'vendor_reliability', 'risk_and_compliance']
+      : ['price', 'quality', 'convenience', 'trust', 'experience'];
   return {
     mcda_weights: weights(criteria, random),
     purpose_packs_enabled: { objection_handling: true, social_media: type === 'B2C', pricing_research: true, content_ideas: true },
-    acquisition_config: { preferred_offer: type === 'B2B' ? 'Trial or pilot with clear success metrics' : 'First-order discount', cta_style: type === 'B2B' ? 'Book a short demo' : 'See the price', avoid_channels: ['cold calls'] },
-    pmm_config: { positioning_angle: clip(`Better ${v.focus} with less effort`, 200), proof_priority: ['reviews', 'case_study', 'trial'], message_pillars: ['value', 'simplicity', 'trust'] },
-    content_config: { preferred_formats: type === 'B2B' ? ['case study', 'one-pager', 'demo video'] : ['short video', 'comparison', 'reviews'], max_reading_minutes: type === 'B2B' ? 6 : 3, include_numbers: true, tone: type === 'B2B' ? 'professional' : 'friendly' },
-    sales_config: { discovery_questions: [clip(`How do you handle ${v.focus} today?`, 200), 'What would make you switch?'], deal_cycle_days: type === 'B2B' ? 60 : 14, requires_business_case: type === 'B2B' },
-    research_config: { response_style: type === 'B2B' ? 'concise and specific' : 'friendly and candid', skepticism_level: round(0.4 + random.next() * 0.4, 2), focus_areas: v.terms.slice(0, 3) },
+    acquisition_config: {
+      preferred_offer: type === 'B2B' ? 'Trial or pilot with clear success metrics' : 'First-order discount',
+      cta_style: type === 'B2B' ? 'Book a short demo' : 'See the price',
+      avoid_channels: ['cold calls'],
+    },
+    pmm_config: {
+      positioning_angle: clip(`Better ${v.focus} with less effort`, 200),
+      proof_priority: ['reviews', 'case_study', 'trial'],
+      message_pillars: ['value', 'simplicity', 'trust'],
+    },
+    content_config: {
+      preferred_formats: type === 'B2B' ? ['case study', 'one-pager', 'demo video'] : ['short video', 'comparison', 'reviews'],
+      max_reading_minutes: type === 'B2B' ? 6 : 3,
+      include_numbers: true,
+      tone: type === 'B2B' ? 'professional' : 'friendly',
+    },
+    sales_config: {
+      discovery_questions: [clip(`How do you handle ${v.focus} today?`, 200), 'What would make you switch?'],
+      deal_cycle_days: type === 'B2B' ? 60 : 14,
+      requires_business_case: type === 'B2B',
+    },
+    research_config: {
+      response_style: type === 'B2B' ? 'concise and specific' : 'friendly and candid',
+      skepticism_level: round(0.4 + random.next() * 0.4, 2),
+      focus_areas: v.terms.slice(0, 3),
+    },
   };
 }

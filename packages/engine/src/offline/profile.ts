@@ -21,7 +21,12 @@ export function registerOf(details: PersonaDetails): Register {
 }
 
 export function firstName(persona: EnginePersona): string {
-  return persona.name.split(/[,(–-]/)[0]?.trim().split(/\s+/)[0] ?? persona.name;
+  return (
+    persona.name
+      .split(/[,(–-]/)[0]
+      ?.trim()
+      .split(/\s+/)[0] ?? persona.name
+  );
 }
 
 /** Who the persona is, as a phrase: "a Chief Financial Officer in B2B software (SaaS)" or its life stage. */

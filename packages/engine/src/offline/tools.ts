@@ -10,7 +10,35 @@
 import type { EngineTool, EngineToolChoice } from '../types.js';
 import { contentWords, stem } from '../text/index.js';
 
-const GENERIC_NAME_WORDS = new Set(['get', 'set', 'list', 'fetch', 'find', 'search', 'lookup', 'look', 'create', 'update', 'delete', 'run', 'call', 'tool', 'function', 'data', 'info', 'do', 'make', 'query', 'send', 'post', 'put', 'by', 'for', 'the', 'a']);
+const GENERIC_NAME_WORDS = new Set([
+  'get',
+  'set',
+  'list',
+  'fetch',
+  'find',
+  'search',
+  'lookup',
+  'look',
+  'create',
+  'update',
+  'delete',
+  'run',
+  'call',
+  'tool',
+  'function',
+  'data',
+  'info',
+  'do',
+  'make',
+  'query',
+  'send',
+  'post',
+  'put',
+  'by',
+  'for',
+  'the',
+  'a',
+]);
 
 export const AUTO_CALL_THRESHOLD = 2;
 
@@ -35,7 +63,11 @@ export function toolScore(tool: EngineTool, message: string): number {
 }
 
 /** The tool to call, or null for a text answer. Throws nothing: a forced unknown name is checked by the caller. */
-export function chooseTool(tools: readonly EngineTool[], choice: EngineToolChoice, lastMessage: { role: string; content: string } | undefined): EngineTool | null {
+export function chooseTool(
+  tools: readonly EngineTool[],
+  choice: EngineToolChoice,
+  lastMessage: { role: string; content: string } | undefined,
+): EngineTool | null {
   if (tools.length === 0 || choice === 'none') return null;
   if (typeof choice === 'object') return tools.find((tool) => tool.name === choice.name) ?? null;
   const message = lastMessage?.role === 'user' ? lastMessage.content : '';

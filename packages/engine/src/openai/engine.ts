@@ -42,9 +42,7 @@ const TIMEOUT_STATUSES = new Set([408, 504, 524]);
 export function redact(text: string, apiKey: string | null): string {
   let out = text;
   if (apiKey && apiKey.length >= 4) out = out.split(apiKey).join('[redacted]');
-  return out
-    .replace(/Bearer\s+[^\s"',]+/gi, 'Bearer [redacted]')
-    .replace(/\b(sk|svc_live|key|api[_-]?key)[-_][A-Za-z0-9*._-]{6,}/gi, '[redacted]');
+  return out.replace(/Bearer\s+[^\s"',]+/gi, 'Bearer [redacted]').replace(/\b(sk|svc_live|key|api[_-]?key)[-_][A-Za-z0-9*._-]{6,}/gi, '[redacted]');
 }
 
 interface Guard {
@@ -79,7 +77,8 @@ function createGuard(timeoutMs: number, caller: AbortSignal | undefined): Guard 
     classify(error, phase, usage) {
       if (error instanceof EngineError) return error;
       if (caller?.aborted) return abortedError(caller);
-      if (timedOut) return new EngineError('upstream_timeout', `The model server did not answer within ${timeoutMs} ms.`, { cause: error, ...(usage ? { usage } : {}) });
+      if (timedOut)
+        return new EngineError('upstream_timeout', `The model server did not answer within ${timeoutMs} ms.`, { cause: error, ...(usage ? { usage } : {}) });
       const code = (error as { cause?: { code?: string } })?.cause?.code;
       return new EngineError(
         'upstream_error',
@@ -194,7 +193,10 @@ export function createOpenAICompatibleEngine(config: UpstreamConfig, options: Op
       try {
         payload = JSON.parse(raw) as typeof payload;
       } catch {
-        throw new EngineError('upstream_error', 'The model server sent a reply that is not JSON.', { upstream_status: response.status, detail: redact(raw, config.apiKey).slice(0, 200) });
+        throw new EngineError('upstream_error', 'The model server sent a reply that is not JSON.', {
+          upstream_status: response.status,
+          detail: redact(raw, config.apiKey).slice(0, 200),
+        });
       }
       const choice = Array.isArray(payload?.choices) ? payload.choices[0] : undefined;
       if (!choice || typeof choice.message !== 'object' || choice.message === null) {
@@ -202,7 +204,10 @@ export function createOpenAICompatibleEngine(config: UpstreamConfig, options: Op
       }
       const text = typeof choice.message.content === 'string' ? choice.message.content : '';
       // parallel_tool_calls / max_tool_calls: calls beyond the limit are dropped (a model may ignore the hint).
-      const toolCalls = readToolCalls(choice.message.tool_calls, (index) => stableId('call_', raw, index)).slice(0, request ? toolCallLimit(request) : undefined);
+      const toolCalls = readToolCalls(choice.message.tool_calls, (index) => stableId('call_', raw, index)).slice(
+        0,
+        request ? toolCallLimit(request) : undefined,
+      );
       return {
         text,
         toolCalls,
@@ -219,18 +224,32 @@ export function createOpenAICompatibleEngine(config: UpstreamConfig, options: Op
    * A json_schema answer from the upstream, validated; asks again (with the validation errors) up to
    * `retries` times, then fails with `structured_output_invalid`.
    */
-  async function structured(name: string, schema: JsonSchema, messages: ChatMessage[], signal: AbortSignal | undefined): Promise<{ value: Record<string, unknown>; usage: EngineUsage[] }> {
+  async function structured(
+    name: string,
+    schema: JsonSchema,
+    messages: ChatMessage[],
+    signal: AbortSignal | undefined,
+  ): Promise<{ value: Record<string, unknown>; usage: EngineUsage[] }> {
     const usage: EngineUsage[] = [];
     let conversation = messages;
     let lastError = '';
     for (let attempt = 0; attempt <= retries; attempt += 1) {
-      const body: ChatBody = { model: config.model, messages: conversation, stream: false, response_format: { type: 'json_schema', json_schema: { name, schema } } };
+      const body: ChatBody = {
+        model: config.model,
+        messages: conversation,
+        stream: false,
+        response_format: { type: 'json_schema', json_schema: { name, schema } },
+      };
       const reply = await complete(body, null, signal);
       usage.push(reply.usage);
       const { parsed, error } = parseStructuredOutput(schema, reply.text);
       if (parsed) return { value: parsed, usage };
       lastError = error ?? 'invalid output';
-      conversation = [...conversation, { role: 'assistant', content: reply.text }, { role: 'user', content: `${lastError} Reply again with only a JSON document valid against the schema.` }];
+      conversation = [
+        ...conversation,
+        { role: 'assistant', content: reply.text },
+        { role: 'user', content: `${lastError} Reply again with only a JSON document valid against the schema.` },
+      ];
     }
     throw new EngineError('structured_output_invalid', `The model's ${name} did not match its schema: ${lastError}`, { usage: sumUsage(usage) });
   }
@@ -287,7 +306,11 @@ export function createOpenAICompatibleEngine(config: UpstreamConfig, options: Op
     for (let attempt = 0; check.error && reply.finish !== 'length' && attempt < retries; attempt += 1) {
       const retryBody: ChatBody = {
         ...body,
-        messages: [...body.messages, { role: 'assistant', content: reply.text }, { role: 'user', content: `${check.error} Reply again with only a JSON document valid against the schema.` }],
+        messages: [
+          ...body.messages,
+          { role: 'assistant', content: reply.text },
+          { role: 'user', content: `${check.error} Reply again with only a JSON document valid against the schema.` },
+        ],
       };
       reply = await complete(retryBody, request, signal);
       usage.push(reply.usage);
@@ -378,10 +401,16 @@ export function createOpenAICompatibleEngine(config: UpstreamConfig, options: Op
           try {
             data = JSON.parse(event.data) as typeof data;
           } catch {
-            throw new EngineError('upstream_error', 'The model server sent a stream event that is not JSON.', { usage: usageSoFar(), detail: redact(event.data, config.apiKey).slice(0, 200) });
+            throw new EngineError('upstream_error', 'The model server sent a stream event that is not JSON.', {
+              usage: usageSoFar(),
+              detail: redact(event.data, config.apiKey).slice(0, 200),
+            });
           }
           if (data.error) {
-            throw new EngineError('upstream_error', 'The model server reported an error during the stream.', { usage: usageSoFar(), detail: redact(JSON.stringify(data.error), config.apiKey).slice(0, 500) });
+            throw new EngineError('upstream_error', 'The model server reported an error during the stream.', {
+              usage: usageSoFar(),
+              detail: redact(JSON.stringify(data.error), config.apiKey).slice(0, 500),
+            });
           }
           if (typeof data.model === 'string') model = data.model;
           const usage = readUsage(data.usage);
@@ -492,9 +521,10 @@ function chatToEngineMessage(message: ChatMessage): EngineMessage {
     return {
       role: 'assistant',
       content: message.content,
-      ...(message.tool_calls ? { tool_calls: message.tool_calls.map((call) => ({ call_id: call.id, name: call.function.name, arguments: call.function.arguments })) } : {}),
+      ...(message.tool_calls
+        ? { tool_calls: message.tool_calls.map((call) => ({ call_id: call.id, name: call.function.name, arguments: call.function.arguments })) }
+        : {}),
     };
   }
   return { role: message.role, content: message.content ?? '' };
 }
-

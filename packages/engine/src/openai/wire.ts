@@ -73,7 +73,9 @@ function toChatMessage(message: EngineMessage): ChatMessage {
       return {
         role: 'assistant',
         content: message.content && message.content.length > 0 ? message.content : calls.length > 0 ? null : '',
-        ...(calls.length > 0 ? { tool_calls: calls.map((call) => ({ id: call.call_id, type: 'function' as const, function: { name: call.name, arguments: call.arguments } })) } : {}),
+        ...(calls.length > 0
+          ? { tool_calls: calls.map((call) => ({ id: call.call_id, type: 'function' as const, function: { name: call.name, arguments: call.arguments } })) }
+          : {}),
       };
     }
     case 'tool':
@@ -85,7 +87,10 @@ function toChatTool(tool: EngineTool): NonNullable<ChatBody['tools']>[number] {
   const parameters = tool.parameters ?? { type: 'object', properties: {}, additionalProperties: false };
   // Forward `strict` only where OpenAI would accept it; arguments are checked by the caller either way.
   const strict = (tool.strict ?? true) && isStrictCompatible(parameters);
-  return { type: 'function', function: { name: tool.name, ...(tool.description ? { description: tool.description } : {}), parameters, ...(strict ? { strict: true } : {}) } };
+  return {
+    type: 'function',
+    function: { name: tool.name, ...(tool.description ? { description: tool.description } : {}), parameters, ...(strict ? { strict: true } : {}) },
+  };
 }
 
 /** The system texts sent first: persona prompt, instructions, engine guidance. */
@@ -122,7 +127,12 @@ export function buildChatBody(request: GenerateRequest, config: UpstreamConfig, 
     const strict = (format.strict ?? false) && isStrictCompatible(format.schema);
     body.response_format = {
       type: 'json_schema',
-      json_schema: { name: format.name, ...(format.description ? { description: format.description } : {}), schema: format.schema, ...(strict ? { strict: true } : {}) },
+      json_schema: {
+        name: format.name,
+        ...(format.description ? { description: format.description } : {}),
+        schema: format.schema,
+        ...(strict ? { strict: true } : {}),
+      },
     };
   }
   return body;

@@ -70,5 +70,7 @@ export function parseStructuredOutput(schema: JsonSchema, text: string): { parse
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return { parsed: null, error: 'The output is not a JSON object.' };
   const { valid, errors } = validateAgainst(schema, value);
-  return valid ? { parsed: value as Record<string, unknown>, error: null } : { parsed: null, error: `The output does not match the schema: ${describeErrors(errors)}` };
+  return valid
+    ? { parsed: value as Record<string, unknown>, error: null }
+    : { parsed: null, error: `The output does not match the schema: ${describeErrors(errors)}` };
 }

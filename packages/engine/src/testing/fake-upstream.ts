@@ -22,7 +22,12 @@ export interface FakeReply {
   /** Default `tool_calls` when there are tool calls, else `stop`. */
   finish_reason?: 'stop' | 'length' | 'tool_calls' | 'content_filter';
   /** Reported usage; default: prompt = ceil(request JSON length / 4), completion = number of chunks. */
-  usage?: { prompt_tokens: number; completion_tokens: number; prompt_tokens_details?: { cached_tokens: number }; completion_tokens_details?: { reasoning_tokens: number } };
+  usage?: {
+    prompt_tokens: number;
+    completion_tokens: number;
+    prompt_tokens_details?: { cached_tokens: number };
+    completion_tokens_details?: { reasoning_tokens: number };
+  };
   /** Leave usage out (no usage chunk, no `usage` field). */
   omitUsage?: boolean;
   /** Pause before each streamed chunk after the first. */
@@ -143,12 +148,16 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
       record.finishedAt = performance.now();
     };
 
-    if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) return json(404, { error: { message: 'Not found', type: 'invalid_request_error', code: null } });
+    if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions'))
+      return json(404, { error: { message: 'Not found', type: 'invalid_request_error', code: null } });
     if (options.apiKey && req.headers.authorization !== `Bearer ${options.apiKey}`) {
       const given = (req.headers.authorization ?? '').replace(/^Bearer\s+/i, '');
-      return json(401, { error: { message: `Incorrect API key provided: ${given.slice(0, 3)}***${given.slice(-4)}.`, type: 'invalid_request_error', code: 'invalid_api_key' } });
+      return json(401, {
+        error: { message: `Incorrect API key provided: ${given.slice(0, 3)}***${given.slice(-4)}.`, type: 'invalid_request_error', code: 'invalid_api_key' },
+      });
     }
-    if (record.body === undefined) return json(400, { error: { message: 'We could not parse the JSON body of your request.', type: 'invalid_request_error', code: null } });
+    if (record.body === undefined)
+      return json(400, { error: { message: 'We could not parse the JSON body of your request.', type: 'invalid_request_error', code: null } });
 
     const reply: FakeReply = queue.shift() ?? fallback ?? { content: `Echo: ${lastUserContent(record.body)}` };
     if (reply.hang) return; // The response stays open until the client gives up.
@@ -160,7 +169,11 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     const id = `chatcmpl-fake${counter}`;
     const created = Math.floor(Date.now() / 1000);
     const model = reply.model ?? (typeof record.body.model === 'string' ? record.body.model : 'fake-model');
-    const toolCalls = (reply.tool_calls ?? []).map((call, index) => ({ id: call.id ?? `call_fake_${counter}_${index}`, name: call.name, arguments: call.arguments }));
+    const toolCalls = (reply.tool_calls ?? []).map((call, index) => ({
+      id: call.id ?? `call_fake_${counter}_${index}`,
+      name: call.name,
+      arguments: call.arguments,
+    }));
     const finish = reply.finish_reason ?? (toolCalls.length > 0 ? 'tool_calls' : 'stop');
     const content = reply.content ?? (toolCalls.length > 0 ? '' : `Echo: ${lastUserContent(record.body)}`);
     const contentChunks = words(content);
@@ -186,7 +199,9 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
               role: 'assistant',
               content: toolCalls.length > 0 && !reply.content ? null : content,
               refusal: null,
-              ...(toolCalls.length > 0 ? { tool_calls: toolCalls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } })) } : {}),
+              ...(toolCalls.length > 0
+                ? { tool_calls: toolCalls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } })) }
+                : {}),
             },
             finish_reason: finish,
             logprobs: null,
@@ -208,7 +223,13 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
       });
       return true;
     };
-    const chunk = (delta: unknown, finishReason: string | null = null) => ({ id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }] });
+    const chunk = (delta: unknown, finishReason: string | null = null) => ({
+      id,
+      object: 'chat.completion.chunk',
+      created,
+      model,
+      choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }],
+    });
 
     if (reply.rawFirstEvent !== undefined && !(await send(reply.rawFirstEvent, false))) return;
     if (!(await send(chunk({ role: 'assistant', content: '' }), false))) return;
@@ -234,7 +255,20 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     if (!(await send(chunk({}, finish), true))) return;
     const includeUsage = record.body.stream_options?.include_usage === true;
     if (includeUsage && !reply.omitUsage) {
-      if (!(await send({ id, object: 'chat.completion.chunk', created, model, choices: [], usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } }, false))) return;
+      if (
+        !(await send(
+          {
+            id,
+            object: 'chat.completion.chunk',
+            created,
+            model,
+            choices: [],
+            usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
+          },
+          false,
+        ))
+      )
+        return;
     }
     if (!(await send('[DONE]', false))) return;
     res.end();

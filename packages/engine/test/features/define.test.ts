@@ -70,7 +70,15 @@ describe('engine.run on the OpenAI-compatible engine', () => {
 
   beforeAll(async () => {
     fake = await startFakeUpstream({ apiKey: API_KEY });
-    engine = createOpenAICompatibleEngine({ baseUrl: fake.baseUrl, apiKey: API_KEY, model: 'fake-model-1', timeoutMs: 2000, reasoning: false, contextWindow: 128000, maxOutputTokens: 32768 });
+    engine = createOpenAICompatibleEngine({
+      baseUrl: fake.baseUrl,
+      apiKey: API_KEY,
+      model: 'fake-model-1',
+      timeoutMs: 2000,
+      reasoning: false,
+      contextWindow: 128000,
+      maxOutputTokens: 32768,
+    });
   });
   afterAll(() => fake.close());
   beforeEach(() => {
@@ -90,7 +98,11 @@ describe('engine.run on the OpenAI-compatible engine', () => {
     ]);
     expect(body.response_format.type).toBe('json_schema');
     expect(body.response_format.json_schema.name).toBe('pitch_verdict');
-    expect(body.response_format.json_schema.schema).toMatchObject({ type: 'object', required: ['verdict', 'reason'], properties: { verdict: { enum: ['buy', 'pass'] } } });
+    expect(body.response_format.json_schema.schema).toMatchObject({
+      type: 'object',
+      required: ['verdict', 'reason'],
+      properties: { verdict: { enum: ['buy', 'pass'] } },
+    });
   });
 
   it('asks again once with the validation errors when the reply is invalid, and sums the usage', async () => {
@@ -108,7 +120,10 @@ describe('engine.run on the OpenAI-compatible engine', () => {
   });
 
   it('fails with structured_output_invalid, carrying the usage, when the retry is invalid too', async () => {
-    fake.enqueue({ content: 'not json', usage: { prompt_tokens: 10, completion_tokens: 2 } }, { content: '{"verdict":"maybe"}', usage: { prompt_tokens: 15, completion_tokens: 3 } });
+    fake.enqueue(
+      { content: 'not json', usage: { prompt_tokens: 10, completion_tokens: 2 } },
+      { content: '{"verdict":"maybe"}', usage: { prompt_tokens: 15, completion_tokens: 3 } },
+    );
     const error = await caught(engine.run(verdict, { pitch: 'Buy?' }));
     expect(error.code).toBe('structured_output_invalid');
     expect(error.status).toBe(502);

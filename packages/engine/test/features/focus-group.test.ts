@@ -22,7 +22,15 @@ const PRICE_QUESTION = 'We plan to raise the Pro plan from 49 to 59 euros a mont
 
 beforeAll(async () => {
   fake = await startFakeUpstream({ apiKey: API_KEY });
-  upstream = createOpenAICompatibleEngine({ baseUrl: fake.baseUrl, apiKey: API_KEY, model: 'fake-model-1', timeoutMs: 2000, reasoning: false, contextWindow: 128000, maxOutputTokens: 32768 });
+  upstream = createOpenAICompatibleEngine({
+    baseUrl: fake.baseUrl,
+    apiKey: API_KEY,
+    model: 'fake-model-1',
+    timeoutMs: 2000,
+    reasoning: false,
+    contextWindow: 128000,
+    maxOutputTokens: 32768,
+  });
 });
 afterAll(() => fake.close());
 
@@ -35,7 +43,15 @@ describe('offline focus group', () => {
       const details = persona(ids[index]!).details;
       // Every key point quotes an item of this persona's profile or its price stance.
       const profileText = [...details.goals, ...details.pains, ...details.objections, ...details.proof_preferences].join(' ').toLowerCase();
-      const quoted = output.key_points.filter((point) => profileText.includes(point.replace(/^[^:]+: /, '').replace(/^(It speaks to my goal to|It does not clearly help me|I would want to see) /, '').slice(0, 20).toLowerCase()));
+      const quoted = output.key_points.filter((point) =>
+        profileText.includes(
+          point
+            .replace(/^[^:]+: /, '')
+            .replace(/^(It speaks to my goal to|It does not clearly help me|I would want to see) /, '')
+            .slice(0, 20)
+            .toLowerCase(),
+        ),
+      );
       expect(quoted.length).toBeGreaterThan(0);
       expect(output.key_points.some((point) => /price/i.test(point))).toBe(true);
       expect(output.confidence).toBeGreaterThan(0);
@@ -49,17 +65,40 @@ describe('offline focus group', () => {
     const first = await engine.run(focusGroupAnswer, { question: PRICE_QUESTION, instructions: null, persona: cfo });
     const again = await engine.run(focusGroupAnswer, { question: PRICE_QUESTION, instructions: null, persona: cfo });
     expect(again.output).toEqual(first.output);
-    const loved = await engine.run(focusGroupAnswer, { question: 'We made reporting wonderful, faster and free of errors. Do you love it?', instructions: null, persona: cfo });
-    const hated = await engine.run(focusGroupAnswer, { question: 'The export is broken, slow and full of terrible errors. How bad is that?', instructions: null, persona: cfo });
+    const loved = await engine.run(focusGroupAnswer, {
+      question: 'We made reporting wonderful, faster and free of errors. Do you love it?',
+      instructions: null,
+      persona: cfo,
+    });
+    const hated = await engine.run(focusGroupAnswer, {
+      question: 'The export is broken, slow and full of terrible errors. How bad is that?',
+      instructions: null,
+      persona: cfo,
+    });
     expect(loved.output.sentiment).toBe('positive');
     expect(hated.output.sentiment).toBe('negative');
   });
 
   it('summarises from the answers: themes that recur, disagreements naming who, the breakdown counted', async () => {
     const answers = [
-      { persona_name: 'Katrin', answer: 'Too expensive.', sentiment: 'negative' as const, key_points: ['Price weighs heavily for me', 'My concern: budget overruns'] },
-      { persona_name: 'Marcus', answer: 'Fine by me.', sentiment: 'positive' as const, key_points: ['Price matters less to me than value', 'I would want to see a trial'] },
-      { persona_name: 'Priya', answer: 'I would pause.', sentiment: 'negative' as const, key_points: ['Price weighs heavily for me', 'What would make me say no: hidden fees'] },
+      {
+        persona_name: 'Katrin',
+        answer: 'Too expensive.',
+        sentiment: 'negative' as const,
+        key_points: ['Price weighs heavily for me', 'My concern: budget overruns'],
+      },
+      {
+        persona_name: 'Marcus',
+        answer: 'Fine by me.',
+        sentiment: 'positive' as const,
+        key_points: ['Price matters less to me than value', 'I would want to see a trial'],
+      },
+      {
+        persona_name: 'Priya',
+        answer: 'I would pause.',
+        sentiment: 'negative' as const,
+        key_points: ['Price weighs heavily for me', 'What would make me say no: hidden fees'],
+      },
     ];
     const { output } = await engine.run(focusGroupSummary, { question: PRICE_QUESTION, instructions: null, answers });
     expect(output.key_themes[0]?.toLowerCase()).toContain('price');

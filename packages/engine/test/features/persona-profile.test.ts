@@ -11,7 +11,15 @@ let upstream: Engine;
 
 beforeAll(async () => {
   fake = await startFakeUpstream({ apiKey: API_KEY });
-  upstream = createOpenAICompatibleEngine({ baseUrl: fake.baseUrl, apiKey: API_KEY, model: 'fake-model-1', timeoutMs: 2000, reasoning: false, contextWindow: 128000, maxOutputTokens: 32768 });
+  upstream = createOpenAICompatibleEngine({
+    baseUrl: fake.baseUrl,
+    apiKey: API_KEY,
+    model: 'fake-model-1',
+    timeoutMs: 2000,
+    reasoning: false,
+    contextWindow: 128000,
+    maxOutputTokens: 32768,
+  });
 });
 afterAll(() => fake.close());
 
@@ -23,7 +31,10 @@ function asCustomPersona(generated: GeneratedPersona) {
 describe('offline persona generation', () => {
   it('generates a valid custom persona for each pipeline', async () => {
     for (const pipeline_type of ['north_star', 'intermediate', 'advanced'] as const) {
-      const generated = await engine.generatePersona({ description: 'A procurement manager at a mid-size logistics firm who buys fleet telematics software.', pipeline_type });
+      const generated = await engine.generatePersona({
+        description: 'A procurement manager at a mid-size logistics firm who buys fleet telematics software.',
+        pipeline_type,
+      });
       expect(contractErrors('CustomPersona', asCustomPersona(generated))).toEqual([]);
       expect(generated.pipeline_type).toBe(pipeline_type);
       expect(generated.details.pipeline_type).toBe(pipeline_type);
@@ -57,7 +68,14 @@ describe('offline persona generation', () => {
       description: 'An operations lead at a chain of dental clinics looking at scheduling software.',
       name: 'Olga the Ops Lead',
       category: 'Dental',
-      hints: { role_title: 'Head of Clinic Operations', company_size: '51–200 employees', locale_scope: 'country', locale_value: 'pl-PL', goals: ['Fill last-minute cancellations'], channels: ['LinkedIn'] },
+      hints: {
+        role_title: 'Head of Clinic Operations',
+        company_size: '51–200 employees',
+        locale_scope: 'country',
+        locale_value: 'pl-PL',
+        goals: ['Fill last-minute cancellations'],
+        channels: ['LinkedIn'],
+      },
     });
     expect(generated.name).toBe('Olga the Ops Lead');
     expect(generated.category).toBe('Dental');
@@ -79,11 +97,18 @@ describe('offline persona generation', () => {
   });
 });
 
-
 describe('persona profile through an upstream model', () => {
   it('generates a persona through a json_schema call and enforces hints and pipeline rules', async () => {
     const offline = await createOfflineEngine().generatePersona({ description: 'A clinic manager who buys scheduling software.', pipeline_type: 'advanced' });
-    fake.enqueue({ content: JSON.stringify({ name: offline.name, category: offline.category, type: offline.type, details: offline.details, ai_generated: offline.ai_generated }) });
+    fake.enqueue({
+      content: JSON.stringify({
+        name: offline.name,
+        category: offline.category,
+        type: offline.type,
+        details: offline.details,
+        ai_generated: offline.ai_generated,
+      }),
+    });
     const generated = await upstream.generatePersona({ description: 'A clinic manager who buys scheduling software.', hints: { industry: 'Dental care' } });
     expect(generated.pipeline_type).toBe('north_star');
     expect(generated.details.industry).toBe('Dental care');
@@ -92,7 +117,6 @@ describe('persona profile through an upstream model', () => {
     expect(contractErrors('PersonaDetails', generated.details)).toEqual([]);
     expect(fake.requests[0]!.body.response_format.json_schema.name).toBe('persona_profile');
   });
-
 });
 
 describe('persona profile as a feature', () => {
@@ -101,7 +125,9 @@ describe('persona profile as a feature', () => {
     const { output } = await engine.run(personaProfile, input);
     expect(output).toEqual(await engine.generatePersona(input));
     expect(personaProfile.name).toBe('persona_profile');
-    fake.enqueue({ content: JSON.stringify({ name: output.name, category: output.category, type: output.type, details: output.details, ai_generated: output.ai_generated }) });
+    fake.enqueue({
+      content: JSON.stringify({ name: output.name, category: output.category, type: output.type, details: output.details, ai_generated: output.ai_generated }),
+    });
     const viaRun = await upstream.run(personaProfile, input);
     expect(viaRun.output.details.pipeline_type).toBe('intermediate');
     expect(viaRun.usage.source).toBe('upstream');

@@ -11,7 +11,15 @@ let upstream: Engine;
 
 beforeAll(async () => {
   fake = await startFakeUpstream({ apiKey: API_KEY });
-  upstream = createOpenAICompatibleEngine({ baseUrl: fake.baseUrl, apiKey: API_KEY, model: 'fake-model-1', timeoutMs: 2000, reasoning: false, contextWindow: 128000, maxOutputTokens: 32768 });
+  upstream = createOpenAICompatibleEngine({
+    baseUrl: fake.baseUrl,
+    apiKey: API_KEY,
+    model: 'fake-model-1',
+    timeoutMs: 2000,
+    reasoning: false,
+    contextWindow: 128000,
+    maxOutputTokens: 32768,
+  });
 });
 afterAll(() => fake.close());
 
@@ -35,7 +43,11 @@ describe('offline persona suggestions', () => {
   });
 
   it('caps at 6 and counts the sources it read', async () => {
-    const many = { ...request, target_customers: ['a1', 'b2', 'c3', 'd4', 'e5', 'f6', 'g7', 'h8'], sources: [{ text: 'Studios with 2 to 10 instructors.' }, { name: 'pricing', text: 'Plans from $49.' }] };
+    const many = {
+      ...request,
+      target_customers: ['a1', 'b2', 'c3', 'd4', 'e5', 'f6', 'g7', 'h8'],
+      sources: [{ text: 'Studios with 2 to 10 instructors.' }, { name: 'pricing', text: 'Plans from $49.' }],
+    };
     const result = await engine.suggestPersonas(many);
     expect(result.data).toHaveLength(6);
     expect(result.input_summary.sources_count).toBe(2);
@@ -45,9 +57,18 @@ describe('offline persona suggestions', () => {
 
 describe('persona suggestions through an upstream model', () => {
   it('suggests personas through a json_schema call', async () => {
-    const offline = await createOfflineEngine().suggestPersonas({ business_description: 'A payroll app for small shops.', target_customers: ['shop owners'], goals: ['more trials'] });
+    const offline = await createOfflineEngine().suggestPersonas({
+      business_description: 'A payroll app for small shops.',
+      target_customers: ['shop owners'],
+      goals: ['more trials'],
+    });
     fake.enqueue({ content: JSON.stringify({ suggestions: offline.data.map(({ id: _id, object: _object, ...rest }) => rest) }) });
-    const result = await upstream.suggestPersonas({ business_description: 'A payroll app for small shops.', target_customers: ['shop owners'], goals: ['more trials'], sources: [{ text: 'About us' }] });
+    const result = await upstream.suggestPersonas({
+      business_description: 'A payroll app for small shops.',
+      target_customers: ['shop owners'],
+      goals: ['more trials'],
+      sources: [{ text: 'About us' }],
+    });
     expect(contractErrors('PersonaSuggestionList', { object: 'list', ...result })).toEqual([]);
     expect(result.input_summary.sources_count).toBe(1);
   });

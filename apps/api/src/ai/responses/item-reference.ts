@@ -34,7 +34,13 @@ async function findOutputItem(ctx: RequestContext, id: string): Promise<Resolved
   const [row] = await ctx.db
     .select({ body: modelResponses.body })
     .from(modelResponses)
-    .where(and(eq(modelResponses.accountId, ctx.auth.accountId), eq(modelResponses.object, 'response'), sql`${modelResponses.body}->'output' @> ${JSON.stringify([{ id }])}::jsonb`))
+    .where(
+      and(
+        eq(modelResponses.accountId, ctx.auth.accountId),
+        eq(modelResponses.object, 'response'),
+        sql`${modelResponses.body}->'output' @> ${JSON.stringify([{ id }])}::jsonb`,
+      ),
+    )
     .limit(1);
   const output = (row?.body as { output?: OutputItem[] } | undefined)?.output ?? [];
   const item = output.find((candidate) => candidate.id === id);

@@ -36,7 +36,13 @@ export interface ResponseState {
 }
 
 /** A response object in the contract's field order; `parsed`/`analysis` only when they were asked for. */
-export function responseObject(id: string, createdAt: number, settings: ResponseSettings, state: ResponseState, options: { jsonSchema: boolean; analysis: boolean }): ResponseObject {
+export function responseObject(
+  id: string,
+  createdAt: number,
+  settings: ResponseSettings,
+  state: ResponseState,
+  options: { jsonSchema: boolean; analysis: boolean },
+): ResponseObject {
   const { object, model, persona_id, instructions, ...rest } = settings;
   return {
     id,
@@ -64,7 +70,8 @@ export function messageItem(text: string, status: ItemStatus): OutputMessage {
 /** The output of a non-streamed answer: the message (unless the model only called tools), then its calls. */
 export function outputOf(result: GenerateResult): OutputItem[] {
   const items: OutputItem[] = [];
-  if (result.text.length > 0 || result.tool_calls.length === 0) items.push(messageItem(result.text, result.finish_reason === 'length' ? 'incomplete' : 'completed'));
+  if (result.text.length > 0 || result.tool_calls.length === 0)
+    items.push(messageItem(result.text, result.finish_reason === 'length' ? 'incomplete' : 'completed'));
   for (const call of result.tool_calls) {
     items.push({ id: newId('fc'), type: 'function_call', call_id: call.call_id, name: call.name, arguments: call.arguments, status: 'completed' });
   }
@@ -203,7 +210,13 @@ export class ResponseEventWriter {
     const open = { kind: 'message' as const, index, item, text: '' };
     this.open = open;
     this.emit({ type: 'response.output_item.added', output_index: index, item: { ...item, content: [] } });
-    this.emit({ type: 'response.content_part.added', item_id: item.id, output_index: index, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } });
+    this.emit({
+      type: 'response.content_part.added',
+      item_id: item.id,
+      output_index: index,
+      content_index: 0,
+      part: { type: 'output_text', text: '', annotations: [] },
+    });
     return open;
   }
 
@@ -217,7 +230,13 @@ export class ResponseEventWriter {
       this.emit({ type: 'response.content_part.done', item_id: open.item.id, output_index: open.index, content_index: 0, part });
       Object.assign(open.item, { status, content: [part] });
     } else {
-      this.emit({ type: 'response.function_call_arguments.done', item_id: open.item.id, output_index: open.index, name: open.item.name, arguments: open.item.arguments });
+      this.emit({
+        type: 'response.function_call_arguments.done',
+        item_id: open.item.id,
+        output_index: open.index,
+        name: open.item.name,
+        arguments: open.item.arguments,
+      });
       open.item.status = status;
     }
     this.emit({ type: 'response.output_item.done', output_index: open.index, item: { ...open.item } });

@@ -1,6 +1,14 @@
-import { compileSchema, EngineError, type EngineMessage, type EngineResponseFormat, type EngineTool, type EngineToolChoice, type GenerateRequest } from '@persona-api/engine';
+import {
+  compileSchema,
+  EngineError,
+  type EngineMessage,
+  type EngineResponseFormat,
+  type EngineTool,
+  type EngineToolChoice,
+  type GenerateRequest,
+} from '@persona-api/engine';
 import type { components } from '@persona-api/types';
-import { apiError, ApiError, errors } from '../../http/errors.js';
+import { apiError, errors } from '../../http/errors.js';
 import { refuseUnsupported } from '../unsupported.js';
 
 type CreateRequest = components['schemas']['ResponseCreateRequest'];
@@ -13,7 +21,10 @@ type FlatFormat = components['schemas']['ResponseFormatJsonSchema'];
 export const MAX_INPUT_CHARS = 100_000;
 
 /** The settings a response echoes (ResponseObject minus what generation fills in). */
-export type ResponseSettings = Omit<ResponseObject, 'id' | 'created_at' | 'status' | 'error' | 'incomplete_details' | 'output' | 'usage' | 'parsed' | 'analysis' | 'server_tool_calls'>;
+export type ResponseSettings = Omit<
+  ResponseObject,
+  'id' | 'created_at' | 'status' | 'error' | 'incomplete_details' | 'output' | 'usage' | 'parsed' | 'analysis' | 'server_tool_calls'
+>;
 
 export interface ResponseRequest {
   /** The engine request without its persona (added once the persona is found). */
@@ -65,7 +76,10 @@ export function inputMessages(input: string | ResolvedInputItem[]): EngineMessag
       const output = textOf(item.output);
       characters += output.length;
       if (!callIds.has(item.call_id)) {
-        throw errors.invalidParameter(`input.${index}.call_id`, `No function_call with call_id ${item.call_id} comes before this function_call_output in input.`);
+        throw errors.invalidParameter(
+          `input.${index}.call_id`,
+          `No function_call with call_id ${item.call_id} comes before this function_call_output in input.`,
+        );
       }
       messages.push({ role: 'tool', call_id: item.call_id, content: output });
     } else if (item.role === 'assistant') {
@@ -79,7 +93,8 @@ export function inputMessages(input: string | ResolvedInputItem[]): EngineMessag
       messages.push({ role: item.role, content: text });
     }
   });
-  if (characters > MAX_INPUT_CHARS) throw errors.invalidParameter('input', `The text of input is ${characters} characters; at most ${MAX_INPUT_CHARS} are allowed.`);
+  if (characters > MAX_INPUT_CHARS)
+    throw errors.invalidParameter('input', `The text of input is ${characters} characters; at most ${MAX_INPUT_CHARS} are allowed.`);
   return messages;
 }
 
@@ -95,11 +110,19 @@ function refuseUnsupportedResponseFields(body: CreateRequest): void {
   refuseUnsupported([
     ['background', body.background === true, 'Background responses are not supported; send the request without background (or stream it).'],
     ['top_logprobs', (body.top_logprobs ?? 0) > 0, 'Token log probabilities are not available on this service; omit top_logprobs or send 0.'],
-    ['conversation', body.conversation != null, 'Conversations are not kept on this service; send the history in input (item_reference can point at earlier output items).'],
+    [
+      'conversation',
+      body.conversation != null,
+      'Conversations are not kept on this service; send the history in input (item_reference can point at earlier output items).',
+    ],
     ['prompt', body.prompt != null, 'Stored prompt templates do not exist on this service; send instructions and input instead.'],
     ['moderation', body.moderation != null, 'Moderation is not available on this service; omit moderation.'],
     ['access_programs', body.access_programs != null, 'Access programs do not exist on this service; omit access_programs.'],
-    ['text.format.type', body.text?.format?.type === 'json_object', 'JSON mode (json_object) is not supported; send a json_schema format with the schema of the object you want.'],
+    [
+      'text.format.type',
+      body.text?.format?.type === 'json_object',
+      'JSON mode (json_object) is not supported; send a json_schema format with the schema of the object you want.',
+    ],
   ]);
   if (body.stream_options != null && body.stream !== true) throw conflict('stream_options', 'stream_options is only allowed with stream: true.');
 }
@@ -169,7 +192,13 @@ export function readResponseRequest(body: CreateRequest, input: string | Resolve
   const effort = effortLevel(body.reasoning?.effort);
   const maxToolCalls = body.max_tool_calls ?? null;
   const responseFormat: EngineResponseFormat = flat
-    ? { type: 'json_schema', name: flat.name, description: flat.description ?? null, schema: flat.schema as Record<string, unknown>, strict: flat.strict ?? false }
+    ? {
+        type: 'json_schema',
+        name: flat.name,
+        description: flat.description ?? null,
+        schema: flat.schema as Record<string, unknown>,
+        strict: flat.strict ?? false,
+      }
     : { type: 'text' };
   return {
     engine: {

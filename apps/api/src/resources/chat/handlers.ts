@@ -36,7 +36,11 @@ const chatUsage = (usage: EngineUsage, credits: number): ChatUsage => ({
 });
 
 function completionOf(call: Call, result: GenerateResult, credits: number): ChatCompletion {
-  const toolCalls = result.tool_calls.map((tool) => ({ id: tool.call_id, type: 'function' as const, function: { name: tool.name, arguments: tool.arguments } }));
+  const toolCalls = result.tool_calls.map((tool) => ({
+    id: tool.call_id,
+    type: 'function' as const,
+    function: { name: tool.name, arguments: tool.arguments },
+  }));
   return {
     id: call.id,
     object: 'chat.completion',
@@ -62,10 +66,14 @@ function completionOf(call: Call, result: GenerateResult, credits: number): Chat
 }
 
 /** json_schema output that does not validate (after the engine's retry): nothing is charged. */
-const invalidStructuredOutput = (call: Call, result: GenerateResult) => call.request.jsonSchema && result.tool_calls.length === 0 && result.structured_output_error !== null;
+const invalidStructuredOutput = (call: Call, result: GenerateResult) =>
+  call.request.jsonSchema && result.tool_calls.length === 0 && result.structured_output_error !== null;
 
 function structuredOutputError(result: GenerateResult): ApiError {
-  return apiError('structured_output_invalid', `The model's output did not match the response_format schema: ${result.structured_output_error ?? ''}`.slice(0, 2000));
+  return apiError(
+    'structured_output_invalid',
+    `The model's output did not match the response_format schema: ${result.structured_output_error ?? ''}`.slice(0, 2000),
+  );
 }
 
 async function complete(call: Call, ctx: RequestContext, signal: AbortSignal): Promise<ChatCompletion> {
@@ -122,7 +130,8 @@ async function completeStreamed(call: Call, ctx: RequestContext, signal: AbortSi
       const call = calls.get(event.index);
       if (!call) return;
       // `done` carries the complete arguments: send whatever the deltas did not.
-      const delta = event.type === 'tool_call_done' ? (event.arguments.startsWith(call.arguments) ? event.arguments.slice(call.arguments.length) : '') : event.delta;
+      const delta =
+        event.type === 'tool_call_done' ? (event.arguments.startsWith(call.arguments) ? event.arguments.slice(call.arguments.length) : '') : event.delta;
       call.arguments += delta;
       for (const piece of pieces(delta)) send(chunk({ tool_calls: [{ index: event.index, function: { arguments: piece } }] }));
     }

@@ -7,6 +7,9 @@ export const chatModule = resourceModule({
   isolation: {
     // Another tenant's custom persona is unknown (and nothing is charged to B).
     createChatCompletion: async ({ api, notFound }, { b, ids }) =>
-      notFound(await api.post('/chat/completions', b.key, { model: 'service-1', persona_id: ids.aPersona, messages: [{ role: 'user', content: 'Hi' }] }), 'persona_id'),
+      notFound(
+        await api.post('/chat/completions', b.key, { model: 'service-1', persona_id: ids.aPersona, messages: [{ role: 'user', content: 'Hi' }] }),
+        'persona_id',
+      ),
   },
 });

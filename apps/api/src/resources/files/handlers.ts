@@ -20,7 +20,11 @@ import { uploadHandlers } from './uploads.js';
 const MAX_REGULAR_FILE_BYTES = 10 * 1024 * 1024;
 
 /** Deletes file rows with their upload rows and queues the deletion of their bytes, in the caller's transaction. */
-export async function deleteFileRows(tx: Executor, enqueue: (tx: Executor, keys: string[]) => Promise<unknown>, rows: Pick<FileRow, 'id' | 'storageKey'>[]): Promise<void> {
+export async function deleteFileRows(
+  tx: Executor,
+  enqueue: (tx: Executor, keys: string[]) => Promise<unknown>,
+  rows: Pick<FileRow, 'id' | 'storageKey'>[],
+): Promise<void> {
   for (const row of rows) {
     await tx.delete(files).where(eq(files.id, row.id));
     if (row.storageKey !== null) await tx.delete(uploads).where(eq(uploads.key, row.storageKey));
@@ -36,7 +40,11 @@ export const fileHandlers = {
     const membership = await requireMembership(ctx.db, body.workspace_id, ctx.auth.userId, 'workspace_id');
     requireRole(membership.role, 'content.create', 'upload files to this workspace');
     if (!mediaTypeEssence(body.file_type).startsWith('video/') && body.file_size > MAX_REGULAR_FILE_BYTES) {
-      throw apiError('file_too_large', `A ${body.file_type} file may be at most ${MAX_REGULAR_FILE_BYTES} bytes (10 MiB); only video/* files may be up to 2 GiB.`, 'file_size');
+      throw apiError(
+        'file_too_large',
+        `A ${body.file_type} file may be at most ${MAX_REGULAR_FILE_BYTES} bytes (10 MiB); only video/* files may be up to 2 GiB.`,
+        'file_size',
+      );
     }
     if (body.folder_id !== undefined) await targetFolder(ctx.db, ctx.auth.userId, body.folder_id, body.workspace_id);
     const [included, used] = await Promise.all([includedStorage(ctx.db, ctx.auth.accountId, { lock: false }), storedBytes(ctx.db, ctx.auth.accountId)]);
@@ -66,7 +74,18 @@ export const fileHandlers = {
     const now = ctx.now();
     const settings = ctx.services.files;
     const row = await ctx.db.transaction(async (tx) => {
-      const base = { id: newId('file'), workspaceId: body.workspace_id, createdByUserId: userId, name: body.name, type: body.type, source, metadata: body.metadata ?? {}, thumbnailKey: null, createdAt: now, updatedAt: now };
+      const base = {
+        id: newId('file'),
+        workspaceId: body.workspace_id,
+        createdByUserId: userId,
+        name: body.name,
+        type: body.type,
+        source,
+        metadata: body.metadata ?? {},
+        thumbnailKey: null,
+        createdAt: now,
+        updatedAt: now,
+      };
       if (source !== 'upload') {
         if (!body.url.startsWith('https://')) throw errors.invalidParameter('url', `A ${source} reference must be an https:// link.`);
         const folderId = body.folder_id ? (await targetFolder(tx, userId, body.folder_id, body.workspace_id)).id : null;
@@ -74,27 +93,53 @@ export const fileHandlers = {
         await tx.insert(files).values(reference);
         return reference;
       }
-      if (body.file_size === undefined) throw errors.missingParameter('file_size', 'file_size is required for an uploaded file: the number of bytes the PUT stored.');
+      if (body.file_size === undefined)
+        throw errors.missingParameter('file_size', 'file_size is required for an uploaded file: the number of bytes the PUT stored.');
       const key = ownUploadKey(settings.baseUrl, body.url);
-      const notFound = apiError('upload_not_found', 'url is not the public_url of a completed upload in this workspace: call POST /files/upload-url, PUT the bytes, then record its public_url.', 'url');
+      const notFound = apiError(
+        'upload_not_found',
+        'url is not the public_url of a completed upload in this workspace: call POST /files/upload-url, PUT the bytes, then record its public_url.',
+        'url',
+      );
       if (key === null) throw notFound;
       // The account row first: two records racing for the last bytes of the quota run one after the other.
       const included = await includedStorage(tx, accountId, { lock: true });
       const upload = await findUpload(tx, key, true);
-      if (!upload || upload.workspaceId !== body.workspace_id || upload.uploadedAt === null || now.getTime() - upload.createdAt.getTime() > UNRECORDED_UPLOAD_TTL_MS) throw notFound;
+      if (
+        !upload ||
+        upload.workspaceId !== body.workspace_id ||
+        upload.uploadedAt === null ||
+        now.getTime() - upload.createdAt.getTime() > UNRECORDED_UPLOAD_TTL_MS
+      )
+        throw notFound;
       if (upload.fileId !== null) throw errors.conflict('duplicate_resource', 'This upload is already recorded as a file.', 'url');
-      if (upload.storedSize !== body.file_size) throw errors.invalidParameter('file_size', `file_size must be ${upload.storedSize}, the number of bytes uploaded.`);
-      if (mediaTypeEssence(body.type) !== mediaTypeEssence(upload.contentType)) throw errors.invalidParameter('type', `type must be ${upload.contentType}, the type the bytes were uploaded as.`);
+      if (upload.storedSize !== body.file_size)
+        throw errors.invalidParameter('file_size', `file_size must be ${upload.storedSize}, the number of bytes uploaded.`);
+      if (mediaTypeEssence(body.type) !== mediaTypeEssence(upload.contentType))
+        throw errors.invalidParameter('type', `type must be ${upload.contentType}, the type the bytes were uploaded as.`);
       checkStorageQuota(await storedBytes(tx, accountId), upload.declaredSize, included, 'file_size');
       // Omitted: the folder given at upload-url time; null: no folder.
-      const folderId = body.folder_id === undefined ? upload.folderId : body.folder_id === null ? null : (await targetFolder(tx, userId, body.folder_id, body.workspace_id)).id;
-      const file: FileRow = { ...base, folderId, size: upload.storedSize, sizeBytes: upload.storedSize, storageKey: key, url: null, checksumSha256: upload.checksumSha256 };
+      const folderId =
+        body.folder_id === undefined
+          ? upload.folderId
+          : body.folder_id === null
+            ? null
+            : (await targetFolder(tx, userId, body.folder_id, body.workspace_id)).id;
+      const file: FileRow = {
+        ...base,
+        folderId,
+        size: upload.storedSize,
+        sizeBytes: upload.storedSize,
+        storageKey: key,
+        url: null,
+        checksumSha256: upload.checksumSha256,
+      };
       await tx.insert(files).values(file);
       await tx.update(uploads).set({ fileId: file.id }).where(eq(uploads.key, key));
       if (thumbnailKind(file.type) !== null) await ctx.services.jobs.enqueue(tx, FILE_JOBS.thumbnail, { fileId: file.id }, { singletonKey: file.id });
       return file;
     });
-    const folderName = row.folderId === null ? null : (await targetFolder(ctx.db, userId, row.folderId, row.workspaceId).catch(() => null))?.name ?? null;
+    const folderName = row.folderId === null ? null : ((await targetFolder(ctx.db, userId, row.folderId, row.workspaceId).catch(() => null))?.name ?? null);
     return fileToWire({ file: row, folderName, isFavorite: false }, linksAt(settings, now));
   },
 
@@ -124,7 +169,10 @@ export const fileHandlers = {
         await tx.update(files).set(changes).where(eq(files.id, id));
       },
     });
-    return fileToWire({ file: next, folderName: next.folderId === null ? null : folderName, isFavorite: found.isFavorite }, linksAt(ctx.services.files, ctx.now()));
+    return fileToWire(
+      { file: next, folderName: next.folderId === null ? null : folderName, isFavorite: found.isFavorite },
+      linksAt(ctx.services.files, ctx.now()),
+    );
   },
 
   deleteFile: async ({ params }, ctx) =>

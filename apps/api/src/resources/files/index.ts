@@ -8,7 +8,7 @@ export const filesModule = resourceModule({
   handlers: fileHandlers,
   isolation: fileIsolation,
   isolationSeed: seedFiles,
-    // Read when a job runs, not when the queue registers the definitions.
+  // Read when a job runs, not when the queue registers the definitions.
   jobs: (services) =>
     fileJobs({
       db: services.db,

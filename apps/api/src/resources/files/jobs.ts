@@ -67,7 +67,10 @@ export async function cleanupUnrecordedUploads(deps: Pick<FileJobDeps, 'db' | 's
 export async function renderFileThumbnail(deps: FileJobDeps, fileId: string, signal?: AbortSignal): Promise<'stored' | 'skipped'> {
   const [file] = await deps.db.select().from(files).where(eq(files.id, fileId));
   if (!file || file.storageKey === null || file.thumbnailKey !== null || thumbnailKind(file.type) === null) return 'skipped';
-  const thumbnail = await renderThumbnail(deps.storage, uploadObjectKey(file.storageKey), file.type, { ffmpegPath: deps.ffmpegPath, ...(signal ? { signal } : {}) });
+  const thumbnail = await renderThumbnail(deps.storage, uploadObjectKey(file.storageKey), file.type, {
+    ffmpegPath: deps.ffmpegPath,
+    ...(signal ? { signal } : {}),
+  });
   if (thumbnail === null) return 'skipped';
   const objectKey = thumbnailObjectKey(file.storageKey);
   await deps.storage.put(objectKey, Readable.from([thumbnail]), { contentType: 'image/jpeg' });
@@ -98,7 +101,10 @@ export function fileJobs(deps: FileJobDeps): JobDefinition[] {
       // A key that has a row again (never reused in practice) keeps its bytes.
       const live = keys.length === 0 ? [] : await deps.db.select({ key: uploads.key }).from(uploads).where(inArray(uploads.key, keys));
       const liveKeys = new Set(live.map((row) => row.key));
-      await deleteUploadObjects(deps.storage, keys.filter((key) => !liveKeys.has(key)));
+      await deleteUploadObjects(
+        deps.storage,
+        keys.filter((key) => !liveKeys.has(key)),
+      );
     },
   };
   const cleanup: JobDefinition = {

@@ -30,7 +30,12 @@ export const CHECKSUM_HEADER = 'x-storage-checksum-sha256';
  */
 export function expectedChecksum(declared: string | null, header: string | undefined): string | null {
   if (declared !== null && header !== declared) {
-    throw new ApiError(400, 'checksum_mismatch', `The ${CHECKSUM_HEADER} header must be the checksum the upload URL was issued for (${declared}). Nothing was stored.`, CHECKSUM_HEADER);
+    throw new ApiError(
+      400,
+      'checksum_mismatch',
+      `The ${CHECKSUM_HEADER} header must be the checksum the upload URL was issued for (${declared}). Nothing was stored.`,
+      CHECKSUM_HEADER,
+    );
   }
   return header ?? null;
 }
@@ -57,7 +62,14 @@ class VerifyingStream extends Transform {
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
     this.size += chunk.length;
     if (this.size > this.expect.expectedSize) {
-      callback(new ApiError(413, 'request_too_large', `The body is longer than the ${this.expect.expectedSize} bytes the upload URL was issued for. Nothing was stored.`, 'Content-Length'));
+      callback(
+        new ApiError(
+          413,
+          'request_too_large',
+          `The body is longer than the ${this.expect.expectedSize} bytes the upload URL was issued for. Nothing was stored.`,
+          'Content-Length',
+        ),
+      );
       return;
     }
     this.hash.update(chunk);
@@ -80,14 +92,27 @@ class VerifyingStream extends Transform {
       try {
         this.utf8?.decode(); // throws on a truncated multi-byte sequence at the end
       } catch {
-        return callback(this.notText());
+        callback(this.notText());
+        return;
       }
       if (this.size < this.expect.expectedSize) {
-        return callback(errors.invalidParameter('Content-Length', `Received ${this.size} bytes but the upload URL was issued for ${this.expect.expectedSize} bytes. Nothing was stored.`));
+        return callback(
+          errors.invalidParameter(
+            'Content-Length',
+            `Received ${this.size} bytes but the upload URL was issued for ${this.expect.expectedSize} bytes. Nothing was stored.`,
+          ),
+        );
       }
       const digest = this.hash.digest('base64');
       if (this.expect.expectedSha256 && digest !== this.expect.expectedSha256) {
-        return callback(new ApiError(400, 'checksum_mismatch', `The bytes hash to ${digest}, not to the declared checksum ${this.expect.expectedSha256}. Nothing was stored.`, CHECKSUM_HEADER));
+        return callback(
+          new ApiError(
+            400,
+            'checksum_mismatch',
+            `The bytes hash to ${digest}, not to the declared checksum ${this.expect.expectedSha256}. Nothing was stored.`,
+            CHECKSUM_HEADER,
+          ),
+        );
       }
       this.sha256 = digest;
       callback();
@@ -123,7 +148,8 @@ class VerifyingStream extends Transform {
       try {
         this.utf8.decode(chunk, { stream: true });
       } catch {
-        return callback(this.notText());
+        callback(this.notText());
+        return;
       }
     }
     // push + callback() rather than callback(null, chunk): _flush's callback takes no data.
@@ -137,7 +163,10 @@ class VerifyingStream extends Transform {
   }
 
   private notText(): ApiError {
-    return errors.invalidParameter('Content-Type', `The bytes are not UTF-8 text, as the declared ${mediaTypeEssence(this.expect.declaredType)} requires. Nothing was stored.`);
+    return errors.invalidParameter(
+      'Content-Type',
+      `The bytes are not UTF-8 text, as the declared ${mediaTypeEssence(this.expect.declaredType)} requires. Nothing was stored.`,
+    );
   }
 }
 

@@ -6,7 +6,16 @@ import { apiError, errors } from '../../http/errors.js';
 import { listPage, type ListQuery } from '../../lib/pagination.js';
 import type { WorkspaceRole } from '../../workspaces/roles.js';
 import { workspaceMembers, workspaces } from '../workspaces/table.js';
-import { fileIsFavorite, fileListConditions, fileVisibleTo, folderFileCount, folderIsFavorite, folderListConditions, folderVisibleTo, type FileListFilters } from './filters.js';
+import {
+  fileIsFavorite,
+  fileListConditions,
+  fileVisibleTo,
+  folderFileCount,
+  folderIsFavorite,
+  folderListConditions,
+  folderVisibleTo,
+  type FileListFilters,
+} from './filters.js';
 import { toFile, toFolder, type FileRow, type FolderRow, type LinkContext } from './mappers.js';
 import { files, folders, uploads } from './table.js';
 
@@ -27,14 +36,14 @@ const fileColumns = (userId: string) => ({
 
 /** Files the caller sees: in their workspaces, and not in another member's private folder. */
 const visibleFiles = (db: Executor, userId: string) =>
-  db
-    .select(fileColumns(userId))
-    .from(files)
-    .innerJoin(workspaceMembers, memberOf(files.workspaceId, userId))
-    .leftJoin(folders, eq(folders.id, files.folderId));
+  db.select(fileColumns(userId)).from(files).innerJoin(workspaceMembers, memberOf(files.workspaceId, userId)).leftJoin(folders, eq(folders.id, files.folderId));
 
 export const fileToWire = (view: Omit<FileView, 'role'>, links: LinkContext) =>
-  toFile(view.file, { folder: view.file.folderId !== null && view.folderName !== null ? { id: view.file.folderId, name: view.folderName } : null, isFavorite: view.isFavorite }, links);
+  toFile(
+    view.file,
+    { folder: view.file.folderId !== null && view.folderName !== null ? { id: view.file.folderId, name: view.folderName } : null, isFavorite: view.isFavorite },
+    links,
+  );
 
 /** A file the caller sees; another tenant's (or one in someone's private folder) is a 404. */
 export async function findFile(db: Executor, userId: string, fileId: string): Promise<FileView> {
@@ -45,7 +54,13 @@ export async function findFile(db: Executor, userId: string, fileId: string): Pr
   return { ...row, role: row.role as WorkspaceRole };
 }
 
-export function listFilesOf(db: Executor, userId: string, query: ListQuery & FileListFilters & { workspace_id?: string | undefined }, links: LinkContext, listName = 'files') {
+export function listFilesOf(
+  db: Executor,
+  userId: string,
+  query: ListQuery & FileListFilters & { workspace_id?: string | undefined },
+  links: LinkContext,
+  listName = 'files',
+) {
   return listPage(query, {
     list: `${listName}:${query.workspace_id ?? '*'}:${query.folder_id ?? '*'}`,
     keyset: { sortKey: files.createdAt, id: files.id },
@@ -90,7 +105,11 @@ export async function targetFolder(db: Executor, userId: string, folderId: strin
   return found.folder;
 }
 
-export function listFoldersOf(db: Executor, userId: string, query: ListQuery & { workspace_id: string; is_favorite?: boolean | undefined; search?: string | undefined }) {
+export function listFoldersOf(
+  db: Executor,
+  userId: string,
+  query: ListQuery & { workspace_id: string; is_favorite?: boolean | undefined; search?: string | undefined },
+) {
   return listPage(query, {
     list: `folders:${query.workspace_id}`,
     keyset: { sortKey: folders.createdAt, id: folders.id },
@@ -111,7 +130,11 @@ export function listFoldersOf(db: Executor, userId: string, query: ListQuery & {
  * and the second sees the first's file.
  */
 export async function includedStorage(db: Executor, accountId: string, { lock }: { lock: boolean }): Promise<number> {
-  const query = db.select({ included: tiers.storageBytesIncluded }).from(accounts).innerJoin(tiers, eq(tiers.id, accounts.tierId)).where(eq(accounts.id, accountId));
+  const query = db
+    .select({ included: tiers.storageBytesIncluded })
+    .from(accounts)
+    .innerJoin(tiers, eq(tiers.id, accounts.tierId))
+    .where(eq(accounts.id, accountId));
   const [row] = lock ? await query.for('update', { of: accounts }) : await query;
   if (!row) throw new Error(`account ${accountId} has no row`);
   return Number(row.included);

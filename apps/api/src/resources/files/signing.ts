@@ -89,7 +89,9 @@ const invalidSignature = (message: string) => new ApiError(401, 'invalid_upload_
  */
 export function verifyUpload(keys: SigningKeys, grant: UploadGrant, signature: string, nowSeconds: number): void {
   if (!sameSignature(signUpload(keys, grant), signature)) {
-    throw invalidSignature('The upload URL signature does not match this request (altered URL, or another Content-Type). Request a new one with POST /files/upload-url.');
+    throw invalidSignature(
+      'The upload URL signature does not match this request (altered URL, or another Content-Type). Request a new one with POST /files/upload-url.',
+    );
   }
   if (nowSeconds > grant.expires) {
     throw invalidSignature(`This upload URL expired at ${new Date(grant.expires * 1000).toISOString()}. Request a new one with POST /files/upload-url.`);
@@ -101,7 +103,9 @@ export function verifyDownload(keys: SigningKeys, grant: DownloadGrant, signatur
     throw invalidSignature('The download link signature is not valid. Read the file again (GET /files/{id}) for a fresh url.');
   }
   if (nowSeconds > grant.expires) {
-    throw invalidSignature(`This download link expired at ${new Date(grant.expires * 1000).toISOString()}. Read the file again (GET /files/{id}) for a fresh url.`);
+    throw invalidSignature(
+      `This download link expired at ${new Date(grant.expires * 1000).toISOString()}. Read the file again (GET /files/{id}) for a fresh url.`,
+    );
   }
 }
 

@@ -18,7 +18,17 @@ const FFMPEG_TIMEOUT_MS = 60_000;
 const VIDEO_FORMATS = 'mov,mp4,m4a,3gp,3g2,mj2,matroska,webm,avi,mpeg,mpegts,ogg,flv';
 
 // Image formats sharp's prebuilt libvips decodes.
-const SHARP_IMAGE_TYPES = new Set(['image/jpeg', 'image/png', 'image/webp', 'image/gif', 'image/avif', 'image/tiff', 'image/svg+xml', 'image/heic', 'image/heif']);
+const SHARP_IMAGE_TYPES = new Set([
+  'image/jpeg',
+  'image/png',
+  'image/webp',
+  'image/gif',
+  'image/avif',
+  'image/tiff',
+  'image/svg+xml',
+  'image/heic',
+  'image/heif',
+]);
 
 /** Which renderer makes a file's thumbnail, or null when it gets none. */
 export function thumbnailKind(type: string): 'image' | 'video' | null {
@@ -73,17 +83,39 @@ export async function videoThumbnail(path: string, options: VideoThumbnailOption
   const dir = await mkdtemp(join(tmpdir(), 'persona-thumb-'));
   const out = join(dir, 'thumb.jpg');
   const args = (seek: string[]) => [
-    '-hide_banner', '-nostdin', '-v', 'error',
-    '-protocol_whitelist', 'file', '-format_whitelist', VIDEO_FORMATS,
-    ...seek, '-i', path,
-    '-map', '0:v:0', '-frames:v', '1',
-    '-vf', `scale='min(${THUMBNAIL_WIDTH},iw)':-2`,
-    '-q:v', '4', '-f', 'image2', '-c:v', 'mjpeg', '-y', out,
+    '-hide_banner',
+    '-nostdin',
+    '-v',
+    'error',
+    '-protocol_whitelist',
+    'file',
+    '-format_whitelist',
+    VIDEO_FORMATS,
+    ...seek,
+    '-i',
+    path,
+    '-map',
+    '0:v:0',
+    '-frames:v',
+    '1',
+    '-vf',
+    `scale='min(${THUMBNAIL_WIDTH},iw)':-2`,
+    '-q:v',
+    '4',
+    '-f',
+    'image2',
+    '-c:v',
+    'mjpeg',
+    '-y',
+    out,
   ];
   try {
     await runFfmpeg(options.ffmpegPath, args(['-ss', '1']), options.signal);
     // Seeking past the end of a clip shorter than 1 s writes no frame: take the first one.
-    const written = await stat(out).then((s) => s.size, () => 0);
+    const written = await stat(out).then(
+      (s) => s.size,
+      () => 0,
+    );
     if (written === 0) await runFfmpeg(options.ffmpegPath, args([]), options.signal);
     return await readFile(out);
   } finally {

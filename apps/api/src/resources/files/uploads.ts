@@ -17,9 +17,11 @@ import { files, uploads } from './table.js';
 const unixSeconds = (date: Date) => Math.floor(date.getTime() / 1000);
 
 // An unknown key cannot be told from a forged link: the same 401 as a bad signature.
-const unknownUpload = () => apiError('invalid_upload_signature', 'The upload URL signature does not match this request. Request a new one with POST /files/upload-url.', 'signature');
+const unknownUpload = () =>
+  apiError('invalid_upload_signature', 'The upload URL signature does not match this request. Request a new one with POST /files/upload-url.', 'signature');
 const noSuchObject = (key: string) => errors.notFound('upload', key, 'key');
-const recordedAlready = () => errors.conflict('invalid_state', 'This upload is already recorded as a file (POST /files); its bytes cannot change. Upload a new file instead.');
+const recordedAlready = () =>
+  errors.conflict('invalid_state', 'This upload is already recorded as a file (POST /files); its bytes cannot change. Upload a new file instead.');
 
 /** The signed upload target (PUT) and download route (GET) of /uploads/{key}: no API key, the link authorises. */
 export const uploadHandlers = {
@@ -43,18 +45,34 @@ export const uploadHandlers = {
     // A Content-Length that cannot match is refused before a byte is read.
     const declaredLength = Number(ctx.request.headers['content-length'] ?? Number.NaN);
     if (declaredLength > upload.declaredSize) {
-      throw apiError('request_too_large', `The body is longer than the ${upload.declaredSize} bytes the upload URL was issued for. Nothing was stored.`, 'Content-Length');
+      throw apiError(
+        'request_too_large',
+        `The body is longer than the ${upload.declaredSize} bytes the upload URL was issued for. Nothing was stored.`,
+        'Content-Length',
+      );
     }
     if (declaredLength < upload.declaredSize) {
-      throw errors.invalidParameter('Content-Length', `Content-Length is ${declaredLength} but the upload URL was issued for ${upload.declaredSize} bytes. Nothing was stored.`);
+      throw errors.invalidParameter(
+        'Content-Length',
+        `Content-Length is ${declaredLength} but the upload URL was issued for ${upload.declaredSize} bytes. Nothing was stored.`,
+      );
     }
     // While bytes stream the upload counts as not uploaded, so POST /files cannot record it meanwhile and
     // then see its object replaced (it locks the row: whichever comes first wins). A failed PUT leaves
     // it so until a PUT succeeds.
     const unrecorded = and(eq(uploads.key, upload.key), isNull(uploads.fileId));
-    const claimed = await ctx.db.update(uploads).set({ uploadedAt: null, storedSize: null, checksumSha256: null }).where(unrecorded).returning({ key: uploads.key });
+    const claimed = await ctx.db
+      .update(uploads)
+      .set({ uploadedAt: null, storedSize: null, checksumSha256: null })
+      .where(unrecorded)
+      .returning({ key: uploads.key });
     if (claimed.length === 0) throw recordedAlready();
-    const stored = await storeUpload(body as unknown as Readable, { expectedSize: upload.declaredSize, expectedSha256: checksum, declaredType: upload.contentType }, storage, uploadObjectKey(upload.key));
+    const stored = await storeUpload(
+      body as unknown as Readable,
+      { expectedSize: upload.declaredSize, expectedSha256: checksum, declaredType: upload.contentType },
+      storage,
+      uploadObjectKey(upload.key),
+    );
     await ctx.db.update(uploads).set({ uploadedAt: ctx.now(), storedSize: stored.size, checksumSha256: stored.sha256 }).where(unrecorded);
     return toUploadResult(upload, stored, linksAt(settings, ctx.now()));
   },

@@ -61,7 +61,12 @@ async function runFocusGroup(ctx: RequestContext, row: FocusGroupRow, personas: 
     const { output: moderated, usage } = await engine.run(focusGroupSummary, {
       question: row.question,
       instructions: row.instructions,
-      answers: answered.map((answer) => ({ persona_name: answer.persona.name, answer: answer.answer, sentiment: answer.sentiment, key_points: answer.key_points })),
+      answers: answered.map((answer) => ({
+        persona_name: answer.persona.name,
+        answer: answer.answer,
+        sentiment: answer.sentiment,
+        key_points: answer.key_points,
+      })),
     });
     inputTokens += usage.input_tokens;
     outputTokens += usage.output_tokens;
@@ -108,7 +113,13 @@ export const focusGroupHandlers = {
     const instructions = body.instructions ?? null;
     // The prompts' input tokens are the floor of the cost: 402 before anything is stored.
     const estimate = personas.reduce((sum, persona) => sum + promptTokens(focusGroupAnswer.prompt({ question: body.question, instructions, persona })), 0);
-    await checkCredits(ctx.db, { accountId: ctx.auth.accountId, workspaceId: membership.workspace.id, estimate: creditsForTokens(estimate), pricing: 'metered', now: ctx.now() });
+    await checkCredits(ctx.db, {
+      accountId: ctx.auth.accountId,
+      workspaceId: membership.workspace.id,
+      estimate: creditsForTokens(estimate),
+      pricing: 'metered',
+      now: ctx.now(),
+    });
     const now = ctx.now();
     const row: FocusGroupRow = {
       id: newId('fg'),

@@ -31,7 +31,14 @@ export const focusGroupIsolation: Record<keyof typeof focusGroupHandlers, Isolat
     expect(all.body.data.map((group: { id: string }) => group.id)).not.toContain(ids.aFocusGroup);
   },
   createFocusGroup: async ({ api, notFound }, { a, b }) => {
-    notFound(await api.post('/focus-groups', b.key, { question: 'Would you buy this?', persona_ids: ['persona_saas_cfo', 'persona_restaurant_owner'], workspace_id: a.workspaceId }), 'workspace_id');
+    notFound(
+      await api.post('/focus-groups', b.key, {
+        question: 'Would you buy this?',
+        persona_ids: ['persona_saas_cfo', 'persona_restaurant_owner'],
+        workspace_id: a.workspaceId,
+      }),
+      'workspace_id',
+    );
   },
   getFocusGroup: async ({ api, notFound }, { b, ids }) => notFound(await api.get(`/focus-groups/${ids.aFocusGroup}`, b.key)),
 };

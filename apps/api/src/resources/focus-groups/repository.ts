@@ -45,6 +45,13 @@ export async function insertFocusGroup(db: Executor, row: FocusGroupRow): Promis
 }
 
 /** Writes the run's progress: status, answers, summary, usage. Only a running group is changed. */
-export async function updateFocusGroupRun(db: Executor, id: string, changes: Partial<Pick<FocusGroupRow, 'status' | 'answers' | 'summary' | 'inputTokens' | 'outputTokens' | 'creditsUsed' | 'updatedAt'>>): Promise<void> {
-  await db.update(focusGroups).set(changes).where(and(eq(focusGroups.id, id), eq(focusGroups.status, 'in_progress')));
+export async function updateFocusGroupRun(
+  db: Executor,
+  id: string,
+  changes: Partial<Pick<FocusGroupRow, 'status' | 'answers' | 'summary' | 'inputTokens' | 'outputTokens' | 'creditsUsed' | 'updatedAt'>>,
+): Promise<void> {
+  await db
+    .update(focusGroups)
+    .set(changes)
+    .where(and(eq(focusGroups.id, id), eq(focusGroups.status, 'in_progress')));
 }

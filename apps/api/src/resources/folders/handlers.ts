@@ -33,7 +33,15 @@ export const folderHandlers = {
     const membership = await requireMembership(ctx.db, body.workspace_id, ctx.auth.userId, 'workspace_id');
     requireRole(membership.role, 'content.create', 'create folders in this workspace');
     const now = ctx.now();
-    const row: FolderRow = { id: newId('fld'), workspaceId: body.workspace_id, createdByUserId: ctx.auth.userId, name: body.name, isShared: body.is_shared ?? false, createdAt: now, updatedAt: now };
+    const row: FolderRow = {
+      id: newId('fld'),
+      workspaceId: body.workspace_id,
+      createdByUserId: ctx.auth.userId,
+      name: body.name,
+      isShared: body.is_shared ?? false,
+      createdAt: now,
+      updatedAt: now,
+    };
     await ctx.db.insert(folders).values(row);
     return toFolder(row, { fileCount: 0, isFavorite: false });
   },
@@ -48,7 +56,13 @@ export const folderHandlers = {
     const page =
       query.include_files === false
         ? undefined
-        : await listFilesOf(ctx.db, ctx.auth.userId, { folder_id: view.folder.id, limit: query.limit, cursor: query.cursor }, linksAt(ctx.services.files, ctx.now()), 'folder-files');
+        : await listFilesOf(
+            ctx.db,
+            ctx.auth.userId,
+            { folder_id: view.folder.id, limit: query.limit, cursor: query.cursor },
+            linksAt(ctx.services.files, ctx.now()),
+            'folder-files',
+          );
     return toFolder(view.folder, { fileCount: view.fileCount, isFavorite: view.isFavorite, ...(page ? { files: page } : {}) });
   },
 
@@ -64,7 +78,12 @@ export const folderHandlers = {
       if (body.is_favorite !== undefined) await setFolderFavorite(tx, userId, params.id, body.is_favorite, now);
       let folder = current.folder;
       if (body.name !== undefined || body.is_shared !== undefined) {
-        folder = { ...folder, ...(body.name !== undefined ? { name: body.name } : {}), ...(body.is_shared !== undefined ? { isShared: body.is_shared } : {}), updatedAt: now };
+        folder = {
+          ...folder,
+          ...(body.name !== undefined ? { name: body.name } : {}),
+          ...(body.is_shared !== undefined ? { isShared: body.is_shared } : {}),
+          updatedAt: now,
+        };
         await tx.update(folders).set(folder).where(eq(folders.id, params.id));
       }
       return { ...current, folder, isFavorite: body.is_favorite ?? current.isFavorite };

@@ -25,7 +25,8 @@ const TOPICS: Record<string, RegExp> = {
 };
 
 const POSITIVE = /\b(great|good|love|like|happy|excited|helpful|perfect|excellent|works well|impressed|thanks|thank you|agree|definitely|glad)\b/gi;
-const NEGATIVE = /\b(problem|issue|concern|worried|frustrat|slow|expensive|difficult|hard|broken|bug|churn|unhappy|disappoint|blocker|risk|delay|outage|not sure)\w*/gi;
+const NEGATIVE =
+  /\b(problem|issue|concern|worried|frustrat|slow|expensive|difficult|hard|broken|bug|churn|unhappy|disappoint|blocker|risk|delay|outage|not sure)\w*/gi;
 const COMMITMENT = /\b(I'll|I will|we'll|we will|let me|I can send|I'm going to|we're going to|I will follow up)\b/i;
 const NEXT_STEP = /\b(next step|follow[- ]up|schedule|send (?:over|you)|set up a|book a|circle back)\b/i;
 const RISK_HIGH = /\b(cancel|churn|budget freeze|no budget|switch(?:ing)? to|deal[- ]breaker|blocker|escalat)\w*/i;
@@ -51,7 +52,8 @@ function sentimentOf(texts: readonly string[]): { label: MeetingSentimentLabel; 
     negative += text.match(NEGATIVE)?.length ?? 0;
   }
   const score = round((positive - negative) / (positive + negative + 2), 2);
-  const label: MeetingSentimentLabel = positive >= 2 && negative >= 2 && Math.abs(score) < 0.25 ? 'mixed' : score > 0.15 ? 'positive' : score < -0.15 ? 'negative' : 'neutral';
+  const label: MeetingSentimentLabel =
+    positive >= 2 && negative >= 2 && Math.abs(score) < 0.25 ? 'mixed' : score > 0.15 ? 'positive' : score < -0.15 ? 'negative' : 'neutral';
   return { label, score };
 }
 
@@ -147,7 +149,12 @@ export function analyseTranscript(transcript: ParsedTranscript): ComputedAnalysi
   const summary = [
     `${speakers.length} speaker${speakers.length === 1 ? '' : 's'} over ${minutes} minute${minutes === 1 ? '' : 's'}` +
       (lead ? `; ${lead.speaker} spoke ${Math.round(lead.ratio * 100)}% of the time` : '') +
-      (topics.length > 0 ? `; topics: ${topics.slice(0, 4).map((topic) => topic.name.toLowerCase()).join(', ')}.` : '.'),
+      (topics.length > 0
+        ? `; topics: ${topics
+            .slice(0, 4)
+            .map((topic) => topic.name.toLowerCase())
+            .join(', ')}.`
+        : '.'),
     ...keySentences.slice(0, 4).map((sentence) => `${sentence.segment.speaker}: "${sentence.text}"`),
   ]
     .join('\n\n')

@@ -38,7 +38,8 @@ function joinOf(body: CreateBody, now: Date): { joinType: 'immediate' | 'schedul
 /** The one source a create names: a link for a bot, or an uploaded transcript or recording. */
 function sourceOf(body: CreateBody): { kind: 'bot'; url: string; key: string } | { kind: 'import'; fileId: string; param: string } {
   const given = (['meeting_url', 'transcript_file_id', 'recording_file_id'] as const).filter((field) => body[field] !== undefined);
-  if (given.length === 0) throw errors.missingParameter('meeting_url', 'Give meeting_url (a bot joins the call), or transcript_file_id or recording_file_id (import).');
+  if (given.length === 0)
+    throw errors.missingParameter('meeting_url', 'Give meeting_url (a bot joins the call), or transcript_file_id or recording_file_id (import).');
   if (given.length > 1) throw errors.parameterConflict(given[1]!, `${given.join(' and ')} cannot be combined: a meeting has one source.`);
   if (body.meeting_url !== undefined) {
     const key = meetingKeyOf(body.meeting_url);
@@ -47,7 +48,8 @@ function sourceOf(body: CreateBody): { kind: 'bot'; url: string; key: string } |
   }
   // bot_name has a default in the contract (filled in by the validator), so only the join fields can conflict.
   for (const field of ['join_at', 'join_type'] as const) {
-    if (body[field] !== undefined && body[field] !== null) throw errors.parameterConflict(field, `${field} is for a bot joining a call; an imported meeting has none.`);
+    if (body[field] !== undefined && body[field] !== null)
+      throw errors.parameterConflict(field, `${field} is for a bot joining a call; an imported meeting has none.`);
   }
   const param = body.transcript_file_id !== undefined ? 'transcript_file_id' : 'recording_file_id';
   return { kind: 'import', fileId: (body.transcript_file_id ?? body.recording_file_id)!, param };
@@ -62,7 +64,10 @@ async function requireTranscriptionMinutes(ctx: RequestContext, now: Date): Prom
   const period = billingPeriod(now);
   const used = await transcriptionMinutesUsed(ctx.db, ctx.auth.accountId, period.start, period.end);
   if (!account || used >= account.included) {
-    throw apiError('usage_limit_exceeded', `No transcription minutes left this billing period (${used} of ${account?.included ?? 0} used); imports of transcript files need none.`);
+    throw apiError(
+      'usage_limit_exceeded',
+      `No transcription minutes left this billing period (${used} of ${account?.included ?? 0} used); imports of transcript files need none.`,
+    );
   }
 }
 
@@ -83,8 +88,10 @@ async function createMeeting(body: CreateBody, ctx: RequestContext) {
     if (!file) throw errors.notFound('file', source.fileId, source.param);
     if (!file.storageKey) throw errors.invalidParameter(source.param, `${file.id} is a reference to another service; import needs an uploaded file.`);
     const media = file.type.startsWith('audio/') || file.type.startsWith('video/');
-    if (source.param === 'transcript_file_id' && media) throw errors.invalidParameter(source.param, `${file.id} is ${file.type}; give it as recording_file_id.`);
-    if (source.param === 'recording_file_id' && !media) throw errors.invalidParameter(source.param, `${file.id} is ${file.type}, not audio or video; give a transcript as transcript_file_id.`);
+    if (source.param === 'transcript_file_id' && media)
+      throw errors.invalidParameter(source.param, `${file.id} is ${file.type}; give it as recording_file_id.`);
+    if (source.param === 'recording_file_id' && !media)
+      throw errors.invalidParameter(source.param, `${file.id} is ${file.type}, not audio or video; give a transcript as transcript_file_id.`);
   }
   // A transcript file is not transcribed; bots and recordings need minutes left (a running meeting is never stopped).
   if (source.kind === 'bot' || source.param === 'recording_file_id') await requireTranscriptionMinutes(ctx, now);
@@ -107,7 +114,11 @@ async function createMeeting(body: CreateBody, ctx: RequestContext) {
     statusChanges: withChange(
       [],
       source.kind === 'bot'
-        ? { code: 'pending', sub_code: 'simulated', message: `${SIMULATED_PREFIX} no meeting-bot provider is configured on this server; a development simulator stands in for the bot.` }
+        ? {
+            code: 'pending',
+            sub_code: 'simulated',
+            message: `${SIMULATED_PREFIX} no meeting-bot provider is configured on this server; a development simulator stands in for the bot.`,
+          }
         : { code: 'pending', sub_code: 'import_queued', message: 'Waiting to import the uploaded file.' },
       now,
     ),
@@ -157,18 +168,31 @@ export const meetingHandlers = {
         throw errors.conflict('invalid_state', `The meeting is ${row.status}; only a meeting not yet recorded (${CANCELLABLE.join(', ')}) can be cancelled.`);
       }
       const reason = body?.reason ?? null;
-      const next = await moveMeeting(tx, row.id, { code: 'cancelled', sub_code: 'cancelled_by_user', message: reason ? `Cancelled: ${reason}` : 'Cancelled through POST /meetings/{id}/cancel.' }, now, {
-        cancelledAt: now,
-        cancelledBy: ctx.auth.userId,
-        cancelReason: reason,
-        // Cancelling discards any partial recording and uses no minutes (DECISIONS.md).
-        recordingKey: null,
-        recordedSeconds: null,
-      });
+      const next = await moveMeeting(
+        tx,
+        row.id,
+        { code: 'cancelled', sub_code: 'cancelled_by_user', message: reason ? `Cancelled: ${reason}` : 'Cancelled through POST /meetings/{id}/cancel.' },
+        now,
+        {
+          cancelledAt: now,
+          cancelledBy: ctx.auth.userId,
+          cancelReason: reason,
+          // Cancelling discards any partial recording and uses no minutes (DECISIONS.md).
+          recordingKey: null,
+          recordedSeconds: null,
+        },
+      );
       if (!next) throw errors.conflict('invalid_state', `The meeting is ${row.status} and can no longer be cancelled.`);
       return next;
     });
-    return { id: moved.id, object: 'meeting', status: 'cancelled', cancelled_at: moved.cancelledAt!.toISOString(), cancelled_by: moved.cancelledBy, cancel_reason: moved.cancelReason };
+    return {
+      id: moved.id,
+      object: 'meeting',
+      status: 'cancelled',
+      cancelled_at: moved.cancelledAt!.toISOString(),
+      cancelled_by: moved.cancelledBy,
+      cancel_reason: moved.cancelReason,
+    };
   },
 
   getMeetingTranscript: async ({ params }, ctx) => {
@@ -197,7 +221,10 @@ export const meetingHandlers = {
     if (recordingKey) await ctx.services.storage.delete(recordingKey);
     return result;
   },
-} satisfies Pick<HandlerMap, 'listMeetings' | 'createMeeting' | 'getMeeting' | 'cancelMeeting' | 'getMeetingTranscript' | 'getMeetingAnalysis' | 'deleteMeeting'>;
+} satisfies Pick<
+  HandlerMap,
+  'listMeetings' | 'createMeeting' | 'getMeeting' | 'cancelMeeting' | 'getMeetingTranscript' | 'getMeetingAnalysis' | 'deleteMeeting'
+>;
 
 function notReady(row: MeetingRow, what: 'transcript' | 'analysis'): string {
   const detail = row.statusChanges[row.statusChanges.length - 1]?.message;

@@ -7,11 +7,31 @@ import { insertMeeting } from './repository.js';
 export const seedMeeting: IsolationSeed = async ({ db, a, now }) => {
   const id = `mtg_isolation${Math.random().toString(36).slice(2, 10)}`;
   await insertMeeting(db, {
-    id, workspaceId: a.workspaceId, createdByUserId: a.userId, title: 'A private call', meetingUrl: 'https://meet.google.com/abc-defg-hij',
-    meetingKey: 'meet:abc-defg-hij', source: 'simulated_bot', sourceFileId: null, botName: 'Persona Notetaker', joinType: 'immediate', joinAt: now,
-    completedAt: null, status: 'pending', statusChanges: withChange([], { code: 'pending' }, now), recordingKey: null, participantCount: 0,
-    analysisStatus: 'pending', schemaIds: [], recordedSeconds: null, transcribed: 0, cancelledAt: null, cancelledBy: null, cancelReason: null,
-    createdAt: now, updatedAt: now,
+    id,
+    workspaceId: a.workspaceId,
+    createdByUserId: a.userId,
+    title: 'A private call',
+    meetingUrl: 'https://meet.google.com/abc-defg-hij',
+    meetingKey: 'meet:abc-defg-hij',
+    source: 'simulated_bot',
+    sourceFileId: null,
+    botName: 'Persona Notetaker',
+    joinType: 'immediate',
+    joinAt: now,
+    completedAt: null,
+    status: 'pending',
+    statusChanges: withChange([], { code: 'pending' }, now),
+    recordingKey: null,
+    participantCount: 0,
+    analysisStatus: 'pending',
+    schemaIds: [],
+    recordedSeconds: null,
+    transcribed: 0,
+    cancelledAt: null,
+    cancelledBy: null,
+    cancelReason: null,
+    createdAt: now,
+    updatedAt: now,
   });
   return { aMeeting: id };
 };

@@ -54,7 +54,7 @@ async function finishWithTranscript(deps: MeetingJobDeps, id: string, transcript
   const analysis = analyseTranscript(transcript);
   await deps.db.transaction(async (tx) => {
     const row = await lockMeeting(tx, id);
-    if (!row || row.status !== 'recording_done') return;
+    if (row?.status !== 'recording_done') return;
     await upsertTranscript(tx, {
       meetingId: id,
       language: 'en',
@@ -91,7 +91,12 @@ async function simulateStep(deps: MeetingJobDeps, payload: { id: string; from: M
     if (!moved) return;
     const following = SIMULATED_TIMELINE.find((candidate) => candidate.from === step.move.code);
     const delay = following?.afterSeconds ?? 1;
-    await deps.jobs.enqueue(tx, MEETING_JOBS.advance, { id: payload.id, from: step.move.code }, { singletonKey: `${payload.id}:${step.move.code}`, startAfter: new Date(now.getTime() + delay * 1000) });
+    await deps.jobs.enqueue(
+      tx,
+      MEETING_JOBS.advance,
+      { id: payload.id, from: step.move.code },
+      { singletonKey: `${payload.id}:${step.move.code}`, startAfter: new Date(now.getTime() + delay * 1000) },
+    );
   });
 }
 
@@ -99,22 +104,34 @@ async function simulateStep(deps: MeetingJobDeps, payload: { id: string; from: M
 async function importFile(deps: MeetingJobDeps, payload: { id: string }, signal: AbortSignal): Promise<void> {
   const now = deps.clock.now();
   const started = await deps.db.transaction((tx) =>
-    moveMeeting(tx, payload.id, { code: 'recording_done', sub_code: 'imported', message: 'The uploaded file is being imported.' }, now, { analysisStatus: 'processing' }),
+    moveMeeting(tx, payload.id, { code: 'recording_done', sub_code: 'imported', message: 'The uploaded file is being imported.' }, now, {
+      analysisStatus: 'processing',
+    }),
   );
   const row = started ?? (await deps.db.transaction((tx) => lockMeeting(tx, payload.id)));
-  if (!row || row.status !== 'recording_done' || !row.sourceFileId) return;
+  if (row?.status !== 'recording_done' || !row.sourceFileId) return;
   const [file] = await deps.db.select().from(files).where(eq(files.id, row.sourceFileId)).limit(1);
-  if (!file || !file.storageKey) return fail(deps, row.id, 'file_not_found', `The file ${row.sourceFileId} was deleted or holds no uploaded bytes.`);
+  if (!file?.storageKey) return fail(deps, row.id, 'file_not_found', `The file ${row.sourceFileId} was deleted or holds no uploaded bytes.`);
   const media = file.type.startsWith('audio/') || file.type.startsWith('video/');
   if (media && !deps.transcriber) {
-    return fail(deps, row.id, 'transcription_not_configured', 'This server has no speech-to-text server configured, so the recording cannot be transcribed; upload a transcript (WebVTT, SRT or JSON) instead.');
+    return fail(
+      deps,
+      row.id,
+      'transcription_not_configured',
+      'This server has no speech-to-text server configured, so the recording cannot be transcribed; upload a transcript (WebVTT, SRT or JSON) instead.',
+    );
   }
   const stored = await deps.storage.get(uploadObjectKey(file.storageKey));
   if (!stored) return fail(deps, row.id, 'file_not_found', `The bytes of ${file.id} are missing from storage.`);
   const limit = media ? MAX_TRANSCRIPTION_BYTES : MAX_TRANSCRIPT_FILE_BYTES;
   if (stored.size > limit) {
     stored.body.destroy();
-    return fail(deps, row.id, media ? 'recording_too_large' : 'transcript_unreadable', `${file.name} is ${stored.size} bytes; at most ${limit} can be ${media ? 'transcribed' : 'read'}.`);
+    return fail(
+      deps,
+      row.id,
+      media ? 'recording_too_large' : 'transcript_unreadable',
+      `${file.name} is ${stored.size} bytes; at most ${limit} can be ${media ? 'transcribed' : 'read'}.`,
+    );
   }
   const chunks: Buffer[] = [];
   for await (const chunk of stored.body) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array));
@@ -157,7 +174,17 @@ export async function expireMeetingMedia(deps: MeetingJobDeps): Promise<string[]
   for (const { id } of due) {
     const moved = await deps.db.transaction(async (tx) => {
       const row = await lockMeeting(tx, id);
-      const next = await moveMeeting(tx, id, { code: 'media_expired', sub_code: 'retention_30_days', message: 'The recording media was deleted 30 days after the meeting; the transcript and analysis are kept.' }, now, { recordingKey: null });
+      const next = await moveMeeting(
+        tx,
+        id,
+        {
+          code: 'media_expired',
+          sub_code: 'retention_30_days',
+          message: 'The recording media was deleted 30 days after the meeting; the transcript and analysis are kept.',
+        },
+        now,
+        { recordingKey: null },
+      );
       return next ? row : null;
     });
     if (!moved) continue;
@@ -184,7 +211,8 @@ export function meetingJobs(deps: MeetingJobDeps): JobDefinition<any>[] {
       retryLimit: 2,
       retryDelaySeconds: 10,
       run: (payload: { id: string }, context) => importFile(deps, payload, context.signal),
-      onFailure: (payload: { id: string }) => fail(deps, payload.id, 'import_failed', 'The import failed after retries; upload the file again and create a new meeting.'),
+      onFailure: (payload: { id: string }) =>
+        fail(deps, payload.id, 'import_failed', 'The import failed after retries; upload the file again and create a new meeting.'),
     },
   ];
 }

@@ -32,7 +32,12 @@ export interface StatusMove {
 
 /** The history with `move` appended (bounded: the first change and the latest ones are kept). */
 export function withChange(history: readonly MeetingStatusChange[], move: StatusMove, at: Date): MeetingStatusChange[] {
-  const change: MeetingStatusChange = { code: move.code, sub_code: move.sub_code ?? null, message: move.message?.slice(0, 500) ?? null, created_at: at.toISOString() };
+  const change: MeetingStatusChange = {
+    code: move.code,
+    sub_code: move.sub_code ?? null,
+    message: move.message?.slice(0, 500) ?? null,
+    created_at: at.toISOString(),
+  };
   const next = [...history, change];
   return next.length > MAX_STATUS_CHANGES ? [next[0]!, ...next.slice(next.length - MAX_STATUS_CHANGES + 1)] : next;
 }

@@ -11,12 +11,36 @@ export const SIMULATED_PREFIX = 'Simulated:';
 
 /** Each step: from which status, to which, after how many seconds. */
 export const SIMULATED_TIMELINE: readonly { from: MeetingStatus; move: StatusMove; afterSeconds: number }[] = [
-  { from: 'pending', move: { code: 'joining_call', sub_code: 'simulated', message: `${SIMULATED_PREFIX} the bot is joining the call (no real call is joined).` }, afterSeconds: 0 },
-  { from: 'joining_call', move: { code: 'in_waiting_room', sub_code: 'simulated', message: `${SIMULATED_PREFIX} the bot waits to be admitted.` }, afterSeconds: 5 },
-  { from: 'in_waiting_room', move: { code: 'in_call_not_recording', sub_code: 'simulated', message: `${SIMULATED_PREFIX} the host admitted the bot.` }, afterSeconds: 10 },
-  { from: 'in_call_not_recording', move: { code: 'in_call_recording', sub_code: 'simulated', message: `${SIMULATED_PREFIX} recording started.` }, afterSeconds: 3 },
-  { from: 'in_call_recording', move: { code: 'call_ended', sub_code: 'call_ended_by_host', message: `${SIMULATED_PREFIX} the host ended the call.` }, afterSeconds: 120 },
-  { from: 'call_ended', move: { code: 'recording_done', sub_code: 'simulated', message: `${SIMULATED_PREFIX} the sample conversation was recorded.` }, afterSeconds: 2 },
+  {
+    from: 'pending',
+    move: { code: 'joining_call', sub_code: 'simulated', message: `${SIMULATED_PREFIX} the bot is joining the call (no real call is joined).` },
+    afterSeconds: 0,
+  },
+  {
+    from: 'joining_call',
+    move: { code: 'in_waiting_room', sub_code: 'simulated', message: `${SIMULATED_PREFIX} the bot waits to be admitted.` },
+    afterSeconds: 5,
+  },
+  {
+    from: 'in_waiting_room',
+    move: { code: 'in_call_not_recording', sub_code: 'simulated', message: `${SIMULATED_PREFIX} the host admitted the bot.` },
+    afterSeconds: 10,
+  },
+  {
+    from: 'in_call_not_recording',
+    move: { code: 'in_call_recording', sub_code: 'simulated', message: `${SIMULATED_PREFIX} recording started.` },
+    afterSeconds: 3,
+  },
+  {
+    from: 'in_call_recording',
+    move: { code: 'call_ended', sub_code: 'call_ended_by_host', message: `${SIMULATED_PREFIX} the host ended the call.` },
+    afterSeconds: 120,
+  },
+  {
+    from: 'call_ended',
+    move: { code: 'recording_done', sub_code: 'simulated', message: `${SIMULATED_PREFIX} the sample conversation was recorded.` },
+    afterSeconds: 2,
+  },
 ];
 
 export const SIMULATED_PARTICIPANTS = 2;
@@ -36,5 +60,8 @@ export function simulatedTranscript(): ParsedTranscript {
     ['Marco Lindqvist', 104.5, 117, 'Perfect. My only concern is the Salesforce integration, we had a bad experience with a competitor.'],
     ['Dana Reyes', 117.5, 128, 'Understood. Let me set up a technical call with our integration team next week as the next step.'],
   ];
-  return buildTranscript(lines.map(([speaker, start, end, text]) => ({ speaker, start, end, text })), 'Dana Reyes');
+  return buildTranscript(
+    lines.map(([speaker, start, end, text]) => ({ speaker, start, end, text })),
+    'Dana Reyes',
+  );
 }

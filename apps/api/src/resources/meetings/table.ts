@@ -44,10 +44,7 @@ export const meetings = pgTable(
     createdAt: timestampMs('created_at').notNull(),
     updatedAt: timestampMs('updated_at').notNull(),
   },
-  (t) => [
-    index('meetings_workspace_idx').on(t.workspaceId, t.createdAt, t.id),
-    index('meetings_key_idx').on(t.workspaceId, t.meetingKey),
-  ],
+  (t) => [index('meetings_workspace_idx').on(t.workspaceId, t.createdAt, t.id), index('meetings_key_idx').on(t.workspaceId, t.meetingKey)],
 );
 
 /** A meeting's transcript and analysis, kept after `media_expired`; deleted with the meeting. */

@@ -39,11 +39,7 @@ export function openAiTranscriber(options: { baseUrl: string; model: string; api
       });
       if (!response.ok) throw new TranscriptionError(`The speech-to-text server answered ${response.status}: ${(await response.text()).slice(0, 200)}`);
       const result = (await response.json()) as VerboseTranscription;
-      const segments = result.segments?.length
-        ? result.segments
-        : result.text
-          ? [{ start: 0, end: result.duration ?? 0, text: result.text }]
-          : [];
+      const segments = result.segments?.length ? result.segments : result.text ? [{ start: 0, end: result.duration ?? 0, text: result.text }] : [];
       if (segments.length === 0) throw new TranscriptionError('The speech-to-text server heard no speech in the recording.');
       return buildTranscript(
         segments.map((segment) => ({

@@ -108,7 +108,8 @@ export function buildTranscript(cues: readonly RawCue[], hostName: string | null
   if (ordered.length === 0) throw new TranscriptFormatError('The transcript has no spoken text.');
   if (ordered.length > MAX_SEGMENTS) throw new TranscriptFormatError(`The transcript has ${ordered.length} segments; at most ${MAX_SEGMENTS} are kept.`);
   const last = Math.max(...ordered.map((cue) => cue.end));
-  if (last > MAX_SECONDS) throw new TranscriptFormatError(`The transcript runs ${Math.round(last)} seconds; recordings are at most 4 hours (${MAX_SECONDS} s).`);
+  if (last > MAX_SECONDS)
+    throw new TranscriptFormatError(`The transcript runs ${Math.round(last)} seconds; recordings are at most 4 hours (${MAX_SECONDS} s).`);
   const speakerIds = new Map<string, string>();
   const speakers: MeetingSpeaker[] = [];
   const idOf = (name: string | null) => {

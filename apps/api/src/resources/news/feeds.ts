@@ -22,7 +22,9 @@ export async function loadBundledNewsIfEmpty(db: Executor, engine: Engine, now: 
   const [existing] = await db.select({ count: sql<number>`count(*)::int` }).from(newsStories);
   if ((existing?.count ?? 0) > 0) return 0;
   const names = (await readdir(BUNDLED_DIR)).filter((name) => /\.(xml|json)$/.test(name)).sort();
-  const feeds = await Promise.all(names.map(async (name) => ({ name, feed: parseFeedText(await readFile(new URL(name, BUNDLED_DIR), 'utf8'), `${BUNDLED_ORIGIN}${name}`) })));
+  const feeds = await Promise.all(
+    names.map(async (name) => ({ name, feed: parseFeedText(await readFile(new URL(name, BUNDLED_DIR), 'utf8'), `${BUNDLED_ORIGIN}${name}`) })),
+  );
   const newest = Math.max(...feeds.flatMap(({ feed }) => feed.items.map((item) => item.publishedAt?.getTime() ?? 0)));
   const shift = now.getTime() - 60 * 60 * 1000 - newest;
   let added = 0;
@@ -47,7 +49,13 @@ export async function addNewsFeeds(db: Executor, urls: readonly string[], now: D
  * parse and ingest. Failures (a private address refused by the fetcher, a timeout, a body that is not a
  * feed, one too large) are recorded on the feed row and never stop the other feeds.
  */
-export async function pollFeed(db: Executor, engine: Engine, fetcher: Fetcher, feed: typeof newsFeeds.$inferSelect, options: { now: Date; signal?: AbortSignal }): Promise<{ added: number; error: string | null; notModified: boolean }> {
+export async function pollFeed(
+  db: Executor,
+  engine: Engine,
+  fetcher: Fetcher,
+  feed: typeof newsFeeds.$inferSelect,
+  options: { now: Date; signal?: AbortSignal },
+): Promise<{ added: number; error: string | null; notModified: boolean }> {
   const headers: Record<string, string> = { accept: 'application/rss+xml, application/atom+xml, application/feed+json, application/xml;q=0.9, */*;q=0.5' };
   if (feed.etag) headers['if-none-match'] = feed.etag;
   if (feed.lastModified) headers['if-modified-since'] = feed.lastModified;
@@ -62,12 +70,19 @@ export async function pollFeed(db: Executor, engine: Engine, fetcher: Fetcher, f
     const chunks: Buffer[] = [];
     for await (const chunk of response.body) chunks.push(chunk as Buffer);
     const text = Buffer.concat(chunks).toString('utf8');
-    const added = await ingestFeed(db, engine, parseFeedText(text, feed.url), { feedUrl: feed.url, now: options.now, ...(options.signal ? { signal: options.signal } : {}) });
+    const added = await ingestFeed(db, engine, parseFeedText(text, feed.url), {
+      feedUrl: feed.url,
+      now: options.now,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
     const header = (name: string) => {
       const value = response.headers[name];
       return typeof value === 'string' ? value : null;
     };
-    await db.update(newsFeeds).set({ etag: header('etag'), lastModified: header('last-modified'), lastPolledAt: options.now, lastError: null }).where(eq(newsFeeds.url, feed.url));
+    await db
+      .update(newsFeeds)
+      .set({ etag: header('etag'), lastModified: header('last-modified'), lastPolledAt: options.now, lastError: null })
+      .where(eq(newsFeeds.url, feed.url));
     return { added, error: null, notModified: false };
   } catch (error) {
     const message = error instanceof Error ? error.message.slice(0, 500) : 'unknown error';
@@ -77,12 +92,20 @@ export async function pollFeed(db: Executor, engine: Engine, fetcher: Fetcher, f
 }
 
 /** Polls every configured feed, one after the other (the `news.poll` job). */
-export async function pollAllFeeds(db: Executor, engine: Engine, fetcher: Fetcher, options: { now: () => Date; signal?: AbortSignal }): Promise<{ url: string; added: number; error: string | null; notModified: boolean }[]> {
+export async function pollAllFeeds(
+  db: Executor,
+  engine: Engine,
+  fetcher: Fetcher,
+  options: { now: () => Date; signal?: AbortSignal },
+): Promise<{ url: string; added: number; error: string | null; notModified: boolean }[]> {
   const feeds = await db.select().from(newsFeeds).orderBy(newsFeeds.url);
   const results = [];
   for (const feed of feeds) {
     if (options.signal?.aborted) break;
-    results.push({ url: feed.url, ...(await pollFeed(db, engine, fetcher, feed, { now: options.now(), ...(options.signal ? { signal: options.signal } : {}) })) });
+    results.push({
+      url: feed.url,
+      ...(await pollFeed(db, engine, fetcher, feed, { now: options.now(), ...(options.signal ? { signal: options.signal } : {}) })),
+    });
   }
   return results;
 }

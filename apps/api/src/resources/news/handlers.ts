@@ -14,7 +14,9 @@ import { findDigest, findStory, insertDigest, listDigestsOf, listStories, storie
 
 /** The workspace whose credits and limits apply: the one named, else the caller's default (none: the account only). */
 async function billedWorkspace(ctx: RequestContext, workspaceId: string | undefined, required = false) {
-  const membership = workspaceId ? await requireMembership(ctx.db, workspaceId, ctx.auth.userId, 'workspace_id') : await defaultWorkspace(ctx.db, ctx.auth.userId);
+  const membership = workspaceId
+    ? await requireMembership(ctx.db, workspaceId, ctx.auth.userId, 'workspace_id')
+    : await defaultWorkspace(ctx.db, ctx.auth.userId);
   if (membership) requireRole(membership.role, 'ai.call', 'make paid AI calls in this workspace');
   if (!membership && required) throw errors.missingParameter('workspace_id', 'workspace_id is required: you own no workspace it could default to.');
   return membership?.workspace.id ?? null;
@@ -40,7 +42,13 @@ export const newsHandlers = {
     const { id: personaId, persona } = await personaForCall(ctx.db, ctx.auth.userId, body.persona_id, 'persona_id');
     const workspaceId = await billedWorkspace(ctx, body.workspace_id);
     const input = { story: { name: story.name, summary: story.summary, source_name: story.sourceName }, persona };
-    await checkCredits(ctx.db, { accountId: ctx.auth.accountId, workspaceId, estimate: creditsForTokens(promptTokens(newsAnalysis.prompt(input))), pricing: 'metered', now: ctx.now() });
+    await checkCredits(ctx.db, {
+      accountId: ctx.auth.accountId,
+      workspaceId,
+      estimate: creditsForTokens(promptTokens(newsAnalysis.prompt(input))),
+      pricing: 'metered',
+      now: ctx.now(),
+    });
     const { output, usage } = await ctx.engine.run(newsAnalysis, input).catch((error: unknown) => {
       throw apiErrorOf(ctx, error);
     });
@@ -103,9 +111,22 @@ export const newsHandlers = {
     const input = {
       persona,
       period_label: period ? PERIOD_LABEL[period] : 'the chosen stories',
-      stories: ranked.map(({ row, relevance }) => ({ id: row.id, name: row.name, summary: row.summary, topics: row.topics, source_name: row.sourceName, ...relevance })),
+      stories: ranked.map(({ row, relevance }) => ({
+        id: row.id,
+        name: row.name,
+        summary: row.summary,
+        topics: row.topics,
+        source_name: row.sourceName,
+        ...relevance,
+      })),
     };
-    await checkCredits(ctx.db, { accountId: ctx.auth.accountId, workspaceId, estimate: creditsForTokens(promptTokens(newsDigest.prompt(input))), pricing: 'metered', now });
+    await checkCredits(ctx.db, {
+      accountId: ctx.auth.accountId,
+      workspaceId,
+      estimate: creditsForTokens(promptTokens(newsDigest.prompt(input))),
+      pricing: 'metered',
+      now,
+    });
     const { output, usage } = await ctx.engine.run(newsDigest, input).catch((error: unknown) => {
       throw apiErrorOf(ctx, error);
     });

@@ -84,8 +84,30 @@ export function extractiveSummary(text: string, fallback: string): string {
 
 // ISO 639-3 (franc) → the two-letter BCP 47 subtag where one exists; other 639-3 codes are valid BCP 47 as they are.
 const TWO_LETTER: Record<string, string> = {
-  eng: 'en', deu: 'de', fra: 'fr', spa: 'es', ita: 'it', nld: 'nl', por: 'pt', pol: 'pl', swe: 'sv', dan: 'da', nob: 'nb', fin: 'fi',
-  ces: 'cs', ron: 'ro', hun: 'hu', tur: 'tr', rus: 'ru', ukr: 'uk', ell: 'el', cmn: 'zh', jpn: 'ja', kor: 'ko', arb: 'ar', hin: 'hi',
+  eng: 'en',
+  deu: 'de',
+  fra: 'fr',
+  spa: 'es',
+  ita: 'it',
+  nld: 'nl',
+  por: 'pt',
+  pol: 'pl',
+  swe: 'sv',
+  dan: 'da',
+  nob: 'nb',
+  fin: 'fi',
+  ces: 'cs',
+  ron: 'ro',
+  hun: 'hu',
+  tur: 'tr',
+  rus: 'ru',
+  ukr: 'uk',
+  ell: 'el',
+  cmn: 'zh',
+  jpn: 'ja',
+  kor: 'ko',
+  arb: 'ar',
+  hin: 'hi',
 };
 
 /** A declared language tag if well formed (e.g. `de-DE`, `en-us` → `en-US`), else null. */
@@ -165,7 +187,10 @@ export function parseFeedText(text: string, feedUrl: string): ParsedFeed {
       title: plainText(str(item.title) ?? ''),
       summary: plainText(str(item.description) ?? str(item.content?.encoded) ?? ''),
       url: str(item.link) ?? str(item.guid?.value) ?? '',
-      imageUrl: str(item.enclosures?.find((e: any) => String(e.type ?? '').startsWith('image/'))?.url) ?? str(item.media?.contents?.[0]?.url) ?? str(item.media?.thumbnails?.[0]?.url),
+      imageUrl:
+        str(item.enclosures?.find((e: any) => String(e.type ?? '').startsWith('image/'))?.url) ??
+        str(item.media?.contents?.[0]?.url) ??
+        str(item.media?.thumbnails?.[0]?.url),
       author: str(item.dc?.creators?.[0]) ?? str(item.dc?.creator) ?? str(item.authors?.[0]),
       publishedAt: dateOf(item.pubDate) ?? dateOf(item.dc?.dates?.[0]) ?? dateOf(item.dc?.date),
       language: null,
@@ -189,7 +214,12 @@ const httpUrl = (raw: string | null): string | null => {
  * headline is already known. Items without a headline or a usable link are skipped. Returns how many
  * rows were added.
  */
-export async function ingestFeed(db: Executor, engine: Engine, feed: ParsedFeed, options: { feedUrl: string; now: Date; signal?: AbortSignal }): Promise<number> {
+export async function ingestFeed(
+  db: Executor,
+  engine: Engine,
+  feed: ParsedFeed,
+  options: { feedUrl: string; now: Date; signal?: AbortSignal },
+): Promise<number> {
   const sourceUrl = httpUrl(feed.sourceUrl) ?? new URL('/', options.feedUrl).toString();
   let added = 0;
   for (const item of feed.items) {
@@ -198,7 +228,11 @@ export async function ingestFeed(db: Executor, engine: Engine, feed: ParsedFeed,
     const key = titleKey(item.title);
     if (!url || !canonical || key.length === 0) continue;
     const summary = extractiveSummary(item.summary, item.title);
-    const { output } = await engine.run(newsClassification, { title: item.title, summary, categories: item.categories }, options.signal ? { signal: options.signal } : {});
+    const { output } = await engine.run(
+      newsClassification,
+      { title: item.title, summary, categories: item.categories },
+      options.signal ? { signal: options.signal } : {},
+    );
     const inserted = await db
       .insert(newsStories)
       .values({

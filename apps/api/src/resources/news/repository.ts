@@ -30,7 +30,9 @@ export function listStories(db: Executor, query: StoryFilters) {
       query.topic ? arrayContains(newsStories.topics, [query.topic]) : undefined,
       query.region ? eq(newsStories.region, query.region.toUpperCase()) : undefined,
       // `en` matches `en` and `en-US`; a full tag matches itself, in any case.
-      query.language ? sql`(lower(${newsStories.language}) = lower(${query.language}) or lower(${newsStories.language}) like lower(${query.language}) || '-%')` : undefined,
+      query.language
+        ? sql`(lower(${newsStories.language}) = lower(${query.language}) or lower(${newsStories.language}) like lower(${query.language}) || '-%')`
+        : undefined,
       query.published_after ? gte(newsStories.publishedAt, new Date(query.published_after)) : undefined,
       query.published_before ? lt(newsStories.publishedAt, new Date(query.published_before)) : undefined,
     ],
@@ -54,7 +56,10 @@ export async function findStory(db: Executor, id: string, param = 'id'): Promise
 
 /** The stories named by a digest request, in request order; a missing one is a 404 naming `story_ids.N`. */
 export async function storiesByIds(db: Executor, ids: readonly string[]): Promise<NewsStoryRow[]> {
-  const rows = await db.select().from(newsStories).where(inArray(newsStories.id, [...ids]));
+  const rows = await db
+    .select()
+    .from(newsStories)
+    .where(inArray(newsStories.id, [...ids]));
   const byId = new Map(rows.map((row) => [row.id, row]));
   return ids.map((id, index) => {
     const row = byId.get(id);
@@ -68,7 +73,13 @@ export function storiesInWindow(db: Executor, window: { start: Date; end: Date; 
   return db
     .select()
     .from(newsStories)
-    .where(and(gte(newsStories.publishedAt, window.start), lte(newsStories.publishedAt, window.end), window.topics.length > 0 ? arrayOverlaps(newsStories.topics, [...window.topics]) : undefined))
+    .where(
+      and(
+        gte(newsStories.publishedAt, window.start),
+        lte(newsStories.publishedAt, window.end),
+        window.topics.length > 0 ? arrayOverlaps(newsStories.topics, [...window.topics]) : undefined,
+      ),
+    )
     .orderBy(desc(newsStories.publishedAt), desc(newsStories.id))
     .limit(window.limit);
 }
@@ -78,7 +89,12 @@ export async function insertDigest(db: Executor, row: NewsDigestRow): Promise<vo
 }
 
 export async function findDigest(db: Executor, userId: string, id: string): Promise<NewsDigestRow> {
-  const [found] = await db.select({ row: newsDigests }).from(newsDigests).innerJoin(workspaceMembers, memberOf(newsDigests.workspaceId, userId)).where(eq(newsDigests.id, id)).limit(1);
+  const [found] = await db
+    .select({ row: newsDigests })
+    .from(newsDigests)
+    .innerJoin(workspaceMembers, memberOf(newsDigests.workspaceId, userId))
+    .where(eq(newsDigests.id, id))
+    .limit(1);
   if (!found) throw errors.notFound('news digest', id);
   return found.row;
 }
@@ -87,7 +103,10 @@ export function listDigestsOf(db: Executor, userId: string, query: ListQuery & {
   return listPage(query, {
     list: `news_digests:${query.workspace_id ?? '*'}:${query.persona_id ?? '*'}`,
     keyset: { sortKey: newsDigests.createdAt, id: newsDigests.id },
-    filters: [query.workspace_id ? eq(newsDigests.workspaceId, query.workspace_id) : undefined, query.persona_id ? eq(newsDigests.personaId, query.persona_id) : undefined],
+    filters: [
+      query.workspace_id ? eq(newsDigests.workspaceId, query.workspace_id) : undefined,
+      query.persona_id ? eq(newsDigests.personaId, query.persona_id) : undefined,
+    ],
     rows: (page) =>
       db
         .select({ row: newsDigests })

@@ -11,7 +11,17 @@ export const seedPersona: IsolationSeed = async ({ db, a, now }) => {
   const [template] = await db.select().from(personas).where(eq(personas.id, 'persona_saas_cfo'));
   if (!template) throw new Error('the base persona catalog is not seeded');
   const aPersona = newId('cp');
-  await db.insert(personas).values({ ...template, id: aPersona, isCustom: true, accountId: a.accountId, workspaceId: a.workspaceId, name: 'A secret persona', aiGenerated: { confidence: 0.5, rationale: 'Fixture.' }, createdAt: now, updatedAt: now });
+  await db.insert(personas).values({
+    ...template,
+    id: aPersona,
+    isCustom: true,
+    accountId: a.accountId,
+    workspaceId: a.workspaceId,
+    name: 'A secret persona',
+    aiGenerated: { confidence: 0.5, rationale: 'Fixture.' },
+    createdAt: now,
+    updatedAt: now,
+  });
   const aFile = newId('file');
   await db.insert(files).values({ id: aFile, workspaceId: a.workspaceId, name: 'a-survey.pdf', sizeBytes: 10, createdAt: now, updatedAt: now });
   return { aPersona, aFile };
@@ -30,7 +40,12 @@ export const personaIsolation: Record<keyof typeof personaHandlers, IsolationCas
   deletePersona: async ({ api, notFound }, { b, ids }) => notFound(await api.delete(`/personas/${ids.aPersona}`, b.key)),
   suggestPersonas: async ({ api, notFound }, { b, ids }) =>
     notFound(
-      await api.post('/personas/suggestions', b.key, { business_description: 'Meal kits for families.', target_customers: ['Parents'], goals: ['Grow'], sources: [{ type: 'file', file_id: ids.aFile }] }),
+      await api.post('/personas/suggestions', b.key, {
+        business_description: 'Meal kits for families.',
+        target_customers: ['Parents'],
+        goals: ['Grow'],
+        sources: [{ type: 'file', file_id: ids.aFile }],
+      }),
       'sources.0.file_id',
     ),
 };

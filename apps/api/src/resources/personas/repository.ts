@@ -79,7 +79,10 @@ export async function insertPersona(db: Executor, row: PersonaRow): Promise<void
 
 /** Writes what a PATCH may change: the name, the description and the details. */
 export async function updatePersonaRow(db: Executor, next: PersonaRow): Promise<void> {
-  await db.update(personas).set({ name: next.name, description: next.description, details: next.details, updatedAt: next.updatedAt }).where(eq(personas.id, next.id));
+  await db
+    .update(personas)
+    .set({ name: next.name, description: next.description, details: next.details, updatedAt: next.updatedAt })
+    .where(eq(personas.id, next.id));
 }
 
 export async function deletePersonaRow(db: Executor, id: string): Promise<void> {

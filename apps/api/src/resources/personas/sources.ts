@@ -20,8 +20,19 @@ export async function fetchSourceText(url: string, fetcher: Fetcher): Promise<st
       return null;
     }
     const body = await response.text();
-    const text = type.includes('html') ? convert(body, { wordwrap: false, selectors: [{ selector: 'a', options: { ignoreHref: true } }, { selector: 'img', format: 'skip' }] }) : body;
-    const trimmed = text.replace(/\n{3,}/g, '\n\n').trim().slice(0, MAX_SOURCE_CHARS);
+    const text = type.includes('html')
+      ? convert(body, {
+          wordwrap: false,
+          selectors: [
+            { selector: 'a', options: { ignoreHref: true } },
+            { selector: 'img', format: 'skip' },
+          ],
+        })
+      : body;
+    const trimmed = text
+      .replace(/\n{3,}/g, '\n\n')
+      .trim()
+      .slice(0, MAX_SOURCE_CHARS);
     return trimmed.length > 0 ? trimmed : null;
   } catch {
     return null;

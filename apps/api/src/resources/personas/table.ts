@@ -33,6 +33,9 @@ export const personas = pgTable(
   (t) => [
     index('personas_page_idx').on(t.createdAt, t.id),
     index('personas_workspace_idx').on(t.workspaceId, t.createdAt, t.id),
-    check('personas_owner_check', sql`(${t.isCustom} and ${t.workspaceId} is not null and ${t.accountId} is not null) or (not ${t.isCustom} and ${t.workspaceId} is null and ${t.accountId} is null)`),
+    check(
+      'personas_owner_check',
+      sql`(${t.isCustom} and ${t.workspaceId} is not null and ${t.accountId} is not null) or (not ${t.isCustom} and ${t.workspaceId} is null and ${t.accountId} is null)`,
+    ),
   ],
 );

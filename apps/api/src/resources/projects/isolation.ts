@@ -12,7 +12,8 @@ export const projectIsolation: Record<keyof typeof projectHandlers, IsolationCas
     const all = await api.get('/projects', b.key);
     expect(all.body.data.map((p: { id: string }) => p.id)).not.toContain(ids.aProject);
   },
-  createProject: async ({ api, notFound }, { a, b }) => notFound(await api.post('/projects', b.key, { workspace_id: a.workspaceId, name: 'Planted' }), 'workspace_id'),
+  createProject: async ({ api, notFound }, { a, b }) =>
+    notFound(await api.post('/projects', b.key, { workspace_id: a.workspaceId, name: 'Planted' }), 'workspace_id'),
   getProject: async ({ api, notFound }, { b, ids }) => notFound(await api.get(`/projects/${ids.aProject}`, b.key)),
   updateProject: async ({ api, notFound }, { b, ids }) => notFound(await api.patch(`/projects/${ids.aProject}`, b.key, { name: 'Renamed by B' })),
   deleteProject: async ({ api, notFound }, { b, ids }) => notFound(await api.delete(`/projects/${ids.aProject}`, b.key)),

@@ -59,7 +59,12 @@ function outcome(call: Call, result: GenerateResult): { state: Omit<ResponseStat
   const invalid = call.request.jsonSchema && result.tool_calls.length === 0 && result.structured_output_error !== null;
   if (invalid) {
     return {
-      state: { status: 'failed', error: { code: 'structured_output_invalid', message: (result.structured_output_error ?? '').slice(0, 2000) }, parsed: null, analysis: null },
+      state: {
+        status: 'failed',
+        error: { code: 'structured_output_invalid', message: (result.structured_output_error ?? '').slice(0, 2000) },
+        parsed: null,
+        analysis: null,
+      },
       credits: 0,
     };
   }
@@ -144,7 +149,16 @@ async function respondStreamed(call: Call, ctx: RequestContext, signal: AbortSig
     // Not tied to a generated response (e.g. the database failed while storing it): an `error` event.
     ctx.log.error({ err: error }, 'streamed response failed after it started');
     if (stream.closed) return stream.abandon();
-    stream.send({ type: 'error', sequence_number: writer.nextSequence(), code: 'internal_error', message: `The server had an error while finishing the response. Quote request id ${ctx.requestId} when reporting it.`, param: null }, 'error');
+    stream.send(
+      {
+        type: 'error',
+        sequence_number: writer.nextSequence(),
+        code: 'internal_error',
+        message: `The server had an error while finishing the response. Quote request id ${ctx.requestId} when reporting it.`,
+        param: null,
+      },
+      'error',
+    );
     return await stream.done();
   }
 }

@@ -35,8 +35,10 @@ export const videoAnalysisHandlers = {
   getVideoAnalysis: async ({ params }, ctx) => toVideoAnalysis((await findVideoAnalysis(ctx.db, ctx.auth.userId, params.id)).row),
 
   createVideoAnalysis: async ({ body }, ctx) => {
-    if (body.video_url !== undefined && body.file_id !== undefined) throw apiError('parameter_conflict', 'Give either video_url or file_id, not both.', 'file_id');
-    if (body.video_url === undefined && body.file_id === undefined) throw errors.missingParameter('video_url', 'video_url or file_id is required: the video to analyse.');
+    if (body.video_url !== undefined && body.file_id !== undefined)
+      throw apiError('parameter_conflict', 'Give either video_url or file_id, not both.', 'file_id');
+    if (body.video_url === undefined && body.file_id === undefined)
+      throw errors.missingParameter('video_url', 'video_url or file_id is required: the video to analyse.');
     const membership = await targetWorkspace(ctx, body.workspace_id);
     requireRole(membership.role, 'ai.call', 'make paid AI calls in this workspace');
     const workspaceId = membership.workspace.id;

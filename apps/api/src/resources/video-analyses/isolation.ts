@@ -26,7 +26,9 @@ export const seedVideoAnalysis: IsolationSeed = async ({ db, a, now }) => {
     updatedAt: now,
   });
   const aVideoFile = newId('file');
-  await db.insert(files).values({ id: aVideoFile, workspaceId: a.workspaceId, name: 'a-secret.mp4', type: 'video/mp4', sizeBytes: 10, createdAt: now, updatedAt: now });
+  await db
+    .insert(files)
+    .values({ id: aVideoFile, workspaceId: a.workspaceId, name: 'a-secret.mp4', type: 'video/mp4', sizeBytes: 10, createdAt: now, updatedAt: now });
   return { aVideoAnalysis, aVideoFile };
 };
 

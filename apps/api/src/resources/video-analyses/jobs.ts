@@ -100,15 +100,22 @@ export function videoAnalysisJobs(services: Services, options: VideoAnalysisJobO
       await download(row, input, signal);
       if ((await stat(input)).size > MAX_VIDEO_BYTES) throw new MediaError('The video is larger than 2 GB.');
       const media = await probe(input, signal);
-      if (media.durationSeconds > MAX_VIDEO_SECONDS) throw new MediaError(`The video runs ${Math.round(media.durationSeconds)} s; at most ${MAX_VIDEO_SECONDS} s (60 minutes) can be analysed.`);
+      if (media.durationSeconds > MAX_VIDEO_SECONDS)
+        throw new MediaError(`The video runs ${Math.round(media.durationSeconds)} s; at most ${MAX_VIDEO_SECONDS} s (60 minutes) can be analysed.`);
       await setProgress(5, { durationSeconds: Math.round(media.durationSeconds * 1000) / 1000 });
 
       const frameDir = join(workDir, 'frames');
       await mkdir(frameDir, { recursive: true });
       let pending = Promise.resolve();
-      const chunks = await measure(input, frameDir, { chunkDuration: row.chunkDuration, framesPerChunk: row.framesPerChunk, durationSeconds: media.durationSeconds, hasAudio: media.hasAudio }, signal, (share) => {
-        pending = pending.then(() => setProgress(5 + Math.floor(share * 70)));
-      });
+      const chunks = await measure(
+        input,
+        frameDir,
+        { chunkDuration: row.chunkDuration, framesPerChunk: row.framesPerChunk, durationSeconds: media.durationSeconds, hasAudio: media.hasAudio },
+        signal,
+        (share) => {
+          pending = pending.then(() => setProgress(5 + Math.floor(share * 70)));
+        },
+      );
       await pending;
       for (const chunk of chunks.filter((c) => c.frames.length === 0)) {
         const seconds = Math.round(((chunk.startSeconds + chunk.endSeconds) / 2) * 1000) / 1000;
@@ -141,14 +148,24 @@ export function videoAnalysisJobs(services: Services, options: VideoAnalysisJobO
   }
 
   /** Frames into storage and the on-screen text of each chunk's middle frame. */
-  async function readChunks(id: string, chunks: MeasuredChunk[], frameDir: string, signal: AbortSignal, onChunk: (done: number) => Promise<void>): Promise<VideoChunkMeasurements[]> {
+  async function readChunks(
+    id: string,
+    chunks: MeasuredChunk[],
+    frameDir: string,
+    signal: AbortSignal,
+    onChunk: (done: number) => Promise<void>,
+  ): Promise<VideoChunkMeasurements[]> {
     const reader = await openTextReader();
     try {
       const measured: VideoChunkMeasurements[] = [];
       for (const chunk of chunks) {
         signal.throwIfAborted();
         for (const [position, frame] of chunk.frames.entries()) {
-          await services.storage.put(`${framesPrefix(id)}frames/${String(chunk.index).padStart(3, '0')}_${String(position).padStart(2, '0')}.jpg`, createReadStream(join(frameDir, frame.file)), { contentType: 'image/jpeg' });
+          await services.storage.put(
+            `${framesPrefix(id)}frames/${String(chunk.index).padStart(3, '0')}_${String(position).padStart(2, '0')}.jpg`,
+            createReadStream(join(frameDir, frame.file)),
+            { contentType: 'image/jpeg' },
+          );
         }
         const middle = chunk.frames[Math.floor(chunk.frames.length / 2)]!;
         const text = await reader.read(join(frameDir, middle.file));

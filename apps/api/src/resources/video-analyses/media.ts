@@ -14,7 +14,12 @@ export class MediaError extends Error {
   override name = 'MediaError';
 }
 
-function run(command: string, args: string[], signal: AbortSignal, onStdout?: (text: string) => void): Promise<{ code: number; stdout: string; stderr: string }> {
+function run(
+  command: string,
+  args: string[],
+  signal: AbortSignal,
+  onStdout?: (text: string) => void,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { signal, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -42,7 +47,17 @@ export interface Probe {
 export async function probe(path: string, signal: AbortSignal): Promise<Probe> {
   const { code, stdout, stderr } = await run(
     FFPROBE,
-    ['-v', 'error', '-protocol_whitelist', 'file', '-show_entries', 'format=duration,format_name:stream=index,codec_type,codec_name,width,height', '-of', 'json', path],
+    [
+      '-v',
+      'error',
+      '-protocol_whitelist',
+      'file',
+      '-show_entries',
+      'format=duration,format_name:stream=index,codec_type,codec_name,width,height',
+      '-of',
+      'json',
+      path,
+    ],
     signal,
   );
   if (code !== 0) throw new MediaError(`The file is not a readable video (${stderr.trim().split('\n')[0]?.slice(0, 300) || 'ffprobe failed'}).`);
@@ -51,7 +66,12 @@ export async function probe(path: string, signal: AbortSignal): Promise<Probe> {
   if (!video) throw new MediaError('The file has no video stream.');
   const durationSeconds = Number(info.format?.duration);
   if (!Number.isFinite(durationSeconds) || durationSeconds <= 0) throw new MediaError('The video has no readable duration.');
-  return { durationSeconds, hasAudio: info.streams?.some((stream) => stream.codec_type === 'audio') ?? false, width: video.width ?? 0, height: video.height ?? 0 };
+  return {
+    durationSeconds,
+    hasAudio: info.streams?.some((stream) => stream.codec_type === 'audio') ?? false,
+    width: video.width ?? 0,
+    height: video.height ?? 0,
+  };
 }
 
 export interface ChunkPlan {
@@ -96,7 +116,13 @@ const round3 = (value: number) => Math.round(value * 1000) / 1000;
  * One decoding pass over `input`; frames go to `workDir/f_%05d.jpg`. `onProgress` gets 0–1 as the
  * decode advances. Chunk i is [i·D, min((i+1)·D, duration)).
  */
-export async function measure(input: string, workDir: string, plan: ChunkPlan, signal: AbortSignal, onProgress: (share: number) => void): Promise<MeasuredChunk[]> {
+export async function measure(
+  input: string,
+  workDir: string,
+  plan: ChunkPlan,
+  signal: AbortSignal,
+  onProgress: (share: number) => void,
+): Promise<MeasuredChunk[]> {
   const slot = plan.chunkDuration / plan.framesPerChunk;
   const half = slot / 2;
   const videoFile = join(workDir, 'video.txt');
@@ -110,7 +136,29 @@ export async function measure(input: string, workDir: string, plan: ChunkPlan, s
   let buffered = '';
   const { code, stderr } = await run(
     FFMPEG,
-    ['-hide_banner', '-nostats', '-v', 'info', '-threads', '2', '-protocol_whitelist', 'file', '-i', input, '-filter_complex', graph, '-map', '[sel]', '-fps_mode', 'passthrough', '-q:v', '4', '-progress', 'pipe:1', join(workDir, 'f_%05d.jpg')],
+    [
+      '-hide_banner',
+      '-nostats',
+      '-v',
+      'info',
+      '-threads',
+      '2',
+      '-protocol_whitelist',
+      'file',
+      '-i',
+      input,
+      '-filter_complex',
+      graph,
+      '-map',
+      '[sel]',
+      '-fps_mode',
+      'passthrough',
+      '-q:v',
+      '4',
+      '-progress',
+      'pipe:1',
+      join(workDir, 'f_%05d.jpg'),
+    ],
     signal,
     (text) => {
       buffered += text;
@@ -151,7 +199,9 @@ export async function measure(input: string, workDir: string, plan: ChunkPlan, s
     const inside = video.filter((block) => chunkOf(block.time) === chunk.index);
     chunk.brightness = round3(mean(inside.map((block) => block.values.get('lavfi.signalstats.YAVG') ?? 0)));
     // Motion within shots: the first frame has nothing to differ from, and a cut's change is counted as a cut.
-    chunk.motion = round3(mean(inside.filter((block) => block.time > 0 && !block.values.has('lavfi.scd.time')).map((block) => block.values.get('lavfi.signalstats.YDIF') ?? 0)));
+    chunk.motion = round3(
+      mean(inside.filter((block) => block.time > 0 && !block.values.has('lavfi.scd.time')).map((block) => block.values.get('lavfi.signalstats.YDIF') ?? 0)),
+    );
     chunk.cuts = inside.filter((block) => block.values.has('lavfi.scd.time')).map((block) => round3(block.values.get('lavfi.scd.time')!));
   }
 
@@ -168,7 +218,9 @@ export async function measure(input: string, workDir: string, plan: ChunkPlan, s
       else if (silences.length) silences.at(-1)!.end = Number(match[2]);
     }
     for (const chunk of chunks) {
-      chunk.silenceSeconds = round3(silences.reduce((sum, silence) => sum + Math.max(0, Math.min(silence.end, chunk.endSeconds) - Math.max(silence.start, chunk.startSeconds)), 0));
+      chunk.silenceSeconds = round3(
+        silences.reduce((sum, silence) => sum + Math.max(0, Math.min(silence.end, chunk.endSeconds) - Math.max(silence.start, chunk.startSeconds)), 0),
+      );
     }
   } else {
     for (const chunk of chunks) chunk.silenceSeconds = round3(chunk.endSeconds - chunk.startSeconds);
@@ -178,6 +230,28 @@ export async function measure(input: string, workDir: string, plan: ChunkPlan, s
 
 /** A frame of a chunk the grid left without one (a last chunk shorter than half a slot): one seek to its middle. */
 export async function extractFrame(input: string, seconds: number, output: string, signal: AbortSignal): Promise<void> {
-  const { code, stderr } = await run(FFMPEG, ['-hide_banner', '-v', 'error', '-protocol_whitelist', 'file', '-ss', String(seconds), '-i', input, '-frames:v', '1', '-vf', 'scale=768:-2', '-q:v', '4', '-y', output], signal);
+  const { code, stderr } = await run(
+    FFMPEG,
+    [
+      '-hide_banner',
+      '-v',
+      'error',
+      '-protocol_whitelist',
+      'file',
+      '-ss',
+      String(seconds),
+      '-i',
+      input,
+      '-frames:v',
+      '1',
+      '-vf',
+      'scale=768:-2',
+      '-q:v',
+      '4',
+      '-y',
+      output,
+    ],
+    signal,
+  );
   if (code !== 0) throw new MediaError(`A frame at ${seconds}s could not be decoded (${stderr.trim().slice(0, 300)}).`);
 }

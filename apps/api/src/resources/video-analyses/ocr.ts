@@ -16,7 +16,12 @@ export interface TextReader {
 function clean(text: string): string {
   return text
     .split('\n')
-    .map((line) => line.split(/\s+/).filter((word) => (word.match(/[A-Za-z0-9]/g)?.length ?? 0) >= 2).join(' '))
+    .map((line) =>
+      line
+        .split(/\s+/)
+        .filter((word) => (word.match(/[A-Za-z0-9]/g)?.length ?? 0) >= 2)
+        .join(' '),
+    )
     .filter((line) => line.length > 0)
     .join('\n');
 }

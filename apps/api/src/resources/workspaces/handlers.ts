@@ -3,7 +3,16 @@ import { errors } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { applyPatch, deleteInTransaction, patchInTransaction } from '../../lib/patch.js';
 import { deleted } from '../../lib/wire.js';
-import { BILLING_COLUMNS, BILLING_FIELD_RULES, checkThresholds, requireFieldRoles, requireMembership, requireRole, roleLabel, type WorkspaceRow } from '../../workspaces/access.js';
+import {
+  BILLING_COLUMNS,
+  BILLING_FIELD_RULES,
+  checkThresholds,
+  requireFieldRoles,
+  requireMembership,
+  requireRole,
+  roleLabel,
+  type WorkspaceRow,
+} from '../../workspaces/access.js';
 import { canChangeRole, canGrant, canRemove, type WorkspaceRole } from '../../workspaces/roles.js';
 import { toMember, toWorkspace } from './mapper.js';
 import {
@@ -75,7 +84,10 @@ export const workspaceHandlers = {
     const { found, next } = await patchInTransaction(ctx.db, {
       find: (tx) => requireMembership(tx, params.id, ctx.auth.userId),
       authorize: (membership) => requireFieldRoles(membership.role, body, WORKSPACE_FIELD_RULES, (field) => `change the ${field} of this workspace`),
-      merge: (membership): WorkspaceRow => ({ ...applyPatch(membership.workspace, body, { name: 'name', image: 'image', ...BILLING_COLUMNS }), updatedAt: ctx.now() }),
+      merge: (membership): WorkspaceRow => ({
+        ...applyPatch(membership.workspace, body, { name: 'name', image: 'image', ...BILLING_COLUMNS }),
+        updatedAt: ctx.now(),
+      }),
       validate: (next) => checkThresholds(next.budgetAlert, next.usageLimit),
       save: updateWorkspaceRow,
     });

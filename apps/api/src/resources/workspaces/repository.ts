@@ -127,7 +127,10 @@ export async function findMember(db: Executor, workspaceId: string, userId: stri
 }
 
 export async function findUserByEmail(db: Executor, email: string) {
-  const [user] = await db.select().from(users).where(eq(sql`lower(${users.email})`, email.toLowerCase()));
+  const [user] = await db
+    .select()
+    .from(users)
+    .where(eq(sql`lower(${users.email})`, email.toLowerCase()));
   return user;
 }
 
@@ -142,7 +145,10 @@ export async function insertMember(db: Executor, member: typeof workspaceMembers
 }
 
 export async function setMemberRole(db: Executor, workspaceId: string, userId: string, role: WorkspaceRole): Promise<void> {
-  await db.update(workspaceMembers).set({ role }).where(and(eq(workspaceMembers.workspaceId, workspaceId), eq(workspaceMembers.userId, userId)));
+  await db
+    .update(workspaceMembers)
+    .set({ role })
+    .where(and(eq(workspaceMembers.workspaceId, workspaceId), eq(workspaceMembers.userId, userId)));
 }
 
 export async function deleteMember(db: Executor, workspaceId: string, userId: string): Promise<void> {

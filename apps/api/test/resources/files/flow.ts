@@ -71,7 +71,13 @@ export async function upload(
 }
 
 /** The whole flow: upload, then record the file with the body the upload URL proposed. */
-export async function uploadAndRecord(h: Harness, tenant: Pick<Tenant, 'key' | 'workspaceId'>, bytes: Buffer, type: string, extra: Parameters<typeof upload>[4] = {}) {
+export async function uploadAndRecord(
+  h: Harness,
+  tenant: Pick<Tenant, 'key' | 'workspaceId'>,
+  bytes: Buffer,
+  type: string,
+  extra: Parameters<typeof upload>[4] = {},
+) {
   const uploaded = await upload(h, tenant, bytes, type, extra);
   expect(uploaded.put.status, uploaded.put.text).toBe(200);
   const file = await h.post('/files', tenant.key, uploaded.target.next_step.body);

@@ -20,8 +20,16 @@ const put = (objectKey: string, bytes: Buffer, contentType = 'application/octet-
 const context = { jobId: 'job_1', attempt: 0, signal: new AbortController().signal, log: pino({ level: 'silent' }) };
 
 const upload = (key: string, createdAt: Date, fileId: string | null = null) => ({
-  key, workspaceId, fileName: key, contentType: 'text/plain', declaredSize: 3, expiresAt: new Date(createdAt.getTime() + HOUR), createdAt, fileId,
-  uploadedAt: createdAt, storedSize: 3,
+  key,
+  workspaceId,
+  fileName: key,
+  contentType: 'text/plain',
+  declaredSize: 3,
+  expiresAt: new Date(createdAt.getTime() + HOUR),
+  createdAt,
+  fileId,
+  uploadedAt: createdAt,
+  storedSize: 3,
 });
 
 beforeAll(async () => {
@@ -44,8 +52,15 @@ describe('files jobs', () => {
   it('deletes unrecorded uploads older than 24 hours, bytes and row, and keeps younger or recorded ones', async () => {
     const old = new Date(clock.getTime() - 25 * HOUR);
     const young = new Date(clock.getTime() - 23 * HOUR);
-    await database.db.insert(uploads).values([upload('upl_oldAAAAAAAAAAAAAAAA.txt', old), upload('upl_youngAAAAAAAAAAAAAA.txt', young), upload('upl_recordedAAAAAAAAAAA.txt', old, 'file_recorded')]);
-    for (const key of ['upl_oldAAAAAAAAAAAAAAAA.txt', 'upl_youngAAAAAAAAAAAAAA.txt', 'upl_recordedAAAAAAAAAAA.txt']) put(uploadObjectKey(key), Buffer.from('abc'));
+    await database.db
+      .insert(uploads)
+      .values([
+        upload('upl_oldAAAAAAAAAAAAAAAA.txt', old),
+        upload('upl_youngAAAAAAAAAAAAAA.txt', young),
+        upload('upl_recordedAAAAAAAAAAA.txt', old, 'file_recorded'),
+      ]);
+    for (const key of ['upl_oldAAAAAAAAAAAAAAAA.txt', 'upl_youngAAAAAAAAAAAAAA.txt', 'upl_recordedAAAAAAAAAAA.txt'])
+      put(uploadObjectKey(key), Buffer.from('abc'));
     put(thumbnailObjectKey('upl_oldAAAAAAAAAAAAAAAA.txt'), Buffer.from('jpg'));
 
     const definition = fileJobs(deps()).find((d) => d.kind === FILE_JOBS.cleanupUploads)!;
@@ -71,7 +86,13 @@ describe('files jobs', () => {
 
   it('renders and records an image thumbnail once, and skips files that get none', async () => {
     const key = 'upl_imageAAAAAAAAAAAAAA.png';
-    put(uploadObjectKey(key), await sharp({ create: { width: 1280, height: 960, channels: 3, background: '#884422' } }).png().toBuffer(), 'image/png');
+    put(
+      uploadObjectKey(key),
+      await sharp({ create: { width: 1280, height: 960, channels: 3, background: '#884422' } })
+        .png()
+        .toBuffer(),
+      'image/png',
+    );
     const row = { workspaceId, name: 'image.png', sizeBytes: 1, size: 1, createdAt: clock, updatedAt: clock };
     await database.db.insert(files).values([
       { ...row, id: 'file_image', type: 'image/png', storageKey: key },

@@ -5,9 +5,25 @@ import { createAccount, createWorkspaceFor } from '../../../src/admin/accounts.j
 import { loadSpec } from '../../../src/contract/spec.js';
 import type { DatabaseHandle } from '../../../src/db/client.js';
 import { fileFavorites, files, folderFavorites, folders, users } from '../../../src/db/schema/index.js';
-import { fileIsFavorite, fileListConditions, folderFileCount, folderIsFavorite, folderListConditions, type FileListFilters } from '../../../src/resources/files/filters.js';
+import {
+  fileIsFavorite,
+  fileListConditions,
+  folderFileCount,
+  folderIsFavorite,
+  folderListConditions,
+  type FileListFilters,
+} from '../../../src/resources/files/filters.js';
 import { newUploadKey } from '../../../src/resources/files/keys.js';
-import { newUploadGrant, toFavoriteResult, toFile, toFolder, toUploadResult, toUploadUrl, type FileRow, type LinkContext } from '../../../src/resources/files/mappers.js';
+import {
+  newUploadGrant,
+  toFavoriteResult,
+  toFile,
+  toFolder,
+  toUploadResult,
+  toUploadUrl,
+  type FileRow,
+  type LinkContext,
+} from '../../../src/resources/files/mappers.js';
 import { deriveSigningKeys, ownUploadKey, verifyDownload } from '../../../src/resources/files/signing.js';
 import { openTestDatabase } from '../../support/database.js';
 
@@ -51,22 +67,49 @@ describe('mappers', () => {
     expect(ownUploadKey(links.baseUrl, file.url)).toBe('upl_7Qm2Xc9LpR4tVb8NxYz12345.pdf');
     const expires = Number(url.searchParams.get('expires'));
     expect(expires).toBe(nowSeconds + 3600);
-    expect(() => verifyDownload(links.keys, { key: 'upl_7Qm2Xc9LpR4tVb8NxYz12345.pdf', variant: 'original', expires }, url.searchParams.get('signature')!, nowSeconds)).not.toThrow();
+    expect(() =>
+      verifyDownload(links.keys, { key: 'upl_7Qm2Xc9LpR4tVb8NxYz12345.pdf', variant: 'original', expires }, url.searchParams.get('signature')!, nowSeconds),
+    ).not.toThrow();
   });
 
   it('an image in a folder carries folder, folder_id and a thumbnail link; a reference keeps its link and may have no size', () => {
-    const image = toFile(row({ type: 'image/png', storageKey: 'upl_K4tR8wXz2Nq6Lp1VabcdEFGH.png', thumbnailKey: 'thumbnails/upl_K4tR8wXz2Nq6Lp1VabcdEFGH.png.jpg', folderId: 'fld_3Rt8VxQ2mN5k' }), { folder: { id: 'fld_3Rt8VxQ2mN5k', name: 'Q4 Campaign Assets' }, isFavorite: true }, links);
+    const image = toFile(
+      row({
+        type: 'image/png',
+        storageKey: 'upl_K4tR8wXz2Nq6Lp1VabcdEFGH.png',
+        thumbnailKey: 'thumbnails/upl_K4tR8wXz2Nq6Lp1VabcdEFGH.png.jpg',
+        folderId: 'fld_3Rt8VxQ2mN5k',
+      }),
+      { folder: { id: 'fld_3Rt8VxQ2mN5k', name: 'Q4 Campaign Assets' }, isFavorite: true },
+      links,
+    );
     expect(problems('File', image)).toEqual([]);
     expect(image.folder).toEqual({ id: 'fld_3Rt8VxQ2mN5k', name: 'Q4 Campaign Assets' });
     expect(new URL(image.thumbnail_url!).searchParams.get('variant')).toBe('thumbnail');
-    const drive = toFile(row({ source: 'google_drive', storageKey: null, url: 'https://docs.google.com/document/d/1xK9/edit', size: null, sizeBytes: 0, type: 'application/vnd.google-apps.document', checksumSha256: null }), { folder: null, isFavorite: false }, links);
+    const drive = toFile(
+      row({
+        source: 'google_drive',
+        storageKey: null,
+        url: 'https://docs.google.com/document/d/1xK9/edit',
+        size: null,
+        sizeBytes: 0,
+        type: 'application/vnd.google-apps.document',
+        checksumSha256: null,
+      }),
+      { folder: null, isFavorite: false },
+      links,
+    );
     expect(problems('File', drive)).toEqual([]);
     expect([drive.url, drive.size]).toEqual(['https://docs.google.com/document/d/1xK9/edit', null]);
   });
 
   it('upload URL, upload result, folder and favorite results match the contract', () => {
     const key = newUploadKey('Q4 Enterprise Pricing.pdf');
-    const grant = newUploadGrant(key, { file_type: 'application/pdf', file_size: 2483712, checksum_sha256: 'n4bQgYhMfWWaL+qgxVrQFaO/TxsrC4Is0V1sFbDwCgg=' }, now);
+    const grant = newUploadGrant(
+      key,
+      { file_type: 'application/pdf', file_size: 2483712, checksum_sha256: 'n4bQgYhMfWWaL+qgxVrQFaO/TxsrC4Is0V1sFbDwCgg=' },
+      now,
+    );
     const upload = toUploadUrl(grant, { file_name: 'Q4 Enterprise Pricing.pdf', workspace_id: 'ws_9Qx2LmTa7bV1', folder_id: 'fld_3Rt8VxQ2mN5k' }, links);
     expect(problems('UploadUrl', upload)).toEqual([]);
     expect(upload.expires_in).toBe(3600);
@@ -78,10 +121,29 @@ describe('mappers', () => {
     const noChecksum = toUploadUrl(newUploadGrant(key, { file_type: 'text/csv', file_size: 10 }, now), { file_name: 'a.csv', workspace_id: 'ws_1' }, links);
     expect(noChecksum.headers).toEqual({ 'Content-Type': 'text/csv' });
     expect(noChecksum.next_step.body).not.toHaveProperty('folder_id');
-    expect(problems('UploadResult', toUploadResult({ key, contentType: 'application/pdf' }, { size: 2483712, sha256: grant.checksumSha256! }, links))).toEqual([]);
-    const folderRow = { id: 'fld_3Rt8VxQ2mN5k', workspaceId: 'ws_9Qx2LmTa7bV1', createdByUserId: 'usr_1', name: 'Q4', isShared: true, createdAt: now, updatedAt: now };
+    expect(problems('UploadResult', toUploadResult({ key, contentType: 'application/pdf' }, { size: 2483712, sha256: grant.checksumSha256! }, links))).toEqual(
+      [],
+    );
+    const folderRow = {
+      id: 'fld_3Rt8VxQ2mN5k',
+      workspaceId: 'ws_9Qx2LmTa7bV1',
+      createdByUserId: 'usr_1',
+      name: 'Q4',
+      isShared: true,
+      createdAt: now,
+      updatedAt: now,
+    };
     expect(problems('Folder', toFolder(folderRow, { fileCount: 2, isFavorite: false }))).toEqual([]);
-    expect(problems('Folder', toFolder(folderRow, { fileCount: 1, isFavorite: true, files: { object: 'list', data: [toFile(row(), { folder: null, isFavorite: false }, links)], has_more: false, next_cursor: null } }))).toEqual([]);
+    expect(
+      problems(
+        'Folder',
+        toFolder(folderRow, {
+          fileCount: 1,
+          isFavorite: true,
+          files: { object: 'list', data: [toFile(row(), { folder: null, isFavorite: false }, links)], has_more: false, next_cursor: null },
+        }),
+      ),
+    ).toEqual([]);
     expect(toFavoriteResult('file_1', true)).toEqual({ id: 'file_1', is_favorite: true, message: 'File added to favorites' });
     expect(problems('FileFavoriteResult', toFavoriteResult('file_1', false))).toEqual([]);
   });
@@ -117,16 +179,26 @@ describe('list filters (on the database)', () => {
       { id: 'fld_theirs', workspaceId, createdByUserId: other, name: 'Theirs (private)', isShared: false, createdAt: at(2), updatedAt: at(2) },
     ]);
     const file = (id: string, minutes: number, name: string, type: string, folderId: string | null) => ({
-      id, workspaceId, folderId, name, type, sizeBytes: 10, size: 10, createdAt: at(minutes), updatedAt: at(minutes),
+      id,
+      workspaceId,
+      folderId,
+      name,
+      type,
+      sizeBytes: 10,
+      size: 10,
+      createdAt: at(minutes),
+      updatedAt: at(minutes),
     });
-    await db.insert(files).values([
-      file('file_root_png', 10, 'Logo.PNG', 'image/png', null),
-      file('file_root_pdf', 11, 'Pricing 100%.pdf', 'application/pdf', null),
-      file('file_shared_jpg', 12, 'Team photo.jpg', 'IMAGE/JPEG', 'fld_shared'),
-      file('file_mine_csv', 13, 'accounts_2026.csv', 'text/csv', 'fld_mine'),
-      file('file_theirs_mp4', 14, 'Their demo.mp4', 'video/mp4', 'fld_theirs'),
-      file('file_imagex', 15, 'odd', 'imagex/custom', null),
-    ]);
+    await db
+      .insert(files)
+      .values([
+        file('file_root_png', 10, 'Logo.PNG', 'image/png', null),
+        file('file_root_pdf', 11, 'Pricing 100%.pdf', 'application/pdf', null),
+        file('file_shared_jpg', 12, 'Team photo.jpg', 'IMAGE/JPEG', 'fld_shared'),
+        file('file_mine_csv', 13, 'accounts_2026.csv', 'text/csv', 'fld_mine'),
+        file('file_theirs_mp4', 14, 'Their demo.mp4', 'video/mp4', 'fld_theirs'),
+        file('file_imagex', 15, 'odd', 'imagex/custom', null),
+      ]);
     await db.insert(fileFavorites).values([
       { userId: me, fileId: 'file_root_pdf', createdAt: now },
       { userId: other, fileId: 'file_root_png', createdAt: now },
@@ -166,7 +238,10 @@ describe('list filters (on the database)', () => {
   });
 
   it('reports is_favorite per user', async () => {
-    const rows = await database.db.select({ id: files.id, favorite: fileIsFavorite(me) }).from(files).where(eq(files.workspaceId, workspaceId));
+    const rows = await database.db
+      .select({ id: files.id, favorite: fileIsFavorite(me) })
+      .from(files)
+      .where(eq(files.workspaceId, workspaceId));
     expect(rows.filter((r) => r.favorite).map((r) => r.id)).toEqual(['file_root_pdf']);
   });
 

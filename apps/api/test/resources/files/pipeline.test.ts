@@ -37,14 +37,21 @@ const CSV = Buffer.from('account,region,arr\nNorthwind Traders,EMEA,184000\nCont
 
 beforeAll(async () => {
   // A real PNG larger than the sniffing window, so the held-back head and the rest both flow.
-  png = await sharp({ create: { width: 400, height: 300, channels: 3, background: '#000000', noise: { type: 'gaussian', mean: 128, sigma: 40 } } }).png().toBuffer();
+  png = await sharp({ create: { width: 400, height: 300, channels: 3, background: '#000000', noise: { type: 'gaussian', mean: 128, sigma: 40 } } })
+    .png()
+    .toBuffer();
   expect(png.length).toBeGreaterThan(70 * 1024);
 });
 
 describe('storeUpload', () => {
   it('stores exactly the declared bytes with their SHA-256 and sniffed type', async () => {
     const storage = new MemoryStorage();
-    const result = await storeUpload(body(png), { expectedSize: png.length, expectedSha256: sha256(png), declaredType: 'image/png' }, storage, 'uploads/upl_a.png');
+    const result = await storeUpload(
+      body(png),
+      { expectedSize: png.length, expectedSha256: sha256(png), declaredType: 'image/png' },
+      storage,
+      'uploads/upl_a.png',
+    );
     expect(result).toEqual({ size: png.length, sha256: sha256(png), sniffedType: 'image/png' });
     expect(storage.objects.get('uploads/upl_a.png')?.bytes.equals(png)).toBe(true);
     expect(storage.objects.get('uploads/upl_a.png')?.contentType).toBe('image/png');

@@ -18,7 +18,13 @@ import { openTestDatabase } from '../../support/database.js';
 const keys = deriveSigningKeys('a-test-secret-of-at-least-32-characters!!');
 const BASE = 'http://localhost:8080/api/v1';
 const NOW = 1_795_000_000;
-const grant: UploadGrant = { key: 'upl_7Qm2Xc9LpR4tVb8NxYz12345.pdf', expires: NOW + 3600, contentType: 'application/pdf', size: 2483712, checksumSha256: 'n4bQgYhMfWWaL+qgxVrQFaO/TxsrC4Is0V1sFbDwCgg=' };
+const grant: UploadGrant = {
+  key: 'upl_7Qm2Xc9LpR4tVb8NxYz12345.pdf',
+  expires: NOW + 3600,
+  contentType: 'application/pdf',
+  size: 2483712,
+  checksumSha256: 'n4bQgYhMfWWaL+qgxVrQFaO/TxsrC4Is0V1sFbDwCgg=',
+};
 
 const code = (fn: () => void) => {
   try {
@@ -128,7 +134,10 @@ describe('loadSigningSecret', () => {
     const first = await loadSigningSecret(database.db, undefined, new Date());
     expect(first.length).toBeGreaterThanOrEqual(43);
     // A second instance (or a restart) on the same database gets the same secret.
-    const [again, concurrent] = await Promise.all([loadSigningSecret(database.db, undefined, new Date()), loadSigningSecret(database.db, undefined, new Date())]);
+    const [again, concurrent] = await Promise.all([
+      loadSigningSecret(database.db, undefined, new Date()),
+      loadSigningSecret(database.db, undefined, new Date()),
+    ]);
     expect([again, concurrent]).toEqual([first, first]);
   });
 });

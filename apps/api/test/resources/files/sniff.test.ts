@@ -15,7 +15,9 @@ describe('type sniffing', () => {
     const storage = new MemoryStorage();
     const stored = await storeUpload(Readable.from([DOCX]), { expectedSize: DOCX.length, declaredType: DOCX_TYPE }, storage, 'k');
     expect(stored.sniffedType).toBe(DOCX_TYPE);
-    await expect(storeUpload(Readable.from([DOCX]), { expectedSize: DOCX.length, declaredType: 'application/pdf' }, new MemoryStorage(), 'k')).rejects.toMatchObject({ param: 'Content-Type' });
+    await expect(
+      storeUpload(Readable.from([DOCX]), { expectedSize: DOCX.length, declaredType: 'application/pdf' }, new MemoryStorage(), 'k'),
+    ).rejects.toMatchObject({ param: 'Content-Type' });
   });
 
   it('matches aliases, generic containers and one container’s audio/video names, nothing else', () => {
@@ -32,7 +34,8 @@ describe('type sniffing', () => {
   });
 
   it('knows text types and media-type essences', () => {
-    for (const type of ['text/csv', 'text/markdown', 'application/json', 'application/ld+json', 'image/svg+xml', 'application/xml']) expect(isTextType(type), type).toBe(true);
+    for (const type of ['text/csv', 'text/markdown', 'application/json', 'application/ld+json', 'image/svg+xml', 'application/xml'])
+      expect(isTextType(type), type).toBe(true);
     for (const type of ['application/pdf', 'image/png', 'application/octet-stream']) expect(isTextType(type), type).toBe(false);
     expect(mediaTypeEssence(' Text/CSV ; charset=UTF-8')).toBe('text/csv');
   });

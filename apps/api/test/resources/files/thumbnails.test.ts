@@ -26,7 +26,9 @@ describe('thumbnailKind', () => {
 
 describe('imageThumbnail', () => {
   it('makes a 640 px wide JPEG of a large transparent PNG, flattened', async () => {
-    const png = await sharp({ create: { width: 1600, height: 1200, channels: 4, background: { r: 0, g: 0, b: 255, alpha: 0 } } }).png().toBuffer();
+    const png = await sharp({ create: { width: 1600, height: 1200, channels: 4, background: { r: 0, g: 0, b: 255, alpha: 0 } } })
+      .png()
+      .toBuffer();
     const thumb = await imageThumbnail(Readable.from([png]));
     const info = await jpegInfo(thumb);
     expect([info.format, info.width, info.height, info.hasAlpha]).toEqual(['jpeg', 640, 480, false]);
@@ -36,7 +38,9 @@ describe('imageThumbnail', () => {
   });
 
   it('never upscales a small image', async () => {
-    const png = await sharp({ create: { width: 200, height: 100, channels: 3, background: '#336699' } }).png().toBuffer();
+    const png = await sharp({ create: { width: 200, height: 100, channels: 3, background: '#336699' } })
+      .png()
+      .toBuffer();
     expect((await jpegInfo(await imageThumbnail(Readable.from([png])))).width).toBe(200);
   });
 
@@ -49,7 +53,18 @@ describe.skipIf(!hasFfmpeg)('videoThumbnail (ffmpeg)', () => {
   let dir: string;
   const clip = (name: string, seconds: number) => {
     const path = join(dir, name);
-    const made = spawnSync(FFMPEG, ['-v', 'error', '-f', 'lavfi', '-i', `testsrc=size=1280x720:rate=25:duration=${seconds}`, '-pix_fmt', 'yuv420p', '-y', path]);
+    const made = spawnSync(FFMPEG, [
+      '-v',
+      'error',
+      '-f',
+      'lavfi',
+      '-i',
+      `testsrc=size=1280x720:rate=25:duration=${seconds}`,
+      '-pix_fmt',
+      'yuv420p',
+      '-y',
+      path,
+    ]);
     expect(made.status, made.stderr.toString()).toBe(0);
     return path;
   };

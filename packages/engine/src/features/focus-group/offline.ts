@@ -3,13 +3,30 @@
 // and from the question's own AFINN valence; the moderator's summary is computed from the answers (themes
 // are keywords recurring across answers, disagreements pair personas of different sentiment). Deterministic,
 // documented, not a model.
-import { affinity, bestMatch, firstName, roleLine } from '../../offline/profile.js';
+import { affinity, bestMatch, roleLine } from '../../offline/profile.js';
 import { asPhrase, clamp, clip, createRandom, keywords, round, stem, stemSet, upperFirst, valence, words } from '../../text/index.js';
 import type { OfflineContext } from '../define.js';
 import type { FocusGroupAnswerInput, FocusGroupAnswerOutput, FocusGroupSentiment, FocusGroupSummaryInput, FocusGroupSummaryOutput } from './index.js';
 
 // Stems that make a question about money: a price-sensitive persona reads them as a threat.
-const PRICE_STEMS = new Set(['price', 'cost', 'euro', 'dollar', 'pai', 'pay', 'fee', 'subscript', 'plan', 'rais', 'increas', 'cheaper', 'expens', 'discount', 'budget', 'charg']);
+const PRICE_STEMS = new Set([
+  'price',
+  'cost',
+  'euro',
+  'dollar',
+  'pai',
+  'pay',
+  'fee',
+  'subscript',
+  'plan',
+  'rais',
+  'increas',
+  'cheaper',
+  'expens',
+  'discount',
+  'budget',
+  'charg',
+]);
 
 const sentence = (text: string) => {
   const trimmed = text.trim().replace(/[.!?]+$/, '');
@@ -48,22 +65,26 @@ export function answerOffline({ question, instructions, persona }: FocusGroupAns
   };
   const points: string[] = [];
   if (goal) points.push(goal.overlap > 0 ? `It speaks to my goal to ${asPhrase(goal.item)}` : `It does not clearly help me ${asPhrase(goal.item)}`);
-  if (aboutPrice) points.push(priceSensitivity > 0.2 ? 'Price weighs heavily for me' : priceSensitivity < -0.2 ? 'Price matters less to me than value' : 'I would weigh the price against the value');
+  if (aboutPrice)
+    points.push(
+      priceSensitivity > 0.2
+        ? 'Price weighs heavily for me'
+        : priceSensitivity < -0.2
+          ? 'Price matters less to me than value'
+          : 'I would weigh the price against the value',
+    );
   if (pain && (pain.overlap > 0 || sentiment !== 'positive')) points.push(`My concern: ${asPhrase(pain.item)}`);
   if (objection) points.push(`What would make me say no: ${asPhrase(objection.item)}`);
   if (proof) points.push(`I would want to see ${asPhrase(proof.item)}`);
 
-  const answer = [
-    `${role ? `As ${/^[aeiou]/i.test(role) ? 'an' : 'a'} ${role}, ` : ''}${opening[sentiment]}.`,
-    ...points.map(sentence),
-  ].join(' ');
+  const answer = [`${role ? `As ${/^[aeiou]/i.test(role) ? 'an' : 'a'} ${role}, ` : ''}${opening[sentiment]}.`, ...points.map(sentence)].join(' ');
   const overlap = fit.positive + fit.negative;
   return {
     answer: clip(upperFirst(answer), 8000),
     sentiment,
     key_points: points.slice(0, 10).map((point) => clip(point, 500)),
     // More of the profile touched by the question → more grounded in the persona.
-    confidence: round(clamp(0.4 + 0.07 * Math.min(overlap, 5) + 0.05 * Math.min(points.length, 3) / 3, 0, 0.9), 2),
+    confidence: round(clamp(0.4 + 0.07 * Math.min(overlap, 5) + (0.05 * Math.min(points.length, 3)) / 3, 0, 0.9), 2),
   };
 }
 
@@ -92,7 +113,9 @@ export function summaryOffline({ answers }: FocusGroupSummaryInput): FocusGroupS
     majorityNames.length === total
       ? `All ${total} participants are ${majority} about the question.`
       : `${majorityNames.length} of ${total} participants are ${majority} about the question (${majorityNames.join(', ')}).`,
-    shared.length > 0 ? `Themes raised by more than one participant: ${shared.map((theme) => theme.label).join(', ')}.` : 'No theme was raised by more than one participant.',
+    shared.length > 0
+      ? `Themes raised by more than one participant: ${shared.map((theme) => theme.label).join(', ')}.`
+      : 'No theme was raised by more than one participant.',
   ].join(' ');
 
   const disagreements: string[] = [];

@@ -50,8 +50,16 @@ export const newsAnalysis = defineFeature<NewsAnalysisInput, NewsAnalysisOutput>
       emotional_response: `${who} reacts with ${emotions.dominant_emotion} first (intensity ${emotions[emotions.dominant_emotion].toFixed(2)}); the story's tone reads ${sentiment.label} (${sentiment.score.toFixed(2)}) and its arousal is ${emotions.arousal.toFixed(2)}.`,
       cognitive_engagement: `${who} ${engaged ? 'reads closely' : 'skims'}: ${themes.length > 0 ? `the themes ${themes.join(', ')} stand out` : 'no theme stands out'}${analysis.biases[0] ? `, and ${analysis.biases[0].name.toLowerCase()} shapes the reading` : ''}.`,
       behavioral_intent: intent.rationale.slice(0, 4000),
-      news_contextualization: `${story.source_name} reports it. ${goals[0] ? `It relates to ${who}'s goal: ${goals[0]}.` : `It does not touch ${who}'s stated goals.`}`.slice(0, 4000),
-      risk_and_opportunity: `${pains[0] ? `Risk: it may sharpen ${who}'s pain (${pains[0]}).` : `No direct risk to ${who} appears.`} ${sentiment.score >= 0 ? `Opportunity: brands can pick up the ${themes[0] ?? 'story'} angle while ${who} is receptive.` : `Opportunity: brands that address the concern credibly can earn ${who}'s trust.`}`.slice(0, 4000),
+      news_contextualization:
+        `${story.source_name} reports it. ${goals[0] ? `It relates to ${who}'s goal: ${goals[0]}.` : `It does not touch ${who}'s stated goals.`}`.slice(
+          0,
+          4000,
+        ),
+      risk_and_opportunity:
+        `${pains[0] ? `Risk: it may sharpen ${who}'s pain (${pains[0]}).` : `No direct risk to ${who} appears.`} ${sentiment.score >= 0 ? `Opportunity: brands can pick up the ${themes[0] ?? 'story'} angle while ${who} is receptive.` : `Opportunity: brands that address the concern credibly can earn ${who}'s trust.`}`.slice(
+          0,
+          4000,
+        ),
       confidence: analysis.confidence_scores.overall,
     };
   },

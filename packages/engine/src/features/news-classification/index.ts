@@ -21,7 +21,10 @@ export interface NewsClassificationOutput {
 
 const replySchema = z.object({
   topics: z.array(z.enum(NEWS_TOPICS)).min(1).max(5),
-  region: z.string().regex(/^[A-Z]{2}$/).nullable(),
+  region: z
+    .string()
+    .regex(/^[A-Z]{2}$/)
+    .nullable(),
 });
 
 export const newsClassification = defineFeature<NewsClassificationInput, NewsClassificationOutput>({
@@ -32,7 +35,10 @@ export const newsClassification = defineFeature<NewsClassificationInput, NewsCla
       role: 'system',
       content: `Classify a news story. topics: 1 to 5 of ${NEWS_TOPICS.join(', ')}, main topic first. region: the ISO 3166-1 alpha-2 code (upper case) of the country the story is about, or null for an international story. Reply with JSON only.`,
     },
-    { role: 'user', content: [`Headline: ${title}`, `Summary: ${summary}`, categories?.length ? `Feed categories: ${categories.join(', ')}` : ''].filter(Boolean).join('\n') },
+    {
+      role: 'user',
+      content: [`Headline: ${title}`, `Summary: ${summary}`, categories?.length ? `Feed categories: ${categories.join(', ')}` : ''].filter(Boolean).join('\n'),
+    },
   ],
   fromReply: (reply) => {
     const parsed = replySchema.parse(reply);

@@ -5,19 +5,107 @@
 import { stem, words } from '../../text/index.js';
 
 export const NEWS_TOPICS = [
-  'business', 'economy', 'finance', 'technology', 'science', 'health', 'politics', 'world',
-  'energy', 'climate', 'retail', 'marketing', 'media', 'sports', 'entertainment', 'lifestyle',
+  'business',
+  'economy',
+  'finance',
+  'technology',
+  'science',
+  'health',
+  'politics',
+  'world',
+  'energy',
+  'climate',
+  'retail',
+  'marketing',
+  'media',
+  'sports',
+  'entertainment',
+  'lifestyle',
 ] as const;
 export type NewsTopicName = (typeof NEWS_TOPICS)[number];
 
 const TOPIC_CUES: Record<NewsTopicName, readonly string[]> = {
-  business: ['compani', 'busi', 'ceo', 'startup', 'merger', 'acquisit', 'acquir', 'revenu', 'profit', 'earn', 'firm', 'corpor', 'layoff', 'hire', 'industri', 'manufactur', 'supplier'],
+  business: [
+    'compani',
+    'busi',
+    'ceo',
+    'startup',
+    'merger',
+    'acquisit',
+    'acquir',
+    'revenu',
+    'profit',
+    'earn',
+    'firm',
+    'corpor',
+    'layoff',
+    'hire',
+    'industri',
+    'manufactur',
+    'supplier',
+  ],
   economy: ['economi', 'econom', 'inflat', 'gdp', 'recess', 'unemploy', 'job', 'wage', 'tariff', 'trade', 'growth', 'consum', 'price', 'cost'],
-  finance: ['bank', 'stock', 'market', 'investor', 'invest', 'interest', 'rate', 'bond', 'share', 'fund', 'loan', 'credit', 'crypto', 'bitcoin', 'ipo', 'central'],
-  technology: ['datenschutz', 'ai', 'softwar', 'app', 'chip', 'semiconductor', 'tech', 'technolog', 'comput', 'cloud', 'data', 'cyber', 'robot', 'smartphon', 'internet', 'digit', 'algorithm', 'model'],
+  finance: [
+    'bank',
+    'stock',
+    'market',
+    'investor',
+    'invest',
+    'interest',
+    'rate',
+    'bond',
+    'share',
+    'fund',
+    'loan',
+    'credit',
+    'crypto',
+    'bitcoin',
+    'ipo',
+    'central',
+  ],
+  technology: [
+    'datenschutz',
+    'ai',
+    'softwar',
+    'app',
+    'chip',
+    'semiconductor',
+    'tech',
+    'technolog',
+    'comput',
+    'cloud',
+    'data',
+    'cyber',
+    'robot',
+    'smartphon',
+    'internet',
+    'digit',
+    'algorithm',
+    'model',
+  ],
   science: ['scienc', 'scientist', 'research', 'studi', 'space', 'nasa', 'physic', 'biolog', 'discoveri', 'telescop', 'experi', 'laboratori', 'lab'],
   health: ['health', 'hospit', 'diseas', 'vaccin', 'patient', 'doctor', 'medic', 'drug', 'cancer', 'virus', 'nutrit', 'mental', 'diet', 'clinic'],
-  politics: ['bundestag', 'gesetz', 'regierung', 'wahl', 'elect', 'vote', 'govern', 'minist', 'parliament', 'presid', 'polici', 'law', 'regul', 'senat', 'congress', 'parti', 'polit', 'bill', 'chancellor'],
+  politics: [
+    'bundestag',
+    'gesetz',
+    'regierung',
+    'wahl',
+    'elect',
+    'vote',
+    'govern',
+    'minist',
+    'parliament',
+    'presid',
+    'polici',
+    'law',
+    'regul',
+    'senat',
+    'congress',
+    'parti',
+    'polit',
+    'bill',
+    'chancellor',
+  ],
   world: ['war', 'unit', 'nation', 'intern', 'border', 'diplomat', 'summit', 'refuge', 'conflict', 'treati', 'un', 'nato', 'foreign'],
   energy: ['energi', 'oil', 'ga', 'power', 'electr', 'solar', 'wind', 'nuclear', 'grid', 'fuel', 'batteri', 'hydrogen', 'renew'],
   climate: ['climat', 'emiss', 'carbon', 'warm', 'heatwav', 'flood', 'drought', 'environ', 'sustain', 'co2', 'wildfir', 'biodivers', 'green'],
@@ -55,7 +143,10 @@ const COUNTRIES: ReadonlyArray<[string, readonly string[]]> = [
 ];
 
 function regionOf(text: string): { region: string; at: number } | null {
-  const lower = ` ${text.toLowerCase().replace(/[^\p{L}\p{N}.\s]/gu, ' ').replace(/\s+/g, ' ')} `;
+  const lower = ` ${text
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}.\s]/gu, ' ')
+    .replace(/\s+/g, ' ')} `;
   let best: { region: string; at: number } | null = null;
   for (const [code, cues] of COUNTRIES) {
     for (const cue of cues) {
@@ -77,7 +168,9 @@ export function classifyStory(title: string, summary: string, categories: readon
   count(title, 2);
   count(summary, 1);
   count(categories.join(' '), 2);
-  const ranked = NEWS_TOPICS.filter((topic) => (score.get(topic) ?? 0) > 0).sort((a, b) => (score.get(b) ?? 0) - (score.get(a) ?? 0) || NEWS_TOPICS.indexOf(a) - NEWS_TOPICS.indexOf(b));
+  const ranked = NEWS_TOPICS.filter((topic) => (score.get(topic) ?? 0) > 0).sort(
+    (a, b) => (score.get(b) ?? 0) - (score.get(a) ?? 0) || NEWS_TOPICS.indexOf(a) - NEWS_TOPICS.indexOf(b),
+  );
   const region = regionOf(title) ?? regionOf(summary);
   return { topics: ranked.length > 0 ? ranked.slice(0, 5) : ['world'], region: region?.region ?? null };
 }

@@ -27,24 +27,33 @@ export function storyRelevance(story: DigestStory, persona: EnginePersona): Stor
   const d = persona.details;
   const wants = [...d.goals, ...d.primary_objectives, ...d.win_factors, ...d.values, ...d.lifestyle_affinities];
   const fears = [...d.pains, ...d.objections];
-  const touched = (items: readonly string[]) => items.map((item) => ({ item, shared: sharedStems(stemSet(item), text) })).filter((entry) => entry.shared.length > 0).sort((a, b) => b.shared.length - a.shared.length);
+  const touched = (items: readonly string[]) =>
+    items
+      .map((item) => ({ item, shared: sharedStems(stemSet(item), text) }))
+      .filter((entry) => entry.shared.length > 0)
+      .sort((a, b) => b.shared.length - a.shared.length);
   const wanted = touched(wants);
   const feared = touched(fears);
   const context = stemSet([persona.category, d.industry ?? '', d.role_title ?? '', d.life_stage ?? ''].join(' '));
   const topicHits = story.topics.filter((topic) => context.has(topic) || sharedStems(stemSet(topic), context).length > 0).length;
   const terms = new Set([...wanted, ...feared].flatMap((entry) => entry.shared));
-  const score = round(clamp(0.1 + 0.12 * Math.min(terms.size, 5) + 0.08 * Math.min(wanted.length, 3) + 0.08 * Math.min(feared.length, 3) + 0.1 * Math.min(topicHits, 1), 0, 1), 2);
+  const score = round(
+    clamp(0.1 + 0.12 * Math.min(terms.size, 5) + 0.08 * Math.min(wanted.length, 3) + 0.08 * Math.min(feared.length, 3) + 0.1 * Math.min(topicHits, 1), 0, 1),
+    2,
+  );
   const who = firstName(persona);
   // The story's own words for the shared stems ("pricing", not "price").
   const wordOf = new Map<string, string>();
   for (const word of words(`${story.name} ${story.summary}`)) if (!wordOf.has(stem(word))) wordOf.set(stem(word), word);
-  const reasons = [
-    wanted[0] ? `it bears on ${who}'s aim "${wanted[0].item}"` : null,
-    feared[0] ? `it touches the concern "${feared[0].item}"` : null,
-  ].filter(Boolean);
+  const reasons = [wanted[0] ? `it bears on ${who}'s aim "${wanted[0].item}"` : null, feared[0] ? `it touches the concern "${feared[0].item}"` : null].filter(
+    Boolean,
+  );
   const why =
     reasons.length > 0
-      ? `Shares ${[...terms].slice(0, 5).map((term) => wordOf.get(term) ?? term).join(', ')} with ${who}'s profile: ${reasons.join(', and ')}.`
+      ? `Shares ${[...terms]
+          .slice(0, 5)
+          .map((term) => wordOf.get(term) ?? term)
+          .join(', ')} with ${who}'s profile: ${reasons.join(', and ')}.`
       : `Shares no terms with ${who}'s goals, pains or objections${topicHits > 0 ? `, though its topic fits ${who}'s field` : ''}.`;
   return { relevance_score: score, relevance: score >= 0.7 ? 'high' : score >= 0.4 ? 'medium' : 'low', why_it_matters: clip(why, 2000) };
 }
@@ -71,7 +80,10 @@ export const newsDigest = defineFeature<NewsDigestInput, NewsDigestOutput>({
       role: 'system',
       content: `${persona.system_prompt}\n\nWrite a news digest for ${persona.name} from the stories the user lists (already ranked by relevance to them; do not re-rank or add stories): title (short), summary (a paragraph on what matters to them), key_takeaways (one line each, at most 10). Reply with JSON only.`,
     },
-    { role: 'user', content: `Period: ${period_label}\n\n${stories.map((story, index) => `[${index + 1}] (${story.relevance}) ${story.name} — ${story.source_name}\n${story.summary}`).join('\n\n') || 'No stories.'}` },
+    {
+      role: 'user',
+      content: `Period: ${period_label}\n\n${stories.map((story, index) => `[${index + 1}] (${story.relevance}) ${story.name} — ${story.source_name}\n${story.summary}`).join('\n\n') || 'No stories.'}`,
+    },
   ],
   offline: ({ persona, stories, period_label }) => {
     const who = firstName(persona);

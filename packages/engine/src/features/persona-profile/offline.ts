@@ -36,10 +36,16 @@ export function offlinePersonaProfile(input: PersonaGenerationInput, { seed }: O
   };
   if (type === 'B2B') {
     given.role_title = titleCase(v.role);
-    given.seniority = /\b(chief|cfo|ceo|cto|cio|vp|vice|head|director|founder|owner)\b/i.test(v.role) ? 'Senior leadership' : /\bmanager|lead\b/i.test(v.role) ? 'Manager' : 'Individual contributor';
+    given.seniority = /\b(chief|cfo|ceo|cto|cio|vp|vice|head|director|founder|owner)\b/i.test(v.role)
+      ? 'Senior leadership'
+      : /\bmanager|lead\b/i.test(v.role)
+        ? 'Manager'
+        : 'Individual contributor';
     given.industry = v.terms[0] ? titleCase(v.terms[0]) : null;
     given.company_size = null;
-    given.budget_authority = /\b(chief|cfo|ceo|vp|head|director|founder|owner)\b/i.test(v.role) ? 'Owns or co-owns the budget for this area.' : 'Recommends purchases; a manager signs.';
+    given.budget_authority = /\b(chief|cfo|ceo|vp|head|director|founder|owner)\b/i.test(v.role)
+      ? 'Owns or co-owns the budget for this area.'
+      : 'Recommends purchases; a manager signs.';
   } else {
     given.life_stage = titleCase(v.role);
     given.age_band = null;
@@ -61,7 +67,10 @@ export function offlinePersonaProfile(input: PersonaGenerationInput, { seed }: O
 
   const words = contentWords(input.description).length;
   const hintCount = keep.length;
-  const confidence = round(clamp(0.3 + 0.08 * Math.min(words / 10, 4) + 0.04 * hintCount + (input.type ? 0.05 : 0) + (archetype.overlap >= 2 ? 0.05 : 0), 0.2, 0.85), 2);
+  const confidence = round(
+    clamp(0.3 + 0.08 * Math.min(words / 10, 4) + 0.04 * hintCount + (input.type ? 0.05 : 0) + (archetype.overlap >= 2 ? 0.05 : 0), 0.2, 0.85),
+    2,
+  );
   const rationale = clip(
     [
       `Composed offline from the description's key terms (${v.terms.slice(0, 4).join(', ') || 'few specific terms'}) with fixed templates for a ${type} persona and the ${pipeline} pipeline.`,

@@ -11,10 +11,13 @@ import type { FeatureMessage } from '../define.js';
 import { HINT_FIELDS } from './hints.js';
 
 function pipelineRules(pipeline: PipelineType): string {
-  const skipped: readonly string[] = pipeline === 'north_star' ? [...INTERMEDIATE_FIELDS, ...ADVANCED_FIELDS] : pipeline === 'intermediate' ? ADVANCED_FIELDS : [];
+  const skipped: readonly string[] =
+    pipeline === 'north_star' ? [...INTERMEDIATE_FIELDS, ...ADVANCED_FIELDS] : pipeline === 'intermediate' ? ADVANCED_FIELDS : [];
   return [
     `Pipeline ${pipeline}: fill every field of details that applies.`,
-    skipped.length > 0 ? `These fields do not apply to this pipeline: set strings to null, lists to [], objects to {}, is_localized to false: ${skipped.join(', ')}.` : null,
+    skipped.length > 0
+      ? `These fields do not apply to this pipeline: set strings to null, lists to [], objects to {}, is_localized to false: ${skipped.join(', ')}.`
+      : null,
     `For a B2B persona leave these null or empty: ${B2C_FIELDS.join(', ')}. For a B2C persona leave these null or empty: ${B2B_FIELDS.join(', ')}.`,
     'mcda_weights maps snake_case criteria to weights between 0 and 1 that sum to 1.',
   ]
@@ -48,7 +51,17 @@ export function personaProfilePrompt(input: PersonaGenerationInput): FeatureMess
         'Copy every hint exactly into the details field of the same name. ai_generated.confidence says how well the description supports the profile (0 to 1); ai_generated.rationale explains it in a few sentences.',
       ].join(' '),
     },
-    { role: 'user', content: JSON.stringify({ description: input.description, name: input.name, type: input.type, category: input.category, pipeline_type: pipeline, hints: input.hints ?? {} }) },
+    {
+      role: 'user',
+      content: JSON.stringify({
+        description: input.description,
+        name: input.name,
+        type: input.type,
+        category: input.category,
+        pipeline_type: pipeline,
+        hints: input.hints ?? {},
+      }),
+    },
   ];
 }
 
@@ -65,7 +78,8 @@ export function personaProfileFromReply(reply: Record<string, unknown>, input: P
   }
   const details = completeDetails(given, type, pipeline, keep);
   const check = validateAgainst(contractSchema('PersonaDetails'), details);
-  if (!check.valid) throw new EngineError('structured_output_invalid', `The generated persona details do not match the contract: ${describeErrors(check.errors)}`);
+  if (!check.valid)
+    throw new EngineError('structured_output_invalid', `The generated persona details do not match the contract: ${describeErrors(check.errors)}`);
   const aiGenerated = reply.ai_generated as { confidence: number; rationale: string };
   return {
     name: input.name ?? clip(String(reply.name), 100),

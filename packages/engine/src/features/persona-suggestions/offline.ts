@@ -18,12 +18,20 @@ export function offlinePersonaSuggestions(input: PersonaSuggestionInput, { seed 
   const business = `${input.business_description}\n${sourcesText}`;
   const businessStems = stemSet(business);
   const businessTerms = keywords(business, 6);
-  const customers = input.target_customers.slice(0, 6).map((customer) => customer.trim()).filter((customer) => customer.length > 0);
-  const candidates: Array<{ label: string; base: string; complement: boolean }> = customers.map((customer) => ({ label: customer, base: customer, complement: false }));
+  const customers = input.target_customers
+    .slice(0, 6)
+    .map((customer) => customer.trim())
+    .filter((customer) => customer.length > 0);
+  const candidates: Array<{ label: string; base: string; complement: boolean }> = customers.map((customer) => ({
+    label: customer,
+    base: customer,
+    complement: false,
+  }));
   const lead = customers[0] ?? 'customers';
   const leadType = inferType(`${lead} ${input.business_description}`, undefined).type;
   const complements = leadType === 'B2B' ? COMPLEMENTS_B2B : COMPLEMENTS_B2C;
-  for (let index = 0; candidates.length < 3; index += 1) candidates.push({ label: `${complements[index % complements.length]} ${lead}`, base: lead, complement: true });
+  for (let index = 0; candidates.length < 3; index += 1)
+    candidates.push({ label: `${complements[index % complements.length]} ${lead}`, base: lead, complement: true });
 
   const goals = input.goals.slice(0, 10);
   const suggestions: Array<PersonaSuggestion & { order: number }> = candidates.map((candidate, index) => {
@@ -32,9 +40,26 @@ export function offlinePersonaSuggestions(input: PersonaSuggestionInput, { seed 
     const v = vocabulary(`${candidate.base} ${input.business_description}`);
     const archetype = closestBasePersona(`${candidate.label} ${input.business_description}`, type);
     const overlap = sharedStems(stemSet(candidate.base), businessStems).length;
-    const confidence = round(clamp(0.55 + 0.06 * overlap + (archetype.overlap >= 2 ? 0.05 : 0) - (candidate.complement ? 0.12 : 0) - 0.02 * index + 0.03 * Math.min(input.sources?.length ?? 0, 3), 0.2, 0.95), 2);
+    const confidence = round(
+      clamp(
+        0.55 +
+          0.06 * overlap +
+          (archetype.overlap >= 2 ? 0.05 : 0) -
+          (candidate.complement ? 0.12 : 0) -
+          0.02 * index +
+          0.03 * Math.min(input.sources?.length ?? 0, 3),
+        0.2,
+        0.95,
+      ),
+      2,
+    );
     const profile = type === 'B2B' ? b2bProfile(v, random) : b2cProfile(v, random);
-    const goalLine = goals[0] ? goals.map((goal) => goal.replace(/[.]$/, '')).slice(0, 2).join(' and ') : 'grow';
+    const goalLine = goals[0]
+      ? goals
+          .map((goal) => goal.replace(/[.]$/, ''))
+          .slice(0, 2)
+          .join(' and ')
+      : 'grow';
     const name = clip(titleCase(candidate.label), 100);
     return {
       order: index,
@@ -42,7 +67,10 @@ export function offlinePersonaSuggestions(input: PersonaSuggestionInput, { seed 
       object: 'persona_suggestion',
       name: name.length >= 2 ? name : `${name} buyer`,
       category: clip(categoryOf(`${candidate.label} ${input.business_description}`, archetype.persona.category), 100),
-      description: clip(`${upperFirst(candidate.label)} who could buy from a business that ${input.business_description.replace(/^(we|our company|the company)\s+/i, '').replace(/[.]$/, '')}. They care most about ${v.focus} and ${v.second}.`, 2000),
+      description: clip(
+        `${upperFirst(candidate.label)} who could buy from a business that ${input.business_description.replace(/^(we|our company|the company)\s+/i, '').replace(/[.]$/, '')}. They care most about ${v.focus} and ${v.second}.`,
+        2000,
+      ),
       buying_stage: STAGES[index % STAGES.length] ?? 'Consideration',
       decision_role: (type === 'B2B' ? B2B_ROLES : B2C_ROLES)[index % 6] ?? 'Buyer',
       rationale: clip(

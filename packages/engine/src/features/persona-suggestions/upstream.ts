@@ -21,7 +21,13 @@ export function personaSuggestionsPrompt(input: PersonaSuggestionInput): Feature
       content:
         'You suggest 3 to 6 buyer personas for a business, best fit first: distinct roles or segments, each with a concrete description, buying stage, decision role, a rationale tied to the business goals, goals, pains, channels, triggers and a confidence from 0 to 1.',
     },
-    { role: 'user', content: [JSON.stringify({ business_description: input.business_description, target_customers: input.target_customers, goals: input.goals }), ...sources].join('\n\n') },
+    {
+      role: 'user',
+      content: [
+        JSON.stringify({ business_description: input.business_description, target_customers: input.target_customers, goals: input.goals }),
+        ...sources,
+      ].join('\n\n'),
+    },
   ];
 }
 

@@ -28,17 +28,78 @@ interface BiasRule {
 }
 
 const BIAS_RULES: readonly BiasRule[] = [
-  { name: 'Scarcity effect', cues: ['limit', 'exclus', 'last', 'only', 'left', 'rare', 'sold'], direction: 'increases_receptivity', describe: (p) => `Signals of limited availability make ${p} value the offer more and decide faster.` },
-  { name: 'Social proof', cues: ['custom', 'review', 'rate', 'rat', 'join', 'thousand', 'million', 'popular', 'trust', 'everyon', 'peer', 'bestsel'], direction: 'increases_receptivity', describe: (p) => `Evidence that others like ${p} already use it lowers the perceived risk.` },
-  { name: 'Authority bias', cues: ['expert', 'certifi', 'award', 'doctor', 'analyst', 'gartner', 'research', 'studi', 'scientist', 'professor', 'accredit'], direction: 'increases_receptivity', describe: (p) => `Expert or institutional backing gives ${p} a shortcut to trust.` },
-  { name: 'Loss aversion', cues: ['lose', 'loss', 'miss', 'wast', 'cost', 'penalti', 'risk', 'behind'], direction: 'increases_receptivity', describe: (p) => `Framing around what could be lost weighs more for ${p} than an equal gain.` },
-  { name: 'Anchoring', cues: ['was', 'origin', 'regular', 'list', 'compar', 'instead', 'off', 'save', 'discount', '%'], direction: 'increases_receptivity', describe: (p) => `A reference price or figure sets the frame ${p} uses to judge value.` },
-  { name: 'Zero-risk bias', cues: ['free', 'guarante', 'refund', 'risk-fre', 'cancel', 'trial', 'money-back'], direction: 'increases_receptivity', describe: (p) => `Removing the downside entirely appeals to ${p} more than a larger but uncertain benefit.` },
-  { name: 'Status quo bias', cues: ['switch', 'replac', 'migrat', 'chang', 'new', 'move', 'transit'], direction: 'decreases_receptivity', describe: (p) => `Asking ${p} to change what already works triggers a preference for the current setup.` },
-  { name: 'Reactance', cues: ['must', 'now', 'hurri', 'urgent', 'act', 'immedi', 'don\'t', 'requir', 'forc'], direction: 'decreases_receptivity', describe: (p) => `Pressure to act pushes ${p} to resist in order to keep control of the decision.` },
+  {
+    name: 'Scarcity effect',
+    cues: ['limit', 'exclus', 'last', 'only', 'left', 'rare', 'sold'],
+    direction: 'increases_receptivity',
+    describe: (p) => `Signals of limited availability make ${p} value the offer more and decide faster.`,
+  },
+  {
+    name: 'Social proof',
+    cues: ['custom', 'review', 'rate', 'rat', 'join', 'thousand', 'million', 'popular', 'trust', 'everyon', 'peer', 'bestsel'],
+    direction: 'increases_receptivity',
+    describe: (p) => `Evidence that others like ${p} already use it lowers the perceived risk.`,
+  },
+  {
+    name: 'Authority bias',
+    cues: ['expert', 'certifi', 'award', 'doctor', 'analyst', 'gartner', 'research', 'studi', 'scientist', 'professor', 'accredit'],
+    direction: 'increases_receptivity',
+    describe: (p) => `Expert or institutional backing gives ${p} a shortcut to trust.`,
+  },
+  {
+    name: 'Loss aversion',
+    cues: ['lose', 'loss', 'miss', 'wast', 'cost', 'penalti', 'risk', 'behind'],
+    direction: 'increases_receptivity',
+    describe: (p) => `Framing around what could be lost weighs more for ${p} than an equal gain.`,
+  },
+  {
+    name: 'Anchoring',
+    cues: ['was', 'origin', 'regular', 'list', 'compar', 'instead', 'off', 'save', 'discount', '%'],
+    direction: 'increases_receptivity',
+    describe: (p) => `A reference price or figure sets the frame ${p} uses to judge value.`,
+  },
+  {
+    name: 'Zero-risk bias',
+    cues: ['free', 'guarante', 'refund', 'risk-fre', 'cancel', 'trial', 'money-back'],
+    direction: 'increases_receptivity',
+    describe: (p) => `Removing the downside entirely appeals to ${p} more than a larger but uncertain benefit.`,
+  },
+  {
+    name: 'Status quo bias',
+    cues: ['switch', 'replac', 'migrat', 'chang', 'new', 'move', 'transit'],
+    direction: 'decreases_receptivity',
+    describe: (p) => `Asking ${p} to change what already works triggers a preference for the current setup.`,
+  },
+  {
+    name: 'Reactance',
+    cues: ['must', 'now', 'hurri', 'urgent', 'act', 'immedi', "don't", 'requir', 'forc'],
+    direction: 'decreases_receptivity',
+    describe: (p) => `Pressure to act pushes ${p} to resist in order to keep control of the decision.`,
+  },
 ];
 
-const NEWS_CUES = ['today', 'week', 'announc', 'elect', 'market', 'inflat', 'rate', 'regul', 'law', 'breaking', 'news', 'tariff', 'recess', 'polici', 'govern', 'crisi', 'ai', '2025', '2026', '2027'];
+const NEWS_CUES = [
+  'today',
+  'week',
+  'announc',
+  'elect',
+  'market',
+  'inflat',
+  'rate',
+  'regul',
+  'law',
+  'breaking',
+  'news',
+  'tariff',
+  'recess',
+  'polici',
+  'govern',
+  'crisi',
+  'ai',
+  '2025',
+  '2026',
+  '2027',
+];
 
 function intensity(count: number, base = 0.05): number {
   return round(clamp(base + (1 - Math.exp(-0.7 * count)) * 0.9, 0, 1), 2);
@@ -82,7 +143,16 @@ export function analyzeInput(input: string, persona: EnginePersona | null, rando
   const arousal = round(clamp((metrics.anger + metrics.fear + metrics.joy + metrics.surprise + metrics.anticipation) / 5 + 0.05 * exclamations, 0, 1), 2);
 
   const intentScore = round(clamp(0.5 + 0.35 * sentimentScore + 0.06 * Math.min(fit.positive, 3) - 0.06 * Math.min(fit.negative, 3), 0, 1), 2);
-  const intentLabel = intentScore >= 0.75 ? 'strong_interest' : intentScore >= 0.55 ? 'considering' : intentScore >= 0.42 ? 'neutral' : intentScore >= 0.28 ? 'skeptical' : 'rejecting';
+  const intentLabel =
+    intentScore >= 0.75
+      ? 'strong_interest'
+      : intentScore >= 0.55
+        ? 'considering'
+        : intentScore >= 0.42
+          ? 'neutral'
+          : intentScore >= 0.28
+            ? 'skeptical'
+            : 'rejecting';
   const who = persona ? firstName(persona) : 'The reader';
   const goal = persona ? bestMatch(persona.details, 'goals', text, random) : null;
   const objection = persona ? bestMatch(persona.details, 'objections', text, random) : null;
@@ -97,7 +167,10 @@ export function analyzeInput(input: string, persona: EnginePersona | null, rando
     const evidence = hits[0] ? sentenceWith(input, hits[0]) : null;
     return {
       name: rule.name,
-      description: clip(`${rule.describe(who === 'The reader' ? 'the reader' : who)}${resisted ? ' Here it backfires: it echoes one of their own objections.' : ''}`, 500),
+      description: clip(
+        `${rule.describe(who === 'The reader' ? 'the reader' : who)}${resisted ? ' Here it backfires: it echoes one of their own objections.' : ''}`,
+        500,
+      ),
       direction,
       strength: round(clamp(0.3 + 0.15 * hitCount, 0, 0.95), 2),
       evidence,
@@ -125,7 +198,11 @@ export function analyzeInput(input: string, persona: EnginePersona | null, rando
   const summary = clip(
     [
       `${who} reads this as ${label} (${sentimentScore >= 0 ? '+' : ''}${sentimentScore.toFixed(2)}), with ${dominant} as the strongest emotion.`,
-      goal && goal.overlap > 0 ? `It speaks to the goal to ${asPhrase(goal.item)}.` : goal ? `It does not clearly address the goal to ${asPhrase(goal.item)}.` : null,
+      goal && goal.overlap > 0
+        ? `It speaks to the goal to ${asPhrase(goal.item)}.`
+        : goal
+          ? `It does not clearly address the goal to ${asPhrase(goal.item)}.`
+          : null,
       objection ? `The likely pushback: ${objection.item.replace(/[.!?]$/, '')}.` : null,
     ]
       .filter(Boolean)

@@ -10,7 +10,11 @@ const clamp = (value: number, low: number, high: number) => Math.min(high, Math.
 const round2 = (value: number) => Math.round(value * 100) / 100;
 const cut = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
 const seconds = (value: number) => `${round2(value)}s`;
-const normalise = (text: string) => text.toLowerCase().replace(/[^a-z0-9]+/g, ' ').trim();
+const normalise = (text: string) =>
+  text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, ' ')
+    .trim();
 
 /** Whether `name` (the brand or product) appears as whole words in `text`, case- and punctuation-insensitively. */
 export function mentions(text: string, name: string): boolean {
@@ -114,13 +118,23 @@ function arcShape(valences: number[]): ArcShape {
 }
 
 /** The parts computed from the media on both engines, given the per-chunk judgements (the model's or ours). */
-export function computedParts(result: Pick<VideoAnalysisResult, 'chunks'>, input: VideoAnalysisInput): Pick<VideoAnalysisResult, 'chunks' | 'brand_presence' | 'emotional_arc' | 'frames_analyzed'> {
+export function computedParts(
+  result: Pick<VideoAnalysisResult, 'chunks'>,
+  input: VideoAnalysisInput,
+): Pick<VideoAnalysisResult, 'chunks' | 'brand_presence' | 'emotional_arc' | 'frames_analyzed'> {
   const measured = input.chunks.map((chunk) => chunkOf(chunk, input));
   // Times, text and brand visibility come from the media, whatever a model said; its judgements are kept.
   const chunks = measured.map((own, position) => {
     const judged = result.chunks?.[position];
     if (!judged || result.chunks === measured) return own;
-    return { ...judged, index: own.index, start_seconds: own.start_seconds, end_seconds: own.end_seconds, transcript: own.transcript, brand_visible: own.brand_visible };
+    return {
+      ...judged,
+      index: own.index,
+      start_seconds: own.start_seconds,
+      end_seconds: own.end_seconds,
+      transcript: own.transcript,
+      brand_visible: own.brand_visible,
+    };
   });
   const visible = chunks.filter((chunk) => chunk.brand_visible);
   const speech = input.chunks.map((chunk) => chunk.speech ?? '').join(' ');
@@ -137,16 +151,26 @@ export function computedParts(result: Pick<VideoAnalysisResult, 'chunks'>, input
     },
     emotional_arc: {
       shape,
-      summary: cut(`The valence goes ${shape.replace('_', '-')} across ${chunks.length} chunk(s) (from ${valences[0] ?? 0} to ${valences.at(-1) ?? 0}); the most intense chunk starts at ${seconds(peak.start_seconds)}.`, 1000),
+      summary: cut(
+        `The valence goes ${shape.replace('_', '-')} across ${chunks.length} chunk(s) (from ${valences[0] ?? 0} to ${valences.at(-1) ?? 0}); the most intense chunk starts at ${seconds(peak.start_seconds)}.`,
+        1000,
+      ),
       peak_seconds: peak.start_seconds,
       average_valence: round2(clamp(mean(valences), -1, 1)),
     },
-    frames_analyzed: Math.min(11_520, input.chunks.reduce((sum, chunk) => sum + chunk.frames, 0)),
+    frames_analyzed: Math.min(
+      11_520,
+      input.chunks.reduce((sum, chunk) => sum + chunk.frames, 0),
+    ),
   };
 }
 
 function intentScore(intent: string, chunks: VideoAnalysisChunk[]): { score: number; rationale: string } {
-  const words = new Set(normalise(intent).split(' ').filter((word) => word.length > 3));
+  const words = new Set(
+    normalise(intent)
+      .split(' ')
+      .filter((word) => word.length > 3),
+  );
   const seen = new Set(normalise(chunks.map((chunk) => chunk.transcript ?? '').join(' ')).split(' '));
   const matched = [...words].filter((word) => seen.has(word));
   const engagement = mean(chunks.map((chunk) => chunk.engagement));
@@ -168,7 +192,14 @@ export function analyseOffline(input: VideoAnalysisInput): VideoAnalysisResult {
   const impact = Math.round(100 * mean(chunks.map((chunk) => chunk.arousal)));
   const visibleShare = chunks.length ? chunks.filter((chunk) => chunk.brand_visible).length / chunks.length : 0;
   const brandScore = input.brand
-    ? Math.round(clamp(visibleShare * 60 + (brand_presence.first_appearance_seconds === null ? 0 : 40 * (1 - brand_presence.first_appearance_seconds / Math.max(input.duration_seconds, 1))), 0, 100))
+    ? Math.round(
+        clamp(
+          visibleShare * 60 +
+            (brand_presence.first_appearance_seconds === null ? 0 : 40 * (1 - brand_presence.first_appearance_seconds / Math.max(input.duration_seconds, 1))),
+          0,
+          100,
+        ),
+      )
     : Math.round(visibleShare * 100);
   const ctaChunk = [...chunks].reverse().find((chunk) => CALL_TO_ACTION.test(chunk.transcript ?? ''));
   const callToAction = ctaChunk ? (ctaChunk === last ? 85 : 65) : 15;
@@ -183,13 +214,25 @@ export function analyseOffline(input: VideoAnalysisInput): VideoAnalysisResult {
     .map(([rank, intent]) => ({ rank, intent: cut(intent, 500), ...intentScore(intent, chunks) }));
   const weights = [0.5, 0.3, 0.2];
   const weightSum = intents.reduce((sum, _intent, i) => sum + weights[i]!, 0);
-  const intentAlignment = intents.length ? Math.round(intents.reduce((sum, intent, i) => sum + intent.score * weights[i]!, 0) / weightSum) : Math.round(mean(chunks.map((chunk) => chunk.engagement)));
-  const scores = { message_clarity: clarity, brand_consistency: brandScore, emotional_impact: impact, hook_strength: hook, call_to_action: callToAction, intent_alignment: intentAlignment };
+  const intentAlignment = intents.length
+    ? Math.round(intents.reduce((sum, intent, i) => sum + intent.score * weights[i]!, 0) / weightSum)
+    : Math.round(mean(chunks.map((chunk) => chunk.engagement)));
+  const scores = {
+    message_clarity: clarity,
+    brand_consistency: brandScore,
+    emotional_impact: impact,
+    hook_strength: hook,
+    call_to_action: callToAction,
+    intent_alignment: intentAlignment,
+  };
   const overall = Math.round(mean(Object.values(scores)));
   const strengths: string[] = [];
   const weaknesses: string[] = [];
   const recommendations: VideoAnalysisResult['recommendations'] = [];
-  if (brand_presence.first_appearance_seconds !== null) strengths.push(`The brand name is on screen from ${seconds(brand_presence.first_appearance_seconds)}, in ${chunks.filter((chunk) => chunk.brand_visible).length} of ${chunks.length} chunk(s).`);
+  if (brand_presence.first_appearance_seconds !== null)
+    strengths.push(
+      `The brand name is on screen from ${seconds(brand_presence.first_appearance_seconds)}, in ${chunks.filter((chunk) => chunk.brand_visible).length} of ${chunks.length} chunk(s).`,
+    );
   else if (input.brand) {
     weaknesses.push(`"${cut(input.brand, 200)}" never appears on screen.`);
     recommendations.push({ priority: 'high', recommendation: `Show "${cut(input.brand, 200)}" on screen in the first chunk.`, start_seconds: 0 });
@@ -204,12 +247,21 @@ export function analyseOffline(input: VideoAnalysisInput): VideoAnalysisResult {
     weaknesses.push('No call to action is read on screen.');
     recommendations.push({ priority: 'medium', recommendation: 'End on an on-screen call to action.', start_seconds: last?.start_seconds ?? null });
   }
-  const lowest = chunks.reduce<VideoAnalysisChunk | undefined>((worst, chunk) => (worst === undefined || chunk.engagement < worst.engagement ? chunk : worst), undefined);
+  const lowest = chunks.reduce<VideoAnalysisChunk | undefined>(
+    (worst, chunk) => (worst === undefined || chunk.engagement < worst.engagement ? chunk : worst),
+    undefined,
+  );
   if (lowest && lowest.engagement < 40) {
     weaknesses.push(`Engagement drops to ${lowest.engagement} at ${seconds(lowest.start_seconds)}–${seconds(lowest.end_seconds)}.`);
-    recommendations.push({ priority: 'medium', recommendation: `Tighten ${seconds(lowest.start_seconds)}–${seconds(lowest.end_seconds)}: add motion, a cut or text.`, start_seconds: lowest.start_seconds });
+    recommendations.push({
+      priority: 'medium',
+      recommendation: `Tighten ${seconds(lowest.start_seconds)}–${seconds(lowest.end_seconds)}: add motion, a cut or text.`,
+      start_seconds: lowest.start_seconds,
+    });
   }
-  const speechNote = input.speech_transcribed ? 'Speech was transcribed.' : 'Speech was not transcribed (no transcription server is configured), so spoken words are not part of this analysis.';
+  const speechNote = input.speech_transcribed
+    ? 'Speech was transcribed.'
+    : 'Speech was not transcribed (no transcription server is configured), so spoken words are not part of this analysis.';
   const summary = `${cut(input.title || 'The video', 200)} runs ${seconds(input.duration_seconds)} in ${chunks.length} chunk(s) of ${computed.frames_analyzed} sampled frame(s). Overall score ${overall}: clarity ${clarity}, brand ${brandScore}, impact ${impact}, hook ${hook}, call to action ${callToAction}. ${computed.emotional_arc.summary} ${speechNote} Scores are derived from measured motion, cuts, loudness, brightness and on-screen text.`;
   return {
     summary: cut(summary, 4000),
@@ -217,7 +269,11 @@ export function analyseOffline(input: VideoAnalysisInput): VideoAnalysisResult {
     scores,
     intent_alignment: intents,
     goal_assessment: input.goal.trim()
-      ? { goal: cut(input.goal, 1000), likelihood: Math.round((overall + callToAction) / 2), rationale: cut(`Derived from the overall score ${overall} and the call-to-action score ${callToAction}.`, 1000) }
+      ? {
+          goal: cut(input.goal, 1000),
+          likelihood: Math.round((overall + callToAction) / 2),
+          rationale: cut(`Derived from the overall score ${overall} and the call-to-action score ${callToAction}.`, 1000),
+        }
       : null,
     emotional_arc: computed.emotional_arc,
     brand_presence,
