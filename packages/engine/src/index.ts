@@ -8,6 +8,7 @@ export { defineFeature, type Feature, type FeatureDefinition, type FeatureMessag
 export { personaProfile } from './features/persona-profile/index.js';
 export { personaSuggestions } from './features/persona-suggestions/index.js';
 export { responseAnalysis, type ResponseAnalysisInput } from './features/response-analysis/index.js';
+export { brandVoice, type BrandVoiceInput, type BrandVoiceSourceText, type LearnedBrandVoice } from './features/brand-voice/index.js';
 export { contractSchema } from './schema/bundle.js';
 export { createOfflineEngine, OFFLINE_DESCRIPTION, type OfflineEngineOptions } from './offline/engine.js';
 export { createOpenAICompatibleEngine, type OpenAICompatibleEngineOptions } from './openai/engine.js';

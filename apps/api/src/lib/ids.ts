@@ -20,6 +20,8 @@ export type IdPrefix =
   | 'alert'
   | 'thr'
   | 'gen'
+  | 'bv'
+  | 'bvsrc'
   | 'file'
   | 'fld'
   // Responses and their output items, legacy chat completions, custom personas, persona suggestions.

@@ -1,5 +1,6 @@
 import type { HandlerMap, OperationId } from '../contract/handler-types.js';
 import { errors } from '../http/errors.js';
+import { brandVoicesModule } from './brand-voices/index.js';
 import { chatModule } from './chat/index.js';
 import { modelsModule } from './models/index.js';
 import type { ResourceModule } from './module.js';
@@ -23,6 +24,7 @@ export const resourceModules = [
   responsesModule,
   chatModule,
   usageModule,
+  brandVoicesModule,
 ] as const satisfies readonly ResourceModule<any>[];
 
 type UnionToIntersection<U> = (U extends unknown ? (union: U) => void : never) extends (intersection: infer I) => void ? I : never;
@@ -44,12 +46,6 @@ const notBuilt = {
   listNewsDigests: notImplemented,
   createNewsDigest: notImplemented,
   getNewsDigest: notImplemented,
-  // Brand voices
-  listBrandVoices: notImplemented,
-  createBrandVoice: notImplemented,
-  getBrandVoice: notImplemented,
-  updateBrandVoice: notImplemented,
-  deleteBrandVoice: notImplemented,
   // Generations
   listGenerationApps: notImplemented,
   getGenerationApp: notImplemented,

@@ -8,3 +8,4 @@ export * from '../../resources/projects/table.js';
 export * from '../../resources/personas/table.js';
 export * from '../../resources/responses/table.js';
 export * from '../../resources/files/table.js';
+export * from '../../resources/brand-voices/table.js';
