@@ -51,6 +51,7 @@ export {
   type NewsDigestOutput,
   type StoryRelevance,
 } from './features/news-digest/index.js';
+export { brandVoice, type BrandVoiceInput, type BrandVoiceSourceText, type LearnedBrandVoice } from './features/brand-voice/index.js';
 export { contractSchema } from './schema/bundle.js';
 export { createOfflineEngine, OFFLINE_DESCRIPTION, type OfflineEngineOptions } from './offline/engine.js';
 export { createOpenAICompatibleEngine, type OpenAICompatibleEngineOptions } from './openai/engine.js';

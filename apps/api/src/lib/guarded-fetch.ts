@@ -19,6 +19,11 @@ export interface FetchPolicy {
   maxBytes: number;
   /** Allow private and loopback addresses (tests; an intranet deployment). Off by default. */
   allowPrivateAddresses: boolean;
+  /**
+   * `host:port`s reachable although their address is private (one intranet service; a test's own server),
+   * while every other private address stays refused, redirect targets included.
+   */
+  allowedPrivateHosts?: readonly string[];
   maxRedirects: number;
 }
 
@@ -123,12 +128,13 @@ function send(url: URL, policy: FetchPolicy, headers: Record<string, string>, si
     return Promise.reject(new FetchError('unsupported_protocol', `Only http and https URLs can be fetched, not ${url.protocol}`));
   }
   const literal = url.hostname.replace(/^\[|\]$/g, '');
-  if (!policy.allowPrivateAddresses && isIP(literal) && isPrivateAddress(literal)) {
+  const allowPrivate = policy.allowPrivateAddresses || (policy.allowedPrivateHosts ?? []).includes(url.host);
+  if (!allowPrivate && isIP(literal) && isPrivateAddress(literal)) {
     return Promise.reject(new FetchError('blocked_address', `${url.hostname} is a private address`));
   }
   const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'GET', signal, headers, ...(policy.allowPrivateAddresses ? {} : { lookup: guardedLookup }) }, resolve);
+    const req = request(url, { method: 'GET', signal, headers, ...(allowPrivate ? {} : { lookup: guardedLookup }) }, resolve);
     req.on('error', (error: NodeJS.ErrnoException) => {
       if (error.code === 'EPRIVATE') reject(new FetchError('blocked_address', error.message));
       else if (signal.aborted) reject(new FetchError('timeout', `The fetch of ${url.href} took too long or was aborted`));

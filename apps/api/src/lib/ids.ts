@@ -21,6 +21,8 @@ export type IdPrefix =
   | 'thr'
   | 'va'
   | 'gen'
+  | 'bv'
+  | 'bvsrc'
   | 'file'
   | 'fld'
   // Responses and their output items, legacy chat completions, custom personas, persona suggestions.

@@ -1,5 +1,6 @@
 import type { HandlerMap, OperationId } from '../contract/handler-types.js';
 import { errors } from '../http/errors.js';
+import { brandVoicesModule } from './brand-voices/index.js';
 import { chatModule } from './chat/index.js';
 import { meetingsModule } from './meetings/index.js';
 import { focusGroupsModule } from './focus-groups/index.js';
@@ -35,6 +36,7 @@ export const resourceModules = [
   newsModule,
   filesModule,
   foldersModule,
+  brandVoicesModule,
 ] as const satisfies readonly ResourceModule<any>[];
 
 type UnionToIntersection<U> = (U extends unknown ? (union: U) => void : never) extends (intersection: infer I) => void ? I : never;
@@ -45,12 +47,6 @@ type BuiltHandlers = UnionToIntersection<(typeof resourceModules)[number]['handl
  * rest of the contract: an operation a module builds is a tsc error here until it is removed.
  */
 const notBuilt = {
-  // Brand voices
-  listBrandVoices: notImplemented,
-  createBrandVoice: notImplemented,
-  getBrandVoice: notImplemented,
-  updateBrandVoice: notImplemented,
-  deleteBrandVoice: notImplemented,
   // Generations
   listGenerationApps: notImplemented,
   getGenerationApp: notImplemented,

@@ -17,7 +17,7 @@ function loadComponents(): Record<string, unknown> {
   return components;
 }
 
-function inline(node: unknown, seen: readonly string[]): unknown {
+function inline(node: unknown, seen: readonly string[], isPropertyMap = false): unknown {
   if (Array.isArray(node)) return node.map((item) => inline(item, seen));
   if (node === null || typeof node !== 'object') return node;
   const object = node as Record<string, unknown>;
@@ -32,8 +32,9 @@ function inline(node: unknown, seen: readonly string[]): unknown {
   }
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(object)) {
-    if (DROPPED_KEYS.has(key) || key.startsWith('x-')) continue;
-    out[key] = inline(value, seen);
+    // The keys of `properties` are field names (a field may be called `example`), not annotations.
+    if (!isPropertyMap && (DROPPED_KEYS.has(key) || key.startsWith('x-'))) continue;
+    out[key] = inline(value, seen, !isPropertyMap && key === 'properties');
   }
   return out;
 }

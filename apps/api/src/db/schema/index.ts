@@ -12,3 +12,4 @@ export * from '../../resources/video-analyses/table.js';
 export * from '../../resources/meetings/table.js';
 export * from '../../resources/focus-groups/table.js';
 export * from '../../resources/news/table.js';
+export * from '../../resources/brand-voices/table.js';

@@ -1,0 +1,100 @@
+// The brand-voice feature: measured offline (two corpora → two voices, one corpus → one voice, quotes
+// verbatim), and the upstream path through the structured-output primitive with the fake upstream.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { brandVoice, createOfflineEngine, createOpenAICompatibleEngine, type BrandVoiceInput, type Engine } from '../../src/index.js';
+import { startFakeUpstream, type FakeUpstream } from '../../src/testing/index.js';
+
+const playful: BrandVoiceInput = {
+  label: 'Sunny Snacks',
+  usage_context: 'Social posts for a snack brand aimed at teenagers.',
+  sources: [
+    {
+      name: 'Home page',
+      text: "Hungry? We've got you! Our crunchy chickpea puffs are loaded with flavour. You'll love the zesty lime! Grab a bag, share it, snap it. Who says snacks can't be good for you? Try the spicy mango crunch today! You deserve a treat that tastes amazing. We're obsessed with crunch!",
+    },
+  ],
+};
+const formal: BrandVoiceInput = {
+  label: 'Meridian Capital',
+  usage_context: 'Investor communications and regulatory disclosures.',
+  sources: [
+    {
+      name: 'Annual report',
+      text: 'The consolidated financial statements have been prepared in accordance with International Financial Reporting Standards as adopted by the European Union. Management evaluates the recoverability of goodwill annually through impairment testing of cash-generating units. Amortisation of intangible assets is recognised on a straight-line basis over their estimated useful lives. The company maintains a conservative liquidity position, with covenant headroom reviewed quarterly by the audit committee. Derivative instruments are measured at fair value through profit or loss, except where hedge accounting is applied.',
+    },
+  ],
+};
+
+describe('brand voice, offline', () => {
+  const engine = createOfflineEngine();
+
+  it('measures two corpora into visibly different voices', async () => {
+    const a = (await engine.run(brandVoice, playful)).output;
+    const b = (await engine.run(brandVoice, formal)).output;
+    expect(a.tone.adjectives).toContain('enthusiastic');
+    expect(a.tone.adjectives).toContain('direct');
+    expect(b.tone.adjectives).not.toContain('enthusiastic');
+    expect(b.tone.adjectives).toContain('formal');
+    expect(a.vocabulary.preferred_terms).toContain('crunch');
+    expect(b.vocabulary.preferred_terms.some((term) => ['amortisation', 'goodwill', 'impairment', 'covenant', 'consolidated'].includes(term))).toBe(true);
+    expect(a.writing_style.sentence_structure).not.toBe(b.writing_style.sentence_structure);
+    // The formal corpus is harder to read and richer in rare words.
+    const grade = (s: string) => Number.parseFloat(/Flesch–Kincaid grade ([\d.]+)/.exec(s)![1]);
+    expect(grade(b.writing_style.sentence_structure)).toBeGreaterThan(grade(a.writing_style.sentence_structure) + 5);
+  });
+
+  it('quotes example phrases verbatim and gives the same voice for the same corpus', async () => {
+    const first = (await engine.run(brandVoice, playful)).output;
+    const again = (await engine.run(brandVoice, playful)).output;
+    expect(again).toEqual(first);
+    expect(first.example_phrases.length).toBeGreaterThan(2);
+    for (const phrase of first.example_phrases) expect(playful.sources[0]!.text).toContain(phrase.example);
+    expect(first.example_phrases.find((p) => p.use_case === 'Question to the reader')?.example).toBe("Who says snacks can't be good for you?");
+  });
+
+  it('avoids clichés the sources never use, keeps those they use', async () => {
+    const withCliche: BrandVoiceInput = { ...formal, sources: [{ name: 'x', text: `${formal.sources[0]!.text} Our robust approach is seamless.` }] };
+    const voice = (await engine.run(brandVoice, withCliche)).output;
+    expect(voice.vocabulary.avoid_terms).not.toContain('robust');
+    expect(voice.vocabulary.avoid_terms).toContain('game-changer');
+  });
+});
+
+describe('brand voice, upstream', () => {
+  let fake: FakeUpstream;
+  let upstream: Engine;
+  beforeAll(async () => {
+    fake = await startFakeUpstream({ apiKey: 'k' });
+    upstream = createOpenAICompatibleEngine({
+      baseUrl: fake.baseUrl,
+      apiKey: 'k',
+      model: 'fake-model-1',
+      timeoutMs: 2000,
+      reasoning: false,
+      contextWindow: 128000,
+      maxOutputTokens: 32768,
+    });
+  });
+  afterAll(() => fake.close());
+
+  it('sends the texts with the json schema and keeps only verbatim example phrases', async () => {
+    const reply = {
+      voice_summary: 'Playful and direct.',
+      tone: { adjectives: ['playful'], dos: ['Be fun.'], donts: ['Be dull.'] },
+      writing_style: { sentence_structure: 'Short.', jargon_usage: 'None.' },
+      vocabulary: { preferred_terms: ['crunch'], avoid_terms: ['premium'] },
+      example_phrases: [
+        { use_case: 'Invented', example: 'Snacks that change the world.' },
+        { use_case: 'CTA', example: 'Grab a bag, share it, snap it.' },
+      ],
+    };
+    fake.enqueue({ content: JSON.stringify(reply) });
+    const { output, usage } = await upstream.run(brandVoice, playful);
+    const sent = fake.requests.at(-1)!;
+    expect(JSON.stringify(sent.body)).toContain('zesty lime');
+    expect((sent.body as { response_format: { json_schema: { name: string } } }).response_format.json_schema.name).toBe('brand_voice');
+    expect(output.tone.adjectives).toEqual(['playful']);
+    expect(output.example_phrases).toEqual([{ use_case: 'CTA', example: 'Grab a bag, share it, snap it.' }]);
+    expect(usage.input_tokens).toBeGreaterThan(0);
+  });
+});
