@@ -238,8 +238,10 @@ describe('the openai SDK against the contract', () => {
         'moderation',
       ],
     ];
-    for (const [call, param] of cases) {
-      const error = (await call.catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
+    // Every request is already in flight: take each rejection now, so none is unhandled while an earlier one is awaited.
+    const settled = cases.map(([call, param]) => [call.catch((e: unknown) => e), param] as const);
+    for (const [call, param] of settled) {
+      const error = (await call) as InstanceType<typeof OpenAI.APIError>;
       expect(error).toBeInstanceOf(OpenAI.BadRequestError);
       expect([error.code, error.param]).toEqual(['unsupported_parameter', param]);
     }
