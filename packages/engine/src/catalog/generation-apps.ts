@@ -179,7 +179,14 @@ const ENTRIES: readonly GenerationAppEntry[] = [
     estimated_credits: 6,
     max_output_tokens: 500,
     fields: [
-      { name: 'recipient_role', label: 'Who are you writing to?', type: 'text', required: true, max_length: 200, placeholder: 'e.g. Head of Finance at a 200-person SaaS company' },
+      {
+        name: 'recipient_role',
+        label: 'Who are you writing to?',
+        type: 'text',
+        required: true,
+        max_length: 200,
+        placeholder: 'e.g. Head of Finance at a 200-person SaaS company',
+      },
       { name: 'product', label: 'What do you offer?', type: 'textarea', required: true, max_length: 1000 },
       { name: 'pain_point', label: 'Their likely problem', type: 'textarea', max_length: 1000 },
       { name: 'proof', label: 'Proof', type: 'text', max_length: 300, help_text: 'A customer result or number.' },
@@ -198,7 +205,12 @@ const ENTRIES: readonly GenerationAppEntry[] = [
     fields: [
       { name: 'product', label: 'Product or service', type: 'textarea', required: true, max_length: 1000 },
       { name: 'keywords', label: 'Target keywords', type: 'text', required: true, max_length: 300 },
-      { name: 'unique_selling_points', label: 'Selling points', type: 'multi_select', options: ['price', 'speed', 'quality', 'support', 'free trial', 'free shipping', 'guarantee'] },
+      {
+        name: 'unique_selling_points',
+        label: 'Selling points',
+        type: 'multi_select',
+        options: ['price', 'speed', 'quality', 'support', 'free trial', 'free shipping', 'guarantee'],
+      },
       { name: 'headline_count', label: 'Number of headlines', type: 'number', minimum: 3, maximum: 15, default_value: 5 },
     ],
     template:
@@ -234,7 +246,13 @@ const ENTRIES: readonly GenerationAppEntry[] = [
       audience,
       { name: 'benefits', label: 'Key benefits', type: 'textarea', max_length: 2000, help_text: 'One per line.' },
       { ...cta, default_value: 'Get started' },
-      { name: 'sections', label: 'Sections', type: 'multi_select', options: ['benefits', 'how_it_works', 'testimonials', 'faq', 'pricing'], default_value: ['benefits', 'how_it_works', 'faq'] },
+      {
+        name: 'sections',
+        label: 'Sections',
+        type: 'multi_select',
+        options: ['benefits', 'how_it_works', 'testimonials', 'faq', 'pricing'],
+        default_value: ['benefits', 'how_it_works', 'faq'],
+      },
     ],
     template:
       'Write landing-page copy for: {{product}}\n{{#audience}}Visitors: {{audience}}.\n{{/audience}}{{#benefits}}Key benefits:\n{{benefits}}\n{{/benefits}}Include a hero headline and subheadline, then these sections: {{sections}}, and close with the call to action "{{call_to_action}}". Use headings for sections.',
@@ -293,7 +311,8 @@ const ENTRIES: readonly GenerationAppEntry[] = [
     id: 'app_short_video_script',
     name: 'Short Video Script',
     category: 'video_script',
-    description: 'A script for a 15–60 second vertical video (Reels, TikTok, Shorts): a hook in the first seconds, scenes with visuals and voice-over, a call to action.',
+    description:
+      'A script for a 15–60 second vertical video (Reels, TikTok, Shorts): a hook in the first seconds, scenes with visuals and voice-over, a call to action.',
     estimated_credits: 8,
     max_output_tokens: 800,
     fields: [
@@ -374,7 +393,11 @@ export function generationAppTemplate(id: string): string | undefined {
 }
 
 const given = (value: GenerationInputValue | null | undefined) =>
-  value !== undefined && value !== null && value !== false && !(typeof value === 'string' && value.trim() === '') && !(Array.isArray(value) && value.length === 0);
+  value !== undefined &&
+  value !== null &&
+  value !== false &&
+  !(typeof value === 'string' && value.trim() === '') &&
+  !(Array.isArray(value) && value.length === 0);
 
 const asText = (value: GenerationInputValue) => (Array.isArray(value) ? value.join(', ') : String(value));
 

@@ -3,7 +3,14 @@
 // carries the audience and the voice as structured blocks, and the app's prompt as the user turn. Offline:
 // the content composed from the inputs themselves (see offline.ts). Both write Markdown; the server renders
 // HTML apps block by block and enforces the voice's avoided terms in code.
-import type { BrandVoiceExamplePhrase, BrandVoiceTone, BrandVoiceVocabulary, BrandVoiceWritingStyle, GenerationApp, GenerationInputValue } from '@persona-api/types';
+import type {
+  BrandVoiceExamplePhrase,
+  BrandVoiceTone,
+  BrandVoiceVocabulary,
+  BrandVoiceWritingStyle,
+  GenerationApp,
+  GenerationInputValue,
+} from '@persona-api/types';
 import type { EnginePersona } from '../../types.js';
 import { defineTextFeature } from '../define-text.js';
 import { composeContent } from './offline.js';

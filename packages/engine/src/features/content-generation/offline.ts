@@ -58,16 +58,23 @@ export function composeContent(input: ContentGenerationInput, { seed }: OfflineC
 
   const goalLine = goals[0] ? `If you want to ${asPhrase(goals[0])}, this is for you${end}` : null;
   const painLine = pains[0] ? `No more ${asPhrase(pains[0])}${end}` : null;
-  const termsLine = preferred.length ? `It comes down to ${preferred.length > 1 ? `${preferred.slice(0, -1).join(', ')} and ${preferred.at(-1)}` : preferred[0]}.` : null;
+  const termsLine = preferred.length
+    ? `It comes down to ${preferred.length > 1 ? `${preferred.slice(0, -1).join(', ')} and ${preferred.at(-1)}` : preferred[0]}.`
+    : null;
   const exampleLine = example ? `> ${clip(example, 300)}` : null;
-  const join = (...blocks: (string | null | false | undefined)[]) => blocks.filter((block): block is string => Boolean(block && block.trim())).join('\n\n');
+  const join = (...blocks: (string | null | false | undefined)[]) => blocks.filter((block): block is string => Boolean(block?.trim())).join('\n\n');
 
   switch (input.app.category) {
     case 'social_post': {
       const size = text(v.post_length) || 'medium';
       const count = typeof v.hashtag_count === 'number' ? num(v.hashtag_count, 3) : v.include_hashtags === false ? 0 : 3;
-      const hook = random.pick([`${subject}${end}`, `Here is the thing about ${subject.toLowerCase()}${end}`, `${subject}: what it changes${lively ? '!' : '?'}`]);
-      const body = size === 'short' ? [sentence(key)] : [sentence(key), goalLine, painLine, size === 'long' ? termsLine : null, size === 'long' ? exampleLine : null];
+      const hook = random.pick([
+        `${subject}${end}`,
+        `Here is the thing about ${subject.toLowerCase()}${end}`,
+        `${subject}: what it changes${lively ? '!' : '?'}`,
+      ]);
+      const body =
+        size === 'short' ? [sentence(key)] : [sentence(key), goalLine, painLine, size === 'long' ? termsLine : null, size === 'long' ? exampleLine : null];
       const closing = text(v.goal) === 'sales' || text(v.call_to_action) ? `${cta}${end}` : `What do you think${reader ? `, ${reader}` : ''}?`;
       const tags = count > 0 ? terms.slice(0, count).map(hashtag).join(' ') : null;
       return join(hook, ...body, size !== 'long' ? termsLine : null, closing, tags);
@@ -154,15 +161,35 @@ export function composeContent(input: ContentGenerationInput, { seed }: OfflineC
         return join(...blocks);
       }
       for (const section of wanted) {
-        if (section === 'benefits') blocks.push(join('## Benefits', points.slice(0, 5).map((point) => `- ${upperFirst(asPhrase(point))}`).join('\n'), termsLine));
+        if (section === 'benefits')
+          blocks.push(
+            join(
+              '## Benefits',
+              points
+                .slice(0, 5)
+                .map((point) => `- ${upperFirst(asPhrase(point))}`)
+                .join('\n'),
+              termsLine,
+            ),
+          );
         if (section === 'how_it_works')
-          blocks.push(join('## How it works', terms.slice(0, 3).map((term, index) => `${index + 1}. ${upperFirst(term)}`).join('\n')));
+          blocks.push(
+            join(
+              '## How it works',
+              terms
+                .slice(0, 3)
+                .map((term, index) => `${index + 1}. ${upperFirst(term)}`)
+                .join('\n'),
+            ),
+          );
         if (section === 'testimonials' && exampleLine) blocks.push(join('## What people say', exampleLine));
         if (section === 'faq')
           blocks.push(
             join(
               '## Questions',
-              ...(objections.length ? objections : [`What is ${subject.toLowerCase()}?`]).map((question) => `**${sentence(upperFirst(question))}**\n\n${sentence(key)}`),
+              ...(objections.length ? objections : [`What is ${subject.toLowerCase()}?`]).map(
+                (question) => `**${sentence(upperFirst(question))}**\n\n${sentence(key)}`,
+              ),
             ),
           );
         if (section === 'pricing') blocks.push(join('## Pricing', `Start with ${subject.toLowerCase()} today.`));
@@ -196,7 +223,18 @@ export function composeContent(input: ContentGenerationInput, { seed }: OfflineC
         { label: 'Hook', line: `${subject}${lively ? '!' : '?'}`, visual: `Close-up on ${subject.toLowerCase()}` },
         { label: 'Problem', line: painLine ?? sentence(key), visual: 'The everyday situation, before' },
         { label: 'Solution', line: sentence(key), visual: `${upperFirst(terms[0] ?? subject)} in use` },
-        ...(short ? [] : [{ label: 'How it works', line: points.slice(0, 3).map((p) => sentence(upperFirst(asPhrase(p)))).join(' '), visual: 'Step-by-step screen' }]),
+        ...(short
+          ? []
+          : [
+              {
+                label: 'How it works',
+                line: points
+                  .slice(0, 3)
+                  .map((p) => sentence(upperFirst(asPhrase(p))))
+                  .join(' '),
+                visual: 'Step-by-step screen',
+              },
+            ]),
         { label: 'Proof', line: goalLine ?? termsLine ?? sentence(key), visual: 'Result on screen' },
         { label: 'Call to action', line: `${cta}${end}`, visual: 'Logo and call to action' },
       ];
@@ -214,7 +252,9 @@ export function composeContent(input: ContentGenerationInput, { seed }: OfflineC
     }
     case 'press_release': {
       const company = text(v.company_name) || subject;
-      const headline = v.round ? `${company} raises ${text(v.amount)} ${text(v.round)} round${text(v.investors) ? ` led by ${text(v.investors)}` : ''}` : `${company}: ${subject}`;
+      const headline = v.round
+        ? `${company} raises ${text(v.amount)} ${text(v.round)} round${text(v.investors) ? ` led by ${text(v.investors)}` : ''}`
+        : `${company}: ${subject}`;
       const place = text(v.location) ? `**${text(v.location).toUpperCase()}** — ` : '';
       const speaker = text(v.quote_from) || (v.round ? `the founder of ${company}` : `a spokesperson for ${company}`);
       return join(
