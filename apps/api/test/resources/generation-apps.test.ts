@@ -16,7 +16,7 @@ async function allApps(query = '') {
   const apps: any[] = [];
   let cursor: string | null = null;
   do {
-    const res = await h.get(`/generation-apps?limit=5${query}${cursor ? `&cursor=${cursor}` : ''}`, t.key);
+    const res: { status: number; body: any } = await h.get(`/generation-apps?limit=5${query}${cursor ? `&cursor=${cursor}` : ''}`, t.key);
     expect(res.status).toBe(200);
     apps.push(...res.body.data);
     cursor = res.body.next_cursor;

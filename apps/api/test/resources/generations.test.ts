@@ -160,6 +160,8 @@ describe('creating a generation (offline engine)', () => {
       param: 'workspace_id',
     });
 
+    // Created later, so the tenant's default workspace stays its first one.
+    h.clock.advance(1000);
     const other = (await h.post('/workspaces', t.key, { name: 'Second brand' })).body.id;
     const elsewhere = await voice(other);
     expect(errorOf(await h.post('/generations', t.key, post({ brand_voice_id: elsewhere })))).toMatchObject({
