@@ -58,7 +58,9 @@ const round = (value, digits = 1) => Math.round(value * 10 ** digits) / 10 ** di
 const summary = (values) => ({ p50_ms: round(median(values)), p99_ms: round(p99(values)) });
 
 // --- 1. Brand voice sources: 10 distinct article pages of ~20 kB, with navigation and footer to drop.
-const VOCABULARY = 'crunchy flavour roast harvest ritual morning brew origin farmer season craft batch aroma bold smooth bright citrus cocoa balance'.split(' ');
+const VOCABULARY = 'crunchy flavour roast harvest ritual morning brew origin farmer season craft batch aroma bold smooth bright citrus cocoa balance'.split(
+  ' ',
+);
 function page(index) {
   const sentences = [];
   let size = 0;
@@ -106,7 +108,17 @@ async function voiceInProcess() {
 async function createAccount(env) {
   const { stdout } = await promisify(execFile)(
     process.execPath,
-    [join(apiDir, 'dist/admin/cli.js'), 'accounts', 'create', '--email', `bench-${process.pid}-${Date.now()}@bench.example`, '--tier', 'enterprise', '--credits', '1000000000'],
+    [
+      join(apiDir, 'dist/admin/cli.js'),
+      'accounts',
+      'create',
+      '--email',
+      `bench-${process.pid}-${Date.now()}@bench.example`,
+      '--tier',
+      'enterprise',
+      '--credits',
+      '1000000000',
+    ],
     { env: { ...process.env, ...env } },
   );
   const key = /svc_live_[A-Za-z0-9]+/.exec(stdout)?.[0];

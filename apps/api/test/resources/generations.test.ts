@@ -118,6 +118,18 @@ describe('creating a generation (offline engine)', () => {
     expect(a.body.output).toBe(b.body.output);
   });
 
+  it('replays an idempotent request without generating or charging again', async () => {
+    const headers = { 'idempotency-key': `gen-${Date.now()}` };
+    const before = await balanceOf(h, t.accountId);
+    const first = await h.post('/generations', t.key, post(), headers);
+    const again = await h.post('/generations', t.key, post(), headers);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body).toEqual(first.body);
+    expect(await balanceOf(h, t.accountId)).toBe(before - first.body.usage.credits_used);
+    expect((await h.db.select().from(generations).where(eq(generations.id, first.body.id))).length).toBe(1);
+    expect(errorOf(await h.post('/generations', t.key, post({ title: 'Other' }), headers))).toMatchObject({ code: 'idempotency_key_reused' });
+  });
+
   it('checks input_data against the app’s fields, with the documented codes and param paths', async () => {
     const cases: Array<[Record<string, unknown>, string, string]> = [
       [{ topic: TOPIC, mood: 'happy' }, 'unknown_parameter', 'input_data.mood'],

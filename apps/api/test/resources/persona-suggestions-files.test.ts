@@ -47,7 +47,9 @@ async function storedFile(name: string, type: string, bytes: Buffer, workspaceId
   const key = `upl_${newId('file').slice(5)}`;
   await storage.put(uploadObjectKey(key), Readable.from([bytes]));
   const now = h.clock.now();
-  await h.db.insert(files).values({ id, workspaceId, name, type, sizeBytes: bytes.length, size: bytes.length, storageKey: key, createdAt: now, updatedAt: now });
+  await h.db
+    .insert(files)
+    .values({ id, workspaceId, name, type, sizeBytes: bytes.length, size: bytes.length, storageKey: key, createdAt: now, updatedAt: now });
   return id;
 }
 
@@ -104,7 +106,9 @@ describe('persona suggestions from uploaded files', () => {
     const pdf = await storedFile('survey.pdf', 'application/pdf', pdfOf(SURVEY));
     const offline = await createOfflineEngine().suggestPersonas(request([]) as never);
     upstream.fake.enqueue({ content: JSON.stringify({ suggestions: offline.data.map(({ id: _id, object: _object, ...rest }) => rest) }) });
-    const res = await engine.using(upstream.engine, () => h.post('/personas/suggestions', t.key, request([{ type: 'file', file_id: pdf, name: 'Clinic survey' }])));
+    const res = await engine.using(upstream.engine, () =>
+      h.post('/personas/suggestions', t.key, request([{ type: 'file', file_id: pdf, name: 'Clinic survey' }])),
+    );
     expect(res.status).toBe(200);
     expect(res.body.input_summary.sources_count).toBe(1);
     const user = upstream.fake.requests.at(-1)!.body.messages.find((m: any) => m.role === 'user').content as string;

@@ -87,11 +87,23 @@ describe('the offline content', () => {
     const angled = await collect(engine.streamText(contentGeneration, inputFor('app_blog_article', {}, true, true)));
     const persona = basePersonas[0]!;
     expect(angled.text).not.toBe(plain.text);
-    expect(persona.details.goals.some((goal) => angled.text.toLowerCase().includes(goal.toLowerCase().replace(/[.!?]+$/, '').slice(1, 30)))).toBe(true);
+    expect(
+      persona.details.goals.some((goal) =>
+        angled.text.toLowerCase().includes(
+          goal
+            .toLowerCase()
+            .replace(/[.!?]+$/, '')
+            .slice(1, 30),
+        ),
+      ),
+    ).toBe(true);
     expect(angled.text).toContain('small-batch');
     expect(angled.text).toContain('Coffee that waits for you.');
     expect((await collect(engine.streamText(contentGeneration, inputFor('app_blog_article', {}, true, true)))).text).toBe(angled.text);
-    expect((await collect(engine.streamText(contentGeneration, inputFor('app_blog_article', { topic: 'A different brief about cargo bikes for city families.' })))).text).not.toBe(plain.text);
+    expect(
+      (await collect(engine.streamText(contentGeneration, inputFor('app_blog_article', { topic: 'A different brief about cargo bikes for city families.' }))))
+        .text,
+    ).not.toBe(plain.text);
   });
 
   it('follows the inputs: counts, booleans and lists', async () => {
@@ -99,7 +111,12 @@ describe('the offline content', () => {
     expect(ads.text.split('## Descriptions')[0]!.match(/^- /gm)).toHaveLength(7);
     const noTags = await collect(engine.streamText(contentGeneration, inputFor('app_linkedin_post', { include_hashtags: false })));
     expect(noTags.text).not.toMatch(/#\p{Lu}/u);
-    const bullets = await collect(engine.streamText(contentGeneration, inputFor('app_marketplace_bullets', { features: 'Steel body\nDishwasher safe\nKeeps cold 24 hours', bullet_count: 3 })));
+    const bullets = await collect(
+      engine.streamText(
+        contentGeneration,
+        inputFor('app_marketplace_bullets', { features: 'Steel body\nDishwasher safe\nKeeps cold 24 hours', bullet_count: 3 }),
+      ),
+    );
     expect(bullets.text.match(/^- \*\*/gm)).toHaveLength(3);
     expect(bullets.text).toContain('Dishwasher safe');
   });
@@ -120,7 +137,15 @@ describe('content generation upstream', () => {
   let engine: Engine;
   beforeAll(async () => {
     fake = await startFakeUpstream();
-    engine = createOpenAICompatibleEngine({ baseUrl: fake.baseUrl, apiKey: null, model: 'fake', timeoutMs: 2000, reasoning: false, contextWindow: 128000, maxOutputTokens: 32768 });
+    engine = createOpenAICompatibleEngine({
+      baseUrl: fake.baseUrl,
+      apiKey: null,
+      model: 'fake',
+      timeoutMs: 2000,
+      reasoning: false,
+      contextWindow: 128000,
+      maxOutputTokens: 32768,
+    });
   });
   afterAll(() => fake.close());
 

@@ -160,7 +160,9 @@ export const personaHandlers = {
     const read = await Promise.all(
       sources.map(async (source): Promise<SuggestionSourceText | null> => {
         const text =
-          source.type === 'url' ? await fetchSourceText(source.url, ctx.services.fetcher) : await readFileSourceText(ctx.db, ctx.services.storage, source.file_id);
+          source.type === 'url'
+            ? await fetchSourceText(source.url, ctx.services.fetcher)
+            : await readFileSourceText(ctx.db, ctx.services.storage, source.file_id);
         return text === null ? null : { ...(source.name ? { name: source.name } : {}), text };
       }),
     );
