@@ -62,7 +62,8 @@ export function composeContent(input: ContentGenerationInput, { seed }: OfflineC
     ? `It comes down to ${preferred.length > 1 ? `${preferred.slice(0, -1).join(', ')} and ${preferred.at(-1)}` : preferred[0]}.`
     : null;
   const exampleLine = example ? `> ${clip(example, 300)}` : null;
-  const join = (...blocks: (string | null | false | undefined)[]) => blocks.filter((block): block is string => typeof block === 'string' && block.trim().length > 0).join('\n\n');
+  const join = (...blocks: (string | null | false | undefined)[]) =>
+    blocks.filter((block): block is string => typeof block === 'string' && block.trim().length > 0).join('\n\n');
 
   switch (input.app.category) {
     case 'social_post': {
