@@ -23,6 +23,16 @@ const hashtag = (term: string) =>
     .map((word) => upperFirst(word))
     .join('')}`;
 
+/** The noun phrase a brief opens with ("Our new cold brew concentrate is …" → its subject), if short. */
+function openingSubject(text: string): string | null {
+  const first = sentences(text)[0] ?? '';
+  const cut = /\s(?:is|are|was|were|has|have|had|will|can|could|should|makes?|helps?|lets?|saves?|gives?|brings?|launch(?:es)?|offers?)\s|[,;:—–(]/i.exec(
+    first,
+  );
+  const subject = (cut ? first.slice(0, cut.index) : '').trim();
+  return subject.length >= 3 && subject.length <= 60 && subject.split(/\s+/).length <= 8 ? subject : null;
+}
+
 export function composeContent(input: ContentGenerationInput, { seed }: OfflineContext): string {
   const v = input.values;
   const strings = Object.values(v).map(text).filter(Boolean);
@@ -30,7 +40,7 @@ export function composeContent(input: ContentGenerationInput, { seed }: OfflineC
   const main = (mainKey ? text(v[mainKey]) : strings[0]) ?? input.prompt;
   const all = strings.join('\n');
   const random = createRandom('content', seed, input.app.id, input.prompt, input.persona?.id ?? '', input.voice?.label ?? '');
-  const subject = upperFirst(text(v.product_name) || text(v.event_title) || topicPhrase(main) || clip(main, 60));
+  const subject = upperFirst(text(v.product_name) || text(v.event_title) || openingSubject(main) || topicPhrase(main) || clip(main, 60));
   const key = keySentence(main) ?? clip(main, 200);
   const terms = keywords(all, 8);
   const listed = LIST_FIELDS.map((name) => text(v[name]))
