@@ -4,7 +4,7 @@ import type { GenerationCreateRequest } from '@persona-api/types';
 import { checkCredits } from '../../billing/credits.js';
 import type { HandlerMap } from '../../contract/handler-types.js';
 import type { RequestContext } from '../../http/context.js';
-import { errors } from '../../http/errors.js';
+import { ApiError, errors } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { deleteInTransaction } from '../../lib/patch.js';
 import { defaultWorkspace, requireMembership, requireRole, type Membership } from '../../workspaces/access.js';
@@ -17,16 +17,22 @@ import { toGeneration, toGenerationApp, type GenerationAppRow } from './mapper.j
 import { AvoidTermsFilter } from './output.js';
 import { deleteGenerationRow, findGeneration, findGenerationApp, listGenerationAppsOf, listGenerationsOf } from './repository.js';
 
+/** A project of the caller's workspaces; else the 404 names `project_id`. */
+async function visibleProject(ctx: RequestContext, id: string) {
+  try {
+    return await findProject(ctx.db, ctx.auth.userId, id, ctx.now());
+  } catch (error) {
+    if (error instanceof ApiError && error.code === 'resource_not_found') throw errors.notFound('project', id, 'project_id');
+    throw error;
+  }
+}
+
 /**
  * Where the generation goes (DECISIONS.md): `workspace_id`, else the project's workspace, else the
  * caller's default one; a project of another workspace than `workspace_id` is a `parameter_conflict`.
  */
 async function placeOf(ctx: RequestContext, body: GenerationCreateRequest): Promise<{ membership: Membership; projectId: string | null }> {
-  const project = body.project_id
-    ? await findProject(ctx.db, ctx.auth.userId, body.project_id, ctx.now()).catch(() => {
-        throw errors.notFound('project', body.project_id!, 'project_id');
-      })
-    : null;
+  const project = body.project_id ? await visibleProject(ctx, body.project_id) : null;
   let membership: Membership | null;
   if (body.workspace_id) membership = await requireMembership(ctx.db, body.workspace_id, ctx.auth.userId, 'workspace_id');
   else if (project) membership = await requireMembership(ctx.db, project.project.workspaceId, ctx.auth.userId, 'project_id');
@@ -70,11 +76,7 @@ export const generationHandlers = {
 
   listGenerations: async ({ query }, ctx) => {
     if (query.workspace_id) await requireMembership(ctx.db, query.workspace_id, ctx.auth.userId, 'workspace_id');
-    if (query.project_id) {
-      await findProject(ctx.db, ctx.auth.userId, query.project_id, ctx.now()).catch(() => {
-        throw errors.notFound('project', query.project_id!, 'project_id');
-      });
-    }
+    if (query.project_id) await visibleProject(ctx, query.project_id);
     return listGenerationsOf(ctx.db, ctx.auth.userId, query);
   },
 
