@@ -52,6 +52,8 @@ export {
   type StoryRelevance,
 } from './features/news-digest/index.js';
 export { brandVoice, type BrandVoiceInput, type BrandVoiceSourceText, type LearnedBrandVoice } from './features/brand-voice/index.js';
+export { defineTextFeature, type TextFeature } from './features/define-text.js';
+export { contentGeneration, contentSystemPrompt, type ContentGenerationInput, type ContentVoice } from './features/content-generation/index.js';
 export { contractSchema } from './schema/bundle.js';
 export { createOfflineEngine, OFFLINE_DESCRIPTION, type OfflineEngineOptions } from './offline/engine.js';
 export { createOpenAICompatibleEngine, type OpenAICompatibleEngineOptions } from './openai/engine.js';
@@ -64,6 +66,7 @@ export {
   composeSystemPrompt,
   CATALOG_CREATED_AT,
 } from './catalog/index.js';
+export { generationApps, getGenerationApp, generationAppTemplate, renderTemplate, type GenerationAppEntry } from './catalog/generation-apps.js';
 export { DETAILS_FIELDS, fieldApplies, completeDetails, B2B_FIELDS, B2C_FIELDS, INTERMEDIATE_FIELDS, ADVANCED_FIELDS } from './catalog/pipeline.js';
 export { ARTIFACT_TYPES, ARTIFACT_CLOSE_TAG, escapeAttribute, formatArtifact, parseArtifact, type Artifact, type ArtifactType } from './artifact.js';
 export { compileSchema, parseStructuredOutput, validateAgainst, describeErrors } from './schema/validate.js';

@@ -3,6 +3,7 @@
 // it is not tied to either endpoint's shapes.
 import type { BasePersona, CustomPersona, PersonaCreateHints, PersonaDetails, PersonaSuggestion, ResponseAnalysis } from '@persona-api/types';
 import type { Feature, FeatureResult, RunOptions } from './features/define.js';
+import type { TextFeature } from './features/define-text.js';
 
 export type { BasePersona, CustomPersona, PersonaCreateHints, PersonaDetails, PersonaSuggestion, ResponseAnalysis };
 
@@ -199,6 +200,12 @@ export interface EngineCore {
    * after one retry, `aborted`, upstream failures).
    */
   run<Input, Output>(feature: Feature<Input, Output>, input: Input, options?: RunOptions): Promise<FeatureResult<Output>>;
+  /**
+   * A text feature (src/features/define-text.ts) as a stream of `text_delta` events, then `usage` and
+   * `done`: the upstream model answering the feature's request, or the feature's offline text. Ends early,
+   * without `done`, when the signal fires.
+   */
+  streamText<Input>(feature: TextFeature<Input>, input: Input, options?: RunOptions): AsyncIterable<EngineStreamEvent>;
 }
 
 /** The engine the server holds: the core plus named shortcuts for the features it calls by name. */

@@ -1,7 +1,7 @@
-import { basePersonas } from '@persona-api/engine';
+import { basePersonas, generationApps as generationAppCatalog } from '@persona-api/engine';
 import { and, eq, notInArray } from 'drizzle-orm';
 import type { Database } from './client.js';
-import { personas, tiers } from './schema/index.js';
+import { generationApps, personas, tiers } from './schema/index.js';
 import { fromExcluded } from './sql.js';
 
 const GB = 1e9;
@@ -44,6 +44,7 @@ export async function seedCatalogs(db: Database): Promise<void> {
       set: fromExcluded(tiers, ['name', 'requestsPerMinute', 'includedCredits', 'storageBytesIncluded', 'transcriptionMinutesIncluded']),
     });
   await seedBasePersonas(db);
+  await seedGenerationApps(db);
 }
 
 /**
@@ -81,5 +82,46 @@ async function seedBasePersonas(db: Database): Promise<void> {
       });
     const ids = rows.map((row) => row.id);
     await tx.delete(personas).where(and(eq(personas.isCustom, false), notInArray(personas.id, ids)));
+  });
+}
+
+/** The engine's generation-app catalog (its public fields; templates stay in the engine); dropped apps are removed. */
+async function seedGenerationApps(db: Database): Promise<void> {
+  const rows = generationAppCatalog.map((app) => ({
+    id: app.id,
+    name: app.name,
+    category: app.category,
+    description: app.description,
+    inputFields: app.input_fields,
+    outputContentType: app.output_content_type,
+    estimatedCredits: app.estimated_credits,
+    maxOutputTokens: app.max_output_tokens,
+    createdAt: new Date(app.created_at),
+    updatedAt: new Date(app.updated_at),
+  }));
+  await db.transaction(async (tx) => {
+    await tx
+      .insert(generationApps)
+      .values(rows)
+      .onConflictDoUpdate({
+        target: generationApps.id,
+        set: fromExcluded(generationApps, [
+          'name',
+          'category',
+          'description',
+          'inputFields',
+          'outputContentType',
+          'estimatedCredits',
+          'maxOutputTokens',
+          'createdAt',
+          'updatedAt',
+        ]),
+      });
+    await tx.delete(generationApps).where(
+      notInArray(
+        generationApps.id,
+        rows.map((row) => row.id),
+      ),
+    );
   });
 }

@@ -7,6 +7,7 @@ import { focusGroupsModule } from './focus-groups/index.js';
 import { newsModule } from './news/index.js';
 import { filesModule } from './files/index.js';
 import { foldersModule } from './folders/index.js';
+import { generationsModule } from './generations/index.js';
 import { modelsModule } from './models/index.js';
 import type { ResourceModule } from './module.js';
 import { personasModule } from './personas/index.js';
@@ -37,6 +38,7 @@ export const resourceModules = [
   filesModule,
   foldersModule,
   brandVoicesModule,
+  generationsModule,
 ] as const satisfies readonly ResourceModule<any>[];
 
 type UnionToIntersection<U> = (U extends unknown ? (union: U) => void : never) extends (intersection: infer I) => void ? I : never;
@@ -47,13 +49,6 @@ type BuiltHandlers = UnionToIntersection<(typeof resourceModules)[number]['handl
  * rest of the contract: an operation a module builds is a tsc error here until it is removed.
  */
 const notBuilt = {
-  // Generations
-  listGenerationApps: notImplemented,
-  getGenerationApp: notImplemented,
-  listGenerations: notImplemented,
-  createGeneration: notImplemented,
-  getGeneration: notImplemented,
-  deleteGeneration: notImplemented,
   // Meeting schemas
   listMeetingSchemas: notImplemented,
   createMeetingSchema: notImplemented,

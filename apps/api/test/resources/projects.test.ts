@@ -5,6 +5,18 @@ import type { AssignableRole, WorkspaceRole } from '../../src/workspaces/roles.j
 import { chargedCreateAgentThread, PRICE } from '../support/charged-handler.js';
 import { errorOf, useHarness, useTenant, type Tenant } from '../support/harness.js';
 
+// The columns of a stored generation besides its place, title and times (built by the generations module).
+const storedGenerationFields = {
+  output: 'Text.',
+  contentType: 'markdown' as const,
+  appId: 'app_linkedin_post',
+  app: { id: 'app_linkedin_post', name: 'LinkedIn Post', category: 'social_post' as const },
+  inputData: { topic: 'A post' },
+  promptTokens: 1,
+  completionTokens: 1,
+  creditsUsed: 1,
+};
+
 // Projects: list/read/create/update/delete with their counts and credits_used_14d.
 
 const h = useHarness({ handlers: { createAgentThread: chargedCreateAgentThread } });
@@ -46,6 +58,7 @@ describe('projects', () => {
         workspaceId: owner.workspaceId,
         projectId: project.id,
         title: 'Post',
+        ...storedGenerationFields,
         createdAt: h.clock.now(),
         updatedAt: h.clock.now(),
       });

@@ -5,6 +5,7 @@ import { assertValidRequest, cutAtStop, lastUserText, levels, systemTexts, toolN
 import { countPromptTokens, countTokens, countToolCallTokens, truncateToTokens } from '../tokens.js';
 import type { Engine, EngineDescription, EngineStreamEvent, EngineToolCall, FinishReason, GenerateRequest, GenerateResult } from '../types.js';
 import type { Feature, FeatureResult, RunOptions } from '../features/define.js';
+import type { TextFeature } from '../features/define-text.js';
 import { responseAnalysis } from '../features/response-analysis/index.js';
 import { withFeatureShortcuts } from '../features/shortcuts.js';
 import { composeDocument, composeReply, composeToolAnswer } from './compose.js';
@@ -174,7 +175,40 @@ export function createOfflineEngine(options: OfflineEngineOptions = {}): Engine 
 
   async function* stream(request: GenerateRequest, signal?: AbortSignal): AsyncGenerator<EngineStreamEvent> {
     if (signal?.aborted) return;
-    const result = answer(request);
+    yield* streamResult(answer(request), signal);
+  }
+
+  /** A text feature's offline text, cut to the request's output budget, streamed word by word. */
+  async function* streamText<Input>(feature: TextFeature<Input>, input: Input, options: RunOptions = {}): AsyncGenerator<EngineStreamEvent> {
+    if (options.signal?.aborted) return;
+    const request = feature.request(input);
+    let text = feature.offline(input, { seed });
+    let finish: FinishReason = 'stop';
+    if (request.max_output_tokens != null && countTokens(text) > request.max_output_tokens) {
+      text = truncateToTokens(text, request.max_output_tokens).text;
+      finish = 'length';
+    }
+    const result: GenerateResult = {
+      text,
+      tool_calls: [],
+      parsed: null,
+      structured_output_error: null,
+      analysis: null,
+      // No model ran: the tokenizer's count of what a model would have read and written.
+      usage: {
+        input_tokens: countPromptTokens(systemTexts(request), request.messages),
+        output_tokens: countTokens(text),
+        cached_tokens: 0,
+        reasoning_tokens: 0,
+        source: 'tokenizer',
+      },
+      finish_reason: finish,
+      model: 'offline',
+    };
+    yield* streamResult(result, options.signal);
+  }
+
+  async function* streamResult(result: GenerateResult, signal?: AbortSignal): AsyncGenerator<EngineStreamEvent> {
     for (const delta of wordChunks(result.text)) {
       await pause(options.chunkDelayMs ?? 0);
       if (signal?.aborted) return;
@@ -203,6 +237,7 @@ export function createOfflineEngine(options: OfflineEngineOptions = {}): Engine 
       return answer(request);
     },
     stream,
+    streamText,
     async run<Input, Output>(feature: Feature<Input, Output>, input: Input, options: RunOptions = {}): Promise<FeatureResult<Output>> {
       throwIfAborted(options.signal);
       const output = feature.offline(input, { seed });

@@ -512,6 +512,7 @@ export function createOpenAICompatibleEngine(config: UpstreamConfig, options: Op
     generate,
     stream,
     run,
+    streamText: (feature, input, options = {}) => stream(feature.request(input), options.signal),
   });
 }
 

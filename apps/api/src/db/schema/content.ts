@@ -22,18 +22,3 @@ export const agentThreads = pgTable(
   },
   (t) => [index('agent_threads_workspace_idx').on(t.workspaceId, t.createdAt, t.id), index('agent_threads_project_idx').on(t.projectId)],
 );
-
-export const generations = pgTable(
-  'generations',
-  {
-    id: text('id').primaryKey(),
-    workspaceId: text('workspace_id')
-      .notNull()
-      .references(() => workspaces.id, { onDelete: 'cascade' }),
-    projectId: text('project_id').references(() => projects.id, { onDelete: 'set null' }),
-    title: text('title').notNull(),
-    createdAt: timestampMs('created_at').notNull(),
-    updatedAt: timestampMs('updated_at').notNull(),
-  },
-  (t) => [index('generations_workspace_idx').on(t.workspaceId, t.createdAt, t.id), index('generations_project_idx').on(t.projectId)],
-);

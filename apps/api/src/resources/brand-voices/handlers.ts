@@ -11,7 +11,7 @@ import { requireMembership, requireRole } from '../../workspaces/access.js';
 import { files } from '../files/table.js';
 import { LEARN_BRAND_VOICE } from './job.js';
 import { emptyVoice, toBrandVoice, type BrandVoiceRow } from './mapper.js';
-import { clip, DOCUMENT_TYPES, LEGACY_WORD } from './reading.js';
+import { clip, DOCUMENT_TYPES, LEGACY_WORD } from '../../ai/source-text.js';
 import { chargeDescription, deleteBrandVoiceRow, findBrandVoice, insertBrandVoice, listBrandVoicesOf, updateBrandVoiceRow } from './repository.js';
 
 /** DECISIONS.md, Credits: a flat 100, refunded on failure or delete before completion. */

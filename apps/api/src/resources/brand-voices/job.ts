@@ -9,7 +9,7 @@ import type { JobDefinition } from '../../jobs/types.js';
 import type { Services } from '../../services.js';
 import { files } from '../files/table.js';
 import type { BrandVoiceRow } from './mapper.js';
-import { clip, readDocumentSource, readUrlSource, type SourceText } from './reading.js';
+import { clip, readDocumentSource, readUrlSource, type SourceText } from '../../ai/source-text.js';
 import { lockBrandVoice, updateBrandVoiceRow } from './repository.js';
 
 export const LEARN_BRAND_VOICE = 'brand-voice.learn';

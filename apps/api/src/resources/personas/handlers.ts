@@ -12,7 +12,7 @@ import { applyPatch, deleteInTransaction, patchInTransaction } from '../../lib/p
 import { defaultWorkspace, requireMembership, requireRole, type Membership } from '../../workspaces/access.js';
 import { toCustomPersona, toPersona, type PersonaRow } from './mapper.js';
 import { deletePersonaRow, findPersona, insertPersona, listPersonasOf, updatePersonaRow } from './repository.js';
-import { fetchSourceText } from './sources.js';
+import { fetchSourceText, readFileSourceText } from './sources.js';
 
 /** The seed's price of a custom persona (DECISIONS.md, Credits: a flat price, known up front). */
 export const CUSTOM_PERSONA_CREDITS = 300;
@@ -145,8 +145,8 @@ export const personaHandlers = {
   /**
    * Suggestions are free (DECISIONS.md) but model work, so `ai.call` applies in the default workspace.
    * URL sources are fetched with the guarded fetcher; unreachable ones are skipped and not counted. A
-   * file source must name a file the caller can see (404 otherwise); files have no readable content
-   * stored yet, so they are skipped as well.
+   * file source must name a file the caller can see (404 otherwise); its document text is read from
+   * storage, and a file that cannot be read is skipped and not counted as well.
    */
   suggestPersonas: async ({ body }, ctx) => {
     const membership = await defaultWorkspace(ctx.db, ctx.auth.userId);
@@ -159,8 +159,10 @@ export const personaHandlers = {
     }
     const read = await Promise.all(
       sources.map(async (source): Promise<SuggestionSourceText | null> => {
-        if (source.type !== 'url') return null;
-        const text = await fetchSourceText(source.url, ctx.services.fetcher);
+        const text =
+          source.type === 'url'
+            ? await fetchSourceText(source.url, ctx.services.fetcher)
+            : await readFileSourceText(ctx.db, ctx.services.storage, source.file_id);
         return text === null ? null : { ...(source.name ? { name: source.name } : {}), text };
       }),
     );

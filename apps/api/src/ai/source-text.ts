@@ -1,22 +1,23 @@
-// Reading a brand voice's sources into text: web pages through the guarded fetcher with Readability over
-// linkedom (a fast DOM; jsdom is 4× slower for the same article), documents from storage by type.
+// Reading the sources AI features learn from (brand voices, persona suggestions) into text: web pages
+// through the guarded fetcher with Readability over linkedom (a fast DOM; jsdom is 4× slower for the same
+// article), uploaded documents from storage by type.
 import type { Readable } from 'node:stream';
 import { Readability } from '@mozilla/readability';
 import { convert } from 'html-to-text';
 import { parseHTML } from 'linkedom';
 import mammoth from 'mammoth';
 import { extractText, getDocumentProxy } from 'unpdf';
-import { FetchError, type Fetcher } from '../../lib/guarded-fetch.js';
-import type { ObjectStorage } from '../../storage/types.js';
-import { uploadObjectKey } from '../files/keys.js';
+import { FetchError, type Fetcher } from '../lib/guarded-fetch.js';
+import type { ObjectStorage } from '../storage/types.js';
+import { uploadObjectKey } from '../resources/files/keys.js';
 
 /** A second bound on a page's bytes; the fetcher's own policy (1 MiB, SOURCE_FETCH_TIMEOUT_MS) applies first. */
 const MAX_PAGE_BYTES = 8 * 1024 * 1024;
 const MAX_CHARS_PER_SOURCE = 200_000;
-/** Fewer words than this teach nothing about a voice. */
+/** Fewer words than this teach nothing (about a voice, a business). */
 const MIN_WORDS = 20;
 
-/** The document types a voice learns from, by MIME type (DECISIONS.md). */
+/** The document types whose text can be read, by MIME type (DECISIONS.md, Brand voices). */
 export const DOCUMENT_TYPES: Readonly<Record<string, 'pdf' | 'docx' | 'html' | 'markdown' | 'text'>> = {
   'application/pdf': 'pdf',
   'application/vnd.openxmlformats-officedocument.wordprocessingml.document': 'docx',
@@ -112,7 +113,7 @@ export async function readUrlSource(url: string, fetcher: Fetcher, signal: Abort
   try {
     const response = await fetcher.get(url, {
       signal,
-      headers: { accept: 'text/html, application/xhtml+xml, text/plain;q=0.9, text/markdown;q=0.9', 'user-agent': 'persona-api brand-voice reader' },
+      headers: { accept: 'text/html, application/xhtml+xml, text/plain;q=0.9, text/markdown;q=0.9', 'user-agent': 'persona-api source reader' },
     });
     if (!response.ok) {
       response.body.destroy();

@@ -1,0 +1,81 @@
+import { and, eq, ilike, type SQL } from 'drizzle-orm';
+import type { AnyPgColumn } from 'drizzle-orm/pg-core';
+import type { Executor } from '../../db/client.js';
+import { countIn, memberOf } from '../../db/scoped.js';
+import { errors } from '../../http/errors.js';
+import { containsPattern, listPage, type ListQuery } from '../../lib/pagination.js';
+import type { WorkspaceRole } from '../../workspaces/roles.js';
+import { workspaceMembers } from '../workspaces/table.js';
+import { toGeneration, toGenerationApp, type GenerationAppRow, type GenerationRow } from './mapper.js';
+import { generationApps, generations } from './table.js';
+
+/** Generations of the project whose id column is given, for the project's `generation_count`. */
+export const generationsInProject = (projectId: AnyPgColumn): SQL<number> => countIn(generations.projectId, projectId);
+
+export async function findGenerationApp(db: Executor, id: string, param = 'id'): Promise<GenerationAppRow> {
+  const [row] = await db.select().from(generationApps).where(eq(generationApps.id, id)).limit(1);
+  if (!row) throw errors.notFound('generation_app', id, param);
+  return row;
+}
+
+export function listGenerationAppsOf(db: Executor, query: ListQuery & { category?: GenerationAppRow['category'] | undefined; search?: string | undefined }) {
+  return listPage(query, {
+    list: 'generation-apps',
+    keyset: { sortKey: generationApps.createdAt, id: generationApps.id },
+    filters: [
+      query.category ? eq(generationApps.category, query.category) : undefined,
+      query.search ? ilike(generationApps.name, containsPattern(query.search)) : undefined,
+    ],
+    rows: (page) =>
+      db
+        .select()
+        .from(generationApps)
+        .where(page.where)
+        .orderBy(...page.orderBy)
+        .limit(page.fetch),
+    keyOf: (row) => ({ sortKey: row.createdAt, id: row.id }),
+    toItem: toGenerationApp,
+  });
+}
+
+const visibleGenerations = (db: Executor, userId: string) =>
+  db.select({ generation: generations, role: workspaceMembers.role }).from(generations).innerJoin(workspaceMembers, memberOf(generations.workspaceId, userId));
+
+/** The generation with the caller's role in its workspace; another tenant's is a 404. */
+export async function findGeneration(db: Executor, userId: string, id: string): Promise<{ row: GenerationRow; role: WorkspaceRole }> {
+  const [found] = await visibleGenerations(db, userId).where(eq(generations.id, id)).limit(1);
+  if (!found) throw errors.notFound('generation', id);
+  return { row: found.generation, role: found.role as WorkspaceRole };
+}
+
+export function listGenerationsOf(
+  db: Executor,
+  userId: string,
+  query: ListQuery & { workspace_id?: string | undefined; app_id?: string | undefined; project_id?: string | undefined; search?: string | undefined },
+) {
+  return listPage(query, {
+    list: `generations:${query.workspace_id ?? '*'}:${query.app_id ?? '*'}:${query.project_id ?? '*'}`,
+    keyset: { sortKey: generations.createdAt, id: generations.id },
+    filters: [
+      query.workspace_id ? eq(generations.workspaceId, query.workspace_id) : undefined,
+      query.app_id ? eq(generations.appId, query.app_id) : undefined,
+      query.project_id ? eq(generations.projectId, query.project_id) : undefined,
+      query.search ? ilike(generations.title, containsPattern(query.search)) : undefined,
+    ],
+    rows: (page) =>
+      visibleGenerations(db, userId)
+        .where(and(page.where))
+        .orderBy(...page.orderBy)
+        .limit(page.fetch),
+    keyOf: (row) => ({ sortKey: row.generation.createdAt, id: row.generation.id }),
+    toItem: (row) => toGeneration(row.generation),
+  });
+}
+
+export async function insertGeneration(tx: Executor, row: GenerationRow): Promise<void> {
+  await tx.insert(generations).values(row);
+}
+
+export async function deleteGenerationRow(tx: Executor, id: string): Promise<void> {
+  await tx.delete(generations).where(eq(generations.id, id));
+}

@@ -1,0 +1,289 @@
+// The offline engine's content: the app's kind of document built from the inputs themselves — their key
+// sentence quoted, their salient terms as sections, headlines and hashtags, list fields as lists — angled
+// at the persona's own goals and pains, with the brand voice's preferred terms woven in and one of its
+// example phrases quoted. Deterministic: the same input and seed give the same text. Not a language model.
+import type { GenerationInputValue } from '@persona-api/types';
+import { rankedItems, roleLine } from '../../offline/profile.js';
+import { asPhrase, clip, createRandom, keySentence, keywords, sentences, stemSet, upperFirst } from '../../text/index.js';
+import { topicPhrase } from '../../text/topic.js';
+import type { OfflineContext } from '../define.js';
+import type { ContentGenerationInput } from './index.js';
+
+const MAIN_FIELDS = ['topic', 'offer', 'product', 'announcement', 'image_description', 'use_of_funds', 'features'];
+const LIST_FIELDS = ['features', 'benefits', 'outline'];
+const LIVELY = /playful|enthusiastic|energetic|bold|fun|upbeat|excited|friendly/i;
+
+const text = (value: GenerationInputValue | undefined): string => (typeof value === 'string' ? value.trim() : Array.isArray(value) ? value.join(', ') : '');
+const num = (value: GenerationInputValue | undefined, fallback: number): number => (typeof value === 'number' ? Math.round(value) : fallback);
+const sentence = (phrase: string) => (/[.!?…:]$/.test(phrase.trim()) ? phrase.trim() : `${phrase.trim()}.`);
+const hashtag = (term: string) =>
+  `#${term
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean)
+    .map((word) => upperFirst(word))
+    .join('')}`;
+
+/** The noun phrase a brief opens with ("Our new cold brew concentrate is …" → its subject), if short. */
+function openingSubject(text: string): string | null {
+  const first = sentences(text)[0] ?? '';
+  const cut = /\s(?:is|are|was|were|has|have|had|will|can|could|should|makes?|helps?|lets?|saves?|gives?|brings?|launch(?:es)?|offers?)\s|[,;:—–(]/i.exec(
+    first,
+  );
+  const subject = (cut ? first.slice(0, cut.index) : '').trim();
+  return subject.length >= 3 && subject.length <= 60 && subject.split(/\s+/).length <= 8 ? subject : null;
+}
+
+export function composeContent(input: ContentGenerationInput, { seed }: OfflineContext): string {
+  const v = input.values;
+  const strings = Object.values(v).map(text).filter(Boolean);
+  const mainKey = MAIN_FIELDS.find((key) => text(v[key])) ?? Object.keys(v).find((key) => text(v[key]).length > 20);
+  const main = (mainKey ? text(v[mainKey]) : strings[0]) ?? input.prompt;
+  const all = strings.join('\n');
+  const random = createRandom('content', seed, input.app.id, input.prompt, input.persona?.id ?? '', input.voice?.label ?? '');
+  const subject = upperFirst(text(v.product_name) || text(v.event_title) || openingSubject(main) || topicPhrase(main) || clip(main, 60));
+  const key = keySentence(main) ?? clip(main, 200);
+  const terms = keywords(all, 8);
+  const listed = LIST_FIELDS.map((name) => text(v[name]))
+    .filter(Boolean)
+    .flatMap((value) => value.split(/\n+|;\s*/))
+    .map((item) => item.replace(/^\s*(?:[-*•]|\d+[.)])\s*/, '').trim())
+    .filter(Boolean);
+  const points = listed.length > 0 ? listed : sentences(main).length > 1 ? sentences(main) : terms.map((term) => `${upperFirst(term)}`);
+
+  // The audience: the persona's own goals, pains and objections, ranked by the words the brief shares with them.
+  const persona = input.persona;
+  const stems = stemSet(all);
+  const goals = persona ? rankedItems(persona.details, 'goals', stems, 2) : [];
+  const pains = persona ? rankedItems(persona.details, 'pains', stems, 2) : [];
+  const objections = persona ? rankedItems(persona.details, 'objections', stems, 2) : [];
+  const reader = text(v.audience) || text(v.recipient_role) || (persona ? (roleLine(persona.details) ?? persona.name.split(',')[0]) : '');
+
+  // The voice: preferred terms woven in, one example phrase quoted, liveliness from its tone.
+  const voice = input.voice;
+  const preferred = voice?.vocabulary.preferred_terms.slice(0, 3) ?? [];
+  const example = voice?.example_phrases?.[0]?.example ?? null;
+  const lively = LIVELY.test(`${text(v.tone)} ${voice?.tone.adjectives.join(' ') ?? ''}`);
+  const end = lively ? '!' : '.';
+  const cta = text(v.call_to_action) || text(v.ask) || random.pick(['Learn more', 'Get started', 'Find out more']);
+
+  const goalLine = goals[0] ? `If you want to ${asPhrase(goals[0])}, this is for you${end}` : null;
+  const painLine = pains[0] ? `No more ${asPhrase(pains[0])}${end}` : null;
+  const termsLine = preferred.length
+    ? `It comes down to ${preferred.length > 1 ? `${preferred.slice(0, -1).join(', ')} and ${preferred.at(-1)}` : preferred[0]}.`
+    : null;
+  const exampleLine = example ? `> ${clip(example, 300)}` : null;
+  const join = (...blocks: (string | null | false | undefined)[]) =>
+    blocks.filter((block): block is string => typeof block === 'string' && block.trim().length > 0).join('\n\n');
+
+  switch (input.app.category) {
+    case 'social_post': {
+      const size = text(v.post_length) || 'medium';
+      const count = typeof v.hashtag_count === 'number' ? num(v.hashtag_count, 3) : v.include_hashtags === false ? 0 : 3;
+      const hook = random.pick([
+        `${subject}${end}`,
+        `Here is the thing about ${subject.toLowerCase()}${end}`,
+        `${subject}: what it changes${lively ? '!' : '?'}`,
+      ]);
+      const body =
+        size === 'short' ? [sentence(key)] : [sentence(key), goalLine, painLine, size === 'long' ? termsLine : null, size === 'long' ? exampleLine : null];
+      const closing = text(v.goal) === 'sales' || text(v.call_to_action) ? `${cta}${end}` : `What do you think${reader ? `, ${reader}` : ''}?`;
+      const tags = count > 0 ? terms.slice(0, count).map(hashtag).join(' ') : null;
+      return join(hook, ...body, size !== 'long' ? termsLine : null, closing, tags);
+    }
+    case 'blog_article': {
+      if (input.app.id.includes('listicle')) {
+        const count = Math.max(1, num(v.item_count, 5));
+        const items = Array.from({ length: count }, (_, index) => {
+          const point = points[index % points.length] ?? subject;
+          const support = goals[index % Math.max(goals.length, 1)];
+          return `${index + 1}. **${clip(upperFirst(asPhrase(point)), 80)}** — ${support ? `It helps you ${asPhrase(support)}.` : sentence(key)}`;
+        });
+        return join(`# ${count} ${subject}`, `${sentence(key)}${reader ? ` Written for ${reader}.` : ''}`, items.join('\n'), termsLine, `${cta}${end}`);
+      }
+      const sections = points.slice(0, 5).map((point, index) => {
+        const heading = clip(upperFirst(asPhrase(point)), 80);
+        const angle = index === 0 && painLine ? painLine : goals[index - 1] ? `It helps you ${asPhrase(goals[index - 1]!)}.` : null;
+        const related = sentences(all).find((line) => line !== point && stemSet(line).has([...stemSet(point)][0] ?? ''));
+        return join(`## ${heading}`, related ? sentence(related) : sentence(point), angle);
+      });
+      return join(
+        `# ${subject}`,
+        `${sentence(key)}${reader ? ` This guide is for ${reader}.` : ''}`,
+        ...sections,
+        exampleLine,
+        `## Next step`,
+        join(termsLine, `${cta}${end}`),
+      );
+    }
+    case 'email': {
+      const cold = Boolean(v.recipient_role);
+      const greeting = cold ? 'Hi,' : `Hi${reader ? ` ${reader.split(/[,;]/)[0]}` : ''},`;
+      const proof = text(v.proof) ? `${sentence(text(v.proof))}` : null;
+      const deadline = text(v.deadline) ? `The offer ends ${text(v.deadline)}.` : null;
+      return join(
+        `Subject: ${clip(subject, 70)}`,
+        cold ? null : `Preview: ${clip(key, 90)}`,
+        greeting,
+        cold && text(v.pain_point) ? `Many ${text(v.recipient_role)} teams tell us about ${asPhrase(text(v.pain_point))}.` : painLine,
+        sentence(key),
+        join(goalLine, proof, termsLine),
+        deadline,
+        cold ? `Would a ${cta} next week make sense?` : `**${cta}**`,
+        'Best regards',
+      );
+    }
+    case 'ad_copy': {
+      if (v.platform) {
+        const variants = Math.max(1, num(v.variants, 2));
+        return Array.from({ length: variants }, (_, index) => {
+          const angle = [painLine, goalLine, termsLine, sentence(key)].filter(Boolean)[index % 4] ?? sentence(key);
+          return join(
+            `## Variant ${index + 1}`,
+            `**Primary text:** ${clip(`${angle} ${subject}${end}`, 125)}`,
+            `**Headline:** ${clip(upperFirst(terms[index % Math.max(terms.length, 1)] ?? subject), 40)}`,
+            `**Button:** ${clip(cta, 20)}`,
+          );
+        }).join('\n\n');
+      }
+      const count = Math.max(1, num(v.headline_count, 5));
+      const stock = [...text(v.keywords).split(/,\s*/), ...terms, ...preferred, ...text(v.unique_selling_points).split(/,\s*/)].filter(Boolean);
+      const headlines = Array.from({ length: count }, (_, index) => clip(upperFirst(stock[index % stock.length] ?? subject), 30));
+      const descriptions = [sentence(key), goalLine ?? termsLine ?? sentence(subject), `${cta}${end}`].map((line) => clip(line ?? subject, 90));
+      return join('## Headlines', headlines.map((line) => `- ${line}`).join('\n'), '## Descriptions', descriptions.map((line) => `- ${line}`).join('\n'));
+    }
+    case 'landing_page': {
+      const wanted = Array.isArray(v.sections) ? v.sections : ['benefits', 'how_it_works', 'faq'];
+      const blocks: string[] = [`# ${subject}`, `${sentence(key)}${reader ? ` Made for ${reader}.` : ''}`];
+      if (v.event_title) {
+        const count = Math.max(1, num(v.learning_points, 3));
+        blocks.push(
+          join(
+            text(v.date_time) && `**When:** ${text(v.date_time)}`,
+            text(v.speakers) && `**Speakers:** ${text(v.speakers)}`,
+            '## What you will learn',
+            points
+              .slice(0, count)
+              .map((point) => `- ${upperFirst(asPhrase(point))}`)
+              .join('\n'),
+            goalLine,
+            `**Save my seat**`,
+          ),
+        );
+        return join(...blocks);
+      }
+      for (const section of wanted) {
+        if (section === 'benefits')
+          blocks.push(
+            join(
+              '## Benefits',
+              points
+                .slice(0, 5)
+                .map((point) => `- ${upperFirst(asPhrase(point))}`)
+                .join('\n'),
+              termsLine,
+            ),
+          );
+        if (section === 'how_it_works')
+          blocks.push(
+            join(
+              '## How it works',
+              terms
+                .slice(0, 3)
+                .map((term, index) => `${index + 1}. ${upperFirst(term)}`)
+                .join('\n'),
+            ),
+          );
+        if (section === 'testimonials' && exampleLine) blocks.push(join('## What people say', exampleLine));
+        if (section === 'faq')
+          blocks.push(
+            join(
+              '## Questions',
+              ...(objections.length ? objections : [`What is ${subject.toLowerCase()}?`]).map(
+                (question) => `**${sentence(upperFirst(question))}**\n\n${sentence(key)}`,
+              ),
+            ),
+          );
+        if (section === 'pricing') blocks.push(join('## Pricing', `Start with ${subject.toLowerCase()} today.`));
+      }
+      blocks.push(`**${cta}**`);
+      return join(...blocks);
+    }
+    case 'product_description': {
+      if (v.bullet_count !== undefined || input.app.id.includes('bullets')) {
+        const count = Math.max(1, num(v.bullet_count, 5));
+        return points
+          .slice(0, count)
+          .map((point, index) => {
+            const lead = clip((keywords(point, 2).join(' ') || subject).toUpperCase(), 40);
+            const why = goals[index % Math.max(goals.length, 1)];
+            return `- **${lead}** — ${clip(`${upperFirst(asPhrase(point))}${why ? `, so you can ${asPhrase(why)}` : ''}.`, 180)}`;
+          })
+          .join('\n');
+      }
+      const size = text(v.length) || 'medium';
+      return join(
+        `**${subject}** — ${asPhrase(points[0] ?? key)}${end}`,
+        size === 'short' ? null : join(goalLine ?? sentence(key), painLine, termsLine),
+        points.map((point) => `- ${upperFirst(asPhrase(point))}`).join('\n'),
+      );
+    }
+    case 'video_script': {
+      const short = v.duration_seconds !== undefined;
+      const total = short ? num(v.duration_seconds, 30) : num(v.duration_minutes, 2) * 60;
+      const beats = [
+        { label: 'Hook', line: `${subject}${lively ? '!' : '?'}`, visual: `Close-up on ${subject.toLowerCase()}` },
+        { label: 'Problem', line: painLine ?? sentence(key), visual: 'The everyday situation, before' },
+        { label: 'Solution', line: sentence(key), visual: `${upperFirst(terms[0] ?? subject)} in use` },
+        ...(short
+          ? []
+          : [
+              {
+                label: 'How it works',
+                line: points
+                  .slice(0, 3)
+                  .map((p) => sentence(upperFirst(asPhrase(p))))
+                  .join(' '),
+                visual: 'Step-by-step screen',
+              },
+            ]),
+        { label: 'Proof', line: goalLine ?? termsLine ?? sentence(key), visual: 'Result on screen' },
+        { label: 'Call to action', line: `${cta}${end}`, visual: 'Logo and call to action' },
+      ];
+      const step = Math.max(1, Math.floor(total / beats.length));
+      return join(
+        `# ${subject} — ${short ? `${total}-second` : `${total / 60}-minute`} script`,
+        ...beats.map((beat, index) =>
+          join(
+            `**${index * step}–${index === beats.length - 1 ? total : (index + 1) * step} s · ${beat.label}**`,
+            `[Visual] ${beat.visual}${v.include_b_roll === true ? ` (B-roll: ${terms[index % Math.max(terms.length, 1)] ?? subject})` : ''}`,
+            `[Voiceover] ${beat.line}`,
+          ),
+        ),
+      );
+    }
+    case 'press_release': {
+      const company = text(v.company_name) || subject;
+      const headline = v.round
+        ? `${company} raises ${text(v.amount)} ${text(v.round)} round${text(v.investors) ? ` led by ${text(v.investors)}` : ''}`
+        : `${company}: ${subject}`;
+      const place = text(v.location) ? `**${text(v.location).toUpperCase()}** — ` : '';
+      const speaker = text(v.quote_from) || (v.round ? `the founder of ${company}` : `a spokesperson for ${company}`);
+      return join(
+        'FOR IMMEDIATE RELEASE',
+        `# ${clip(headline, 150)}`,
+        `${place}${sentence(key)}`,
+        ...sentences(main)
+          .filter((line) => line !== key)
+          .slice(0, 3)
+          .map(sentence),
+        text(v.traction) ? sentence(text(v.traction)) : null,
+        `“${goals[0] ? `Our customers want to ${asPhrase(goals[0])}. ` : ''}${sentence(key)}” said ${speaker}.`,
+        termsLine,
+        `## About ${company}`,
+        text(v.boilerplate) ? sentence(text(v.boilerplate)) : `${company} ${asPhrase(terms.slice(0, 3).join(', ') || subject)}.`,
+        '###',
+      );
+    }
+  }
+  return join(`# ${subject}`, sentence(key), termsLine);
+}

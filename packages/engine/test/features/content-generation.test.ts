@@ -1,0 +1,166 @@
+// The content-generation text feature and the generation-app catalog: offline content computed from the
+// inputs (each category's document shape, the persona's goals, the voice's terms), deterministic, within
+// the app's output budget; streamed by both engines through `streamText`, upstream with the system prompt
+// carrying the audience and the voice.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  basePersonas,
+  contentGeneration,
+  createOfflineEngine,
+  createOpenAICompatibleEngine,
+  enginePersonaFromBase,
+  generationApps,
+  generationAppTemplate,
+  renderTemplate,
+  type ContentGenerationInput,
+  type Engine,
+  type EngineStreamEvent,
+} from '../../src/index.js';
+import { countTokens } from '../../src/tokens.js';
+import { startFakeUpstream, type FakeUpstream } from '../../src/testing/index.js';
+
+const BRIEF = 'Our cold brew concentrate is slow-steeped for 18 hours from washed Colombian beans. It saves busy teams ten minutes every morning.';
+
+function inputFor(appId: string, extra: Record<string, unknown> = {}, persona = false, voice = false): ContentGenerationInput {
+  const app = generationApps.find((candidate) => candidate.id === appId)!;
+  const values: Record<string, any> = {};
+  for (const field of app.input_fields) {
+    if (field.default_value !== null) values[field.name] = field.default_value;
+    else if (field.required) values[field.name] = field.type === 'select' ? field.options![0] : field.type === 'number' ? field.minimum : BRIEF;
+  }
+  Object.assign(values, extra);
+  return {
+    app,
+    prompt: renderTemplate(generationAppTemplate(app.id)!, values),
+    values,
+    persona: persona ? enginePersonaFromBase(basePersonas[0]!) : null,
+    voice: voice
+      ? {
+          label: 'House',
+          voice_summary: 'Warm and concrete.',
+          tone: { adjectives: ['playful'], dos: ['Use numbers'], donts: ['Overpromise'] },
+          writing_style: { sentence_structure: 'Short sentences.', jargon_usage: 'None.' },
+          vocabulary: { preferred_terms: ['small-batch', 'hand-picked'], avoid_terms: ['cheap'] },
+          example_phrases: [{ use_case: 'Tagline', example: 'Coffee that waits for you.' }],
+        }
+      : null,
+  };
+}
+
+async function collect(events: AsyncIterable<EngineStreamEvent>) {
+  let text = '';
+  let done: Extract<EngineStreamEvent, { type: 'done' }>['result'] | null = null;
+  for await (const event of events) {
+    if (event.type === 'text_delta') text += event.delta;
+    if (event.type === 'done') done = event.result;
+  }
+  return { text, done: done! };
+}
+
+describe('the offline content', () => {
+  const engine = createOfflineEngine();
+
+  it('writes every app’s kind of document from the brief, within the app’s budget', async () => {
+    const shapes: Record<string, RegExp> = {
+      app_linkedin_post: /#\p{Lu}/u,
+      app_blog_article: /^# .+\n[\s\S]*^## /m,
+      app_listicle: /^1\. \*\*/m,
+      app_promotional_email: /^Subject: /,
+      app_search_ad: /## Headlines[\s\S]*## Descriptions/,
+      app_landing_page: /^## Questions/m,
+      app_product_description: /^- /m,
+      app_short_video_script: /\[Visual\][\s\S]*\[Voiceover\]/,
+      app_press_release: /^FOR IMMEDIATE RELEASE[\s\S]*###$/,
+    };
+    for (const app of generationApps) {
+      const { text, done } = await collect(engine.streamText(contentGeneration, inputFor(app.id)));
+      expect(text.length, app.id).toBeGreaterThan(40);
+      expect(done.text).toBe(text);
+      expect(done.usage.output_tokens).toBe(countTokens(text));
+      expect(done.usage.output_tokens).toBeLessThanOrEqual(app.max_output_tokens);
+      if (shapes[app.id]) expect(text, app.id).toMatch(shapes[app.id]!);
+    }
+  });
+
+  it('angles the content at the persona and writes in the voice; the same input gives the same text', async () => {
+    const plain = await collect(engine.streamText(contentGeneration, inputFor('app_blog_article')));
+    const angled = await collect(engine.streamText(contentGeneration, inputFor('app_blog_article', {}, true, true)));
+    const persona = basePersonas[0]!;
+    expect(angled.text).not.toBe(plain.text);
+    expect(
+      persona.details.goals.some((goal) =>
+        angled.text.toLowerCase().includes(
+          goal
+            .toLowerCase()
+            .replace(/[.!?]+$/, '')
+            .slice(1, 30),
+        ),
+      ),
+    ).toBe(true);
+    expect(angled.text).toContain('small-batch');
+    expect(angled.text).toContain('Coffee that waits for you.');
+    expect((await collect(engine.streamText(contentGeneration, inputFor('app_blog_article', {}, true, true)))).text).toBe(angled.text);
+    expect(
+      (await collect(engine.streamText(contentGeneration, inputFor('app_blog_article', { topic: 'A different brief about cargo bikes for city families.' }))))
+        .text,
+    ).not.toBe(plain.text);
+  });
+
+  it('follows the inputs: counts, booleans and lists', async () => {
+    const ads = await collect(engine.streamText(contentGeneration, inputFor('app_search_ad', { headline_count: 7 })));
+    expect(ads.text.split('## Descriptions')[0]!.match(/^- /gm)).toHaveLength(7);
+    const noTags = await collect(engine.streamText(contentGeneration, inputFor('app_linkedin_post', { include_hashtags: false })));
+    expect(noTags.text).not.toMatch(/#\p{Lu}/u);
+    const bullets = await collect(
+      engine.streamText(
+        contentGeneration,
+        inputFor('app_marketplace_bullets', { features: 'Steel body\nDishwasher safe\nKeeps cold 24 hours', bullet_count: 3 }),
+      ),
+    );
+    expect(bullets.text.match(/^- \*\*/gm)).toHaveLength(3);
+    expect(bullets.text).toContain('Dishwasher safe');
+  });
+
+  it('stops streaming when the signal fires', async () => {
+    const controller = new AbortController();
+    let deltas = 0;
+    for await (const event of engine.streamText(contentGeneration, inputFor('app_blog_article'), { signal: controller.signal })) {
+      if (event.type === 'text_delta' && ++deltas === 3) controller.abort();
+      expect(event.type).not.toBe('done');
+    }
+    expect(deltas).toBe(3);
+  });
+});
+
+describe('content generation upstream', () => {
+  let fake: FakeUpstream;
+  let engine: Engine;
+  beforeAll(async () => {
+    fake = await startFakeUpstream();
+    engine = createOpenAICompatibleEngine({
+      baseUrl: fake.baseUrl,
+      apiKey: null,
+      model: 'fake',
+      timeoutMs: 2000,
+      reasoning: false,
+      contextWindow: 128000,
+      maxOutputTokens: 32768,
+    });
+  });
+  afterAll(() => fake.close());
+
+  it('sends the copywriter prompt with the audience and the voice, and streams the model’s text', async () => {
+    fake.enqueue({ content: 'Hand-picked, small-batch cold brew.' });
+    const { text, done } = await collect(engine.streamText(contentGeneration, inputFor('app_linkedin_post', {}, true, true)));
+    expect(text).toBe('Hand-picked, small-batch cold brew.');
+    expect(done.model).toBeTruthy();
+    const sent = fake.requests.at(-1)!.body;
+    const system = sent.messages[0].content as string;
+    expect(sent.messages[0].role).toBe('system');
+    expect(system).toContain('senior copywriter');
+    expect(system).toContain(basePersonas[0]!.name);
+    expect(system).toContain('Never use these terms, in any form: cheap.');
+    expect(sent.messages.at(-1)).toEqual({ role: 'user', content: inputFor('app_linkedin_post').prompt });
+    expect(sent.stream).toBe(true);
+  });
+});
