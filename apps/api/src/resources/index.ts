@@ -69,6 +69,8 @@ const notBuilt = {
   getAgentThread: notImplemented,
   listAgentMessages: notImplemented,
   createAgentMessage: notImplemented,
+  updateAgentThread: notImplemented,
+  deleteAgentThread: notImplemented,
 } satisfies { [Operation in Exclude<OperationId, keyof BuiltHandlers>]: typeof notImplemented };
 
 /**
