@@ -3,15 +3,11 @@ import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import { workspaceMembers } from '../resources/workspaces/table.js';
 import type { Executor } from './client.js';
 import { files } from '../resources/files/table.js';
-import { agentThreads, generations } from './schema/content.js';
+import { generations } from './schema/content.js';
 import { countIn, memberOf } from './scoped.js';
 
-// What built resources read of the resources not built yet (research agent, generations, files). The
+// What built resources read of the resources not built yet (generations, files). The
 // issue that builds one moves its part into that resource's repository.
-
-/** Research-agent threads of the workspace or project whose id column is given. */
-export const agentThreadsInWorkspace = (workspaceId: AnyPgColumn): SQL<number> => countIn(agentThreads.workspaceId, workspaceId);
-export const agentThreadsInProject = (projectId: AnyPgColumn): SQL<number> => countIn(agentThreads.projectId, projectId);
 
 /** Generations of the project whose id column is given. */
 export const generationsInProject = (projectId: AnyPgColumn): SQL<number> => countIn(generations.projectId, projectId);

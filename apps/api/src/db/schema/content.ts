@@ -7,22 +7,6 @@ import { workspaces } from '../../resources/workspaces/table.js';
 // read. The issue that builds a resource moves its table into resources/<tag>/table.ts and adds the
 // remaining columns by migration.
 
-export const agentThreads = pgTable(
-  'agent_threads',
-  {
-    id: text('id').primaryKey(),
-    workspaceId: text('workspace_id')
-      .notNull()
-      .references(() => workspaces.id, { onDelete: 'cascade' }),
-    // A deleted project leaves its threads in the workspace.
-    projectId: text('project_id').references(() => projects.id, { onDelete: 'set null' }),
-    title: text('title').notNull(),
-    createdAt: timestampMs('created_at').notNull(),
-    updatedAt: timestampMs('updated_at').notNull(),
-  },
-  (t) => [index('agent_threads_workspace_idx').on(t.workspaceId, t.createdAt, t.id), index('agent_threads_project_idx').on(t.projectId)],
-);
-
 export const generations = pgTable(
   'generations',
   {

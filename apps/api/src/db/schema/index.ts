@@ -13,3 +13,4 @@ export * from '../../resources/meetings/table.js';
 export * from '../../resources/focus-groups/table.js';
 export * from '../../resources/news/table.js';
 export * from '../../resources/brand-voices/table.js';
+export * from '../../resources/agent/table.js';

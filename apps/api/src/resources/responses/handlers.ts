@@ -1,7 +1,7 @@
 import { creditsForTokens, isEngineError, type GenerateResult } from '@persona-api/engine';
 import type { Handler, Streamed } from '../../contract/handler-types.js';
 import type { RequestContext } from '../../http/context.js';
-import { clientDisconnectSignal } from '../../http/sse.js';
+import { clientDisconnectSignal, streamErrorEvent } from '../../http/sse.js';
 import { newId } from '../../lib/ids.js';
 import { unix } from '../../lib/wire.js';
 import { drainEngineStream, openModelStream } from '../../ai/engine-stream.js';
@@ -150,13 +150,10 @@ async function respondStreamed(call: Call, ctx: RequestContext, signal: AbortSig
     ctx.log.error({ err: error }, 'streamed response failed after it started');
     if (stream.closed) return stream.abandon();
     stream.send(
-      {
-        type: 'error',
-        sequence_number: writer.nextSequence(),
+      streamErrorEvent(writer.nextSequence(), {
         code: 'internal_error',
         message: `The server had an error while finishing the response. Quote request id ${ctx.requestId} when reporting it.`,
-        param: null,
-      },
+      }),
       'error',
     );
     return await stream.done();
