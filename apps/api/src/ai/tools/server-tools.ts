@@ -7,7 +7,6 @@
 import {
   composeResearchAnswer,
   countTokens,
-
   researchKeywords,
   type EngineMessage,
   type EngineUsage,
@@ -28,7 +27,8 @@ type UrlCitation = components['schemas']['ResponseUrlCitation'];
 export type ServerToolType = ServerToolCall['type'];
 
 /** Words that ask for sourced or current information: only then are server tools offered. */
-export const SERVER_TOOL_TRIGGER = /\b(news|headlines?|latest|recent(ly)?|this week|today|sources?|cite|citations?|research|documents?|docs|files?|knowledge|according to)\b/i;
+export const SERVER_TOOL_TRIGGER =
+  /\b(news|headlines?|latest|recent(ly)?|this week|today|sources?|cite|citations?|research|documents?|docs|files?|knowledge|according to)\b/i;
 /** Each entry of `server_tool_calls` costs this much on top of the tokens (ServerToolCall). */
 export const SERVER_TOOL_CREDITS = 1;
 /** At most this many server tool calls per response. */
@@ -101,7 +101,8 @@ export async function runServerTools(ctx: RequestContext, request: GenerateReque
     try {
       const outcome = await entry.tool.run(scope, query);
       const found = outcome.sources.slice(0, 20);
-      for (const source of found) if (sources.length < 50 && !sources.some((known) => known.url === source.url && known.snippet === source.snippet)) sources.push(source);
+      for (const source of found)
+        if (sources.length < 50 && !sources.some((known) => known.url === source.url && known.snippet === source.snippet)) sources.push(source);
       calls.push({
         id: newId('stc'),
         type,
@@ -144,7 +145,13 @@ export function citationsOf(text: string, sources: readonly FoundSource[]): UrlC
   for (const match of text.matchAll(/\[(\d{1,3})\]/g)) {
     const source = sources[Number(match[1]) - 1];
     if (!source || match.index === undefined) continue;
-    annotations.push({ type: 'url_citation', url: source.url, title: source.title.slice(0, 300), start_index: match.index, end_index: match.index + match[0].length });
+    annotations.push({
+      type: 'url_citation',
+      url: source.url,
+      title: source.title.slice(0, 300),
+      start_index: match.index,
+      end_index: match.index + match[0].length,
+    });
     if (annotations.length >= 50) break;
   }
   return annotations;

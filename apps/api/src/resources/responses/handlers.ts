@@ -35,19 +35,29 @@ interface Call {
 
 /** The response object of this call in a given state (stored, returned, and sent in stream events). */
 function snapshotOf(call: Call, state: ResponseState): ResponseObject {
-  const object = responseObject(call.id, call.createdAt, call.request.settings, state, { jsonSchema: call.request.jsonSchema, analysis: call.request.analysis });
+  const object = responseObject(call.id, call.createdAt, call.request.settings, state, {
+    jsonSchema: call.request.jsonSchema,
+    analysis: call.request.analysis,
+  });
   // `server_tool_calls` only on the final response, and only when tools ran.
   if (state.status !== 'in_progress' && call.research && call.research.calls.length > 0) object.server_tool_calls = call.research.calls;
   return object;
 }
 
 /** The annotations of this call's text: its citations of the server tools' sources. */
-const annotateFor = (call: Call): Annotate => (text) => (call.research ? citationsOf(text, call.research.sources) : []);
+const annotateFor =
+  (call: Call): Annotate =>
+  (text) =>
+    call.research ? citationsOf(text, call.research.sources) : [];
 
 /** The answer's usage with the server tools' selection round added. */
 function withResearch(call: Call, usage: EngineUsage): EngineUsage {
   if (!call.research) return usage;
-  return { ...usage, input_tokens: usage.input_tokens + call.research.usage.input_tokens, output_tokens: usage.output_tokens + call.research.usage.output_tokens };
+  return {
+    ...usage,
+    input_tokens: usage.input_tokens + call.research.usage.input_tokens,
+    output_tokens: usage.output_tokens + call.research.usage.output_tokens,
+  };
 }
 
 /** The offline rule's answer as engine stream events (word deltas, usage, done). */
@@ -211,7 +221,11 @@ export const createResponse: Handler<'createResponse'> = async ({ body, headers 
       prepared.request = { ...prepared.request, messages: [...prepared.request.messages, message] };
       if (ctx.engine.kind === 'offline') {
         const question = [...prepared.request.messages].reverse().find((entry) => entry.role === 'user')?.content ?? '';
-        const input = countPromptTokens([prepared.request.persona?.system_prompt ?? '', prepared.request.instructions ?? ''], prepared.request.messages, prepared.request.tools ?? []);
+        const input = countPromptTokens(
+          [prepared.request.persona?.system_prompt ?? '', prepared.request.instructions ?? ''],
+          prepared.request.messages,
+          prepared.request.tools ?? [],
+        );
         override = offlineResearchResult(question, research, input);
       }
     }
