@@ -48,6 +48,8 @@ const configSchema = z
       .default('')
       .transform((value) => value.split(/[\s,]+/).filter((url) => url.length > 0))
       .refine((urls) => urls.every((url) => /^https?:\/\/\S+$/.test(url)), 'must be http(s) URLs separated by commas or spaces'),
+    // A SearXNG-compatible JSON search endpoint for the research tools' `web_search`; unset: no web search.
+    WEB_SEARCH_URL: optionalUrl(['http:', 'https:']),
     // Background jobs: `on` runs the workers inside the API process; `off` leaves them to `pnpm worker`.
     WORKERS: z.enum(['on', 'off']).default('on'),
     WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),

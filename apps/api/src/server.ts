@@ -11,6 +11,7 @@ import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './http/ra
 import type { JobRuntime } from './jobs/queue.js';
 import { startJobQueue } from './jobs/start.js';
 import { createGuardedFetcher } from './lib/guarded-fetch.js';
+import { searxngProvider } from './ai/tools/web-search.js';
 import { jobsNotConfigured, type Services } from './services.js';
 import { loadFileSettings } from './resources/files/settings.js';
 import { createStorage } from './storage/index.js';
@@ -42,6 +43,7 @@ export function createLogger(config: Pick<Config, 'LOG_LEVEL'>): Logger {
 export async function createServices(config: Config, database: DatabaseHandle, logger: Logger): Promise<Services> {
   // The signing secret is loaded (or created in the database) once, here, before anything needs closing.
   const files = await loadFileSettings(database.db, config);
+  const fetcher = createGuardedFetcher({ timeoutMs: config.SOURCE_FETCH_TIMEOUT_MS, allowPrivateAddresses: config.SOURCE_FETCH_ALLOW_PRIVATE });
   return {
     db: database.db,
     engine: createEngine(config.engine),
@@ -49,8 +51,9 @@ export async function createServices(config: Config, database: DatabaseHandle, l
     storage: createStorage(config),
     clock: { now: () => new Date() },
     logger,
-    fetcher: createGuardedFetcher({ timeoutMs: config.SOURCE_FETCH_TIMEOUT_MS, allowPrivateAddresses: config.SOURCE_FETCH_ALLOW_PRIVATE }),
+    fetcher,
     files,
+    webSearch: config.WEB_SEARCH_URL ? searxngProvider(config.WEB_SEARCH_URL, fetcher) : undefined,
   };
 }
 

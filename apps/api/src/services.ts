@@ -3,6 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from './db/client.js';
 import type { JobQueue } from './jobs/types.js';
 import type { Fetcher } from './lib/guarded-fetch.js';
+import type { WebSearchProvider } from './ai/tools/web-search.js';
 import type { FileSettings } from './resources/files/settings.js';
 import type { ObjectStorage } from './storage/types.js';
 
@@ -29,6 +30,8 @@ export interface Services {
   fetcher: Fetcher;
   /** Link base, signing keys (loaded once at start) and ffmpeg path of files and uploads. */
   files: FileSettings;
+  /** The web search provider (WEB_SEARCH_URL); without one no `web_search` tool is offered. */
+  webSearch?: WebSearchProvider | undefined;
 }
 
 /** Thrown by a service this server was started without; the message says what is missing. */

@@ -70,3 +70,16 @@ export { generationApps, getGenerationApp, generationAppTemplate, renderTemplate
 export { DETAILS_FIELDS, fieldApplies, completeDetails, B2B_FIELDS, B2C_FIELDS, INTERMEDIATE_FIELDS, ADVANCED_FIELDS } from './catalog/pipeline.js';
 export { ARTIFACT_TYPES, ARTIFACT_CLOSE_TAG, escapeAttribute, formatArtifact, parseArtifact, type Artifact, type ArtifactType } from './artifact.js';
 export { compileSchema, parseStructuredOutput, validateAgainst, describeErrors } from './schema/validate.js';
+export {
+  threadTitle,
+  offlineThreadTitle,
+  researchKeywords,
+  composeResearchAnswer,
+  THREAD_TITLE_MAX,
+  RESEARCH_KEYWORDS,
+  RESEARCH_QUOTED_SOURCES,
+  type ResearchSource,
+  type ThreadTitleInput,
+} from './features/research/index.js';
+// The word helpers the server's research tools rank passages with, so they match the offline composer's.
+export { contentWords, sentences, stem, stemSet } from './text/index.js';

@@ -1,6 +1,6 @@
 import type { EngineMessage, EngineResponseFormat, EngineTool, EngineToolChoice, GenerateRequest } from '@persona-api/engine';
 import type { components } from '@persona-api/types';
-import { apiError, errors } from '../http/errors.js';
+import { errors } from '../http/errors.js';
 import { checkObjectSchema, effortLevel, MAX_INPUT_CHARS } from './responses/request.js';
 import { refuseUnsupported } from './unsupported.js';
 
@@ -12,8 +12,6 @@ export interface ChatRequest {
   stream: boolean;
   includeUsage: boolean;
 }
-
-const conflict = (param: string, message: string) => apiError('parameter_conflict', message, param);
 
 // A refusal part of an earlier assistant message counts as its text.
 const textOf = (content: string | null | undefined | ({ type: 'text'; text: string } | { type: 'refusal'; refusal: string })[]) =>
@@ -88,11 +86,11 @@ export function readChatRequest(body: CreateRequest): ChatRequest {
   const choice = body.tool_choice ?? 'auto';
   let toolChoice: EngineToolChoice;
   if (typeof choice === 'string') {
-    if (choice === 'required' && tools.length === 0) throw conflict('tool_choice', 'tool_choice "required" needs at least one tool in tools.');
+    if (choice === 'required' && tools.length === 0) throw errors.parameterConflict('tool_choice', 'tool_choice "required" needs at least one tool in tools.');
     toolChoice = choice;
   } else {
     if (!tools.some((tool) => tool.name === choice.function.name))
-      throw conflict('tool_choice', `tool_choice names ${choice.function.name}, which is not one of tools.`);
+      throw errors.parameterConflict('tool_choice', `tool_choice names ${choice.function.name}, which is not one of tools.`);
     toolChoice = { name: choice.function.name };
   }
 
@@ -111,10 +109,10 @@ export function readChatRequest(body: CreateRequest): ChatRequest {
   }
 
   if (body.max_tokens != null && body.max_completion_tokens != null) {
-    throw conflict('max_tokens', 'Send max_completion_tokens or the deprecated max_tokens, not both.');
+    throw errors.parameterConflict('max_tokens', 'Send max_completion_tokens or the deprecated max_tokens, not both.');
   }
   const stream = body.stream ?? false;
-  if (body.stream_options != null && !stream) throw conflict('stream_options', 'stream_options is only allowed with stream: true.');
+  if (body.stream_options != null && !stream) throw errors.parameterConflict('stream_options', 'stream_options is only allowed with stream: true.');
 
   return {
     engine: {

@@ -14,8 +14,13 @@ export interface StartedStream {
  * Starts the engine's stream and waits for its first event before anything is sent, so a model server
  * that fails or times out before answering is an HTTP 502/504 (DECISIONS.md), not a stream event.
  */
-export async function startEngineStream(ctx: RequestContext, request: GenerateRequest, signal: AbortSignal): Promise<StartedStream> {
-  const rest = ctx.engine.stream(request, signal)[Symbol.asyncIterator]();
+export async function startEngineStream(
+  ctx: RequestContext,
+  request: GenerateRequest,
+  signal: AbortSignal,
+  events: AsyncIterable<EngineStreamEvent> = ctx.engine.stream(request, signal),
+): Promise<StartedStream> {
+  const rest = events[Symbol.asyncIterator]();
   try {
     const step = await rest.next();
     return { first: step.done ? null : step.value, rest };
@@ -36,8 +41,14 @@ export type OpenedModelStream =
  * then the SSE stream, with the Budget-Alert header set first because a stream's headers go out before
  * the charge.
  */
-export async function openModelStream(ctx: RequestContext, prepared: PreparedCall, signal: AbortSignal): Promise<OpenedModelStream> {
-  const started = await startEngineStream(ctx, prepared.request, signal);
+export async function openModelStream(
+  ctx: RequestContext,
+  prepared: PreparedCall,
+  signal: AbortSignal,
+  /** Events computed by the server instead of the engine's (the offline rule of server-side tools). */
+  events?: AsyncIterable<EngineStreamEvent>,
+): Promise<OpenedModelStream> {
+  const started = await startEngineStream(ctx, prepared.request, signal, events);
   if (signal.aborted) {
     await started.rest.return?.();
     return { abandoned: openEventStream(ctx).abandon() };

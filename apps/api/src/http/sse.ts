@@ -1,3 +1,4 @@
+import type { ErrorCode, StreamErrorEvent } from '@persona-api/types';
 import type { FastifyReply } from 'fastify';
 import { STREAMED, type Streamed } from '../contract/handler-types.js';
 import type { RequestContext } from './context.js';
@@ -84,4 +85,12 @@ export function openEventStream(ctx: RequestContext): EventStream {
       return closed;
     },
   };
+}
+
+/**
+ * The `error` event every stream sends (StreamErrorEvent, DECISIONS.md Streams): OpenAI's flat Responses
+ * shape, for a failure the stream's own terminal event does not report; `data: [DONE]` follows.
+ */
+export function streamErrorEvent(sequenceNumber: number, error: { code: ErrorCode; message: string; param?: string | null }): StreamErrorEvent {
+  return { type: 'error', sequence_number: sequenceNumber, code: error.code, message: error.message.slice(0, 2000), param: error.param ?? null };
 }

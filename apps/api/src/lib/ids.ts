@@ -13,6 +13,7 @@ export function randomBase62(length: number): string {
 export type IdPrefix =
   | 'acct'
   | 'usr'
+  | 'stc'
   | 'key'
   | 'ws'
   | 'proj'

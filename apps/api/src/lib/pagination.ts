@@ -1,4 +1,4 @@
-import { and, desc, eq, lt, or, type AnyColumn, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, lt, or, type AnyColumn, type SQL } from 'drizzle-orm';
 import { errors } from '../http/errors.js';
 
 /**
@@ -51,19 +51,26 @@ export interface KeysetColumns {
 }
 
 /**
- * The WHERE condition for the page after the cursor and the ORDER BY for newest first. Apply with
+ * The WHERE condition for the page after the cursor and the ORDER BY for newest first (or oldest first
+ * with `order: 'asc'`). Apply with
  * `.where(and(filters, page.after)).orderBy(...page.orderBy).limit(page.fetch)`.
  */
-export function keyset(request: PageRequest, columns: KeysetColumns): { after: SQL | undefined; orderBy: SQL[]; fetch: number } {
+export function keyset(
+  request: PageRequest,
+  columns: KeysetColumns,
+  order: 'asc' | 'desc' = 'desc',
+): { after: SQL | undefined; orderBy: SQL[]; fetch: number } {
   let after: SQL | undefined;
   if (request.cursor !== undefined) {
     const { sortKey, id } = decodeCursor(request.list, request.cursor);
     // (sort_key, id) < (cursor.sort_key, cursor.id), written out so it can use the composite index on
     // both drivers; it still works when the cursor's item has since been deleted.
-    after = or(lt(columns.sortKey, sortKey), and(eq(columns.sortKey, sortKey), lt(columns.id, id)));
+    const beyond = order === 'asc' ? gt : lt;
+    after = or(beyond(columns.sortKey, sortKey), and(eq(columns.sortKey, sortKey), beyond(columns.id, id)));
   }
+  const direction = order === 'asc' ? asc : desc;
   // One extra row tells whether another page exists.
-  return { after, orderBy: [desc(columns.sortKey), desc(columns.id)], fetch: request.limit + 1 };
+  return { after, orderBy: [direction(columns.sortKey), direction(columns.id)], fetch: request.limit + 1 };
 }
 
 export interface Page<T> {
@@ -119,6 +126,8 @@ export interface ListSpec<Row, Item> {
   list: string;
   /** The sort and tie-breaker columns of the keyset. */
   keyset: KeysetColumns;
+  /** Newest first (default) or oldest first. */
+  order?: 'asc' | 'desc';
   /** The list's filters; undefined entries (a filter not asked for) are skipped. */
   filters?: (SQL | undefined)[];
   /** Runs the select with the page's where, order and size. */
@@ -137,7 +146,7 @@ export interface ListSpec<Row, Item> {
  */
 export async function listPage<Row, Item>(query: ListQuery, spec: ListSpec<Row, Item>): Promise<Page<Item>> {
   const request: PageRequest = { list: spec.list, limit: limitOf(query), cursor: query.cursor };
-  const { after, orderBy, fetch } = keyset(request, spec.keyset);
+  const { after, orderBy, fetch } = keyset(request, spec.keyset, spec.order);
   const rows = await spec.rows({ where: and(...(spec.filters ?? []), after), orderBy, fetch });
   return toPage(request, rows, spec.keyOf, spec.toItem);
 }

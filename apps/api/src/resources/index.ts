@@ -1,5 +1,6 @@
 import type { HandlerMap, OperationId } from '../contract/handler-types.js';
 import { errors } from '../http/errors.js';
+import { agentModule } from './agent/index.js';
 import { brandVoicesModule } from './brand-voices/index.js';
 import { chatModule } from './chat/index.js';
 import { meetingsModule } from './meetings/index.js';
@@ -39,6 +40,7 @@ export const resourceModules = [
   foldersModule,
   brandVoicesModule,
   generationsModule,
+  agentModule,
 ] as const satisfies readonly ResourceModule<any>[];
 
 type UnionToIntersection<U> = (U extends unknown ? (union: U) => void : never) extends (intersection: infer I) => void ? I : never;
@@ -58,12 +60,6 @@ const notBuilt = {
   listMeetingSchemaResults: notImplemented,
   // Video analyses
   chatWithVideoAnalysis: notImplemented,
-  // Research agent
-  listAgentThreads: notImplemented,
-  createAgentThread: notImplemented,
-  getAgentThread: notImplemented,
-  listAgentMessages: notImplemented,
-  createAgentMessage: notImplemented,
 } satisfies { [Operation in Exclude<OperationId, keyof BuiltHandlers>]: typeof notImplemented };
 
 /**

@@ -48,6 +48,12 @@ export interface FakeReply {
   model?: string;
 }
 
+/**
+ * A reply computed from the request it answers, e.g. a model that cites what a tool result it was sent
+ * contains, or that calls a tool again only while it has not seen a result yet.
+ */
+export type FakeReplyScript = FakeReply | ((request: { body: any }) => FakeReply);
+
 export interface RecordedRequest {
   method: string;
   path: string;
@@ -70,17 +76,19 @@ export interface FakeUpstream {
   /** Base URL to configure as MODEL_BASE_URL, e.g. `http://127.0.0.1:53123/v1`. */
   baseUrl: string;
   requests: RecordedRequest[];
-  /** Scripted replies, used in order, one per request. */
-  enqueue(...replies: FakeReply[]): void;
+  /** Scripted replies, used in order, one per request (a function is called with the request's body). */
+  enqueue(...replies: FakeReplyScript[]): void;
   /** The reply when the queue is empty (default: echo the last user message). */
-  setDefault(reply: FakeReply | null): void;
+  setDefault(reply: FakeReplyScript | null): void;
+  /** Replies still queued. */
+  readonly pending: number;
   close(): Promise<void>;
 }
 
 export interface FakeUpstreamOptions {
   /** When set, requests without `Authorization: Bearer <apiKey>` get a 401 that quotes part of the key (as OpenAI does). */
   apiKey?: string;
-  defaultReply?: FakeReply;
+  defaultReply?: FakeReplyScript;
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -105,8 +113,8 @@ function pieces(text: string, size: number): string[] {
 }
 
 export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Promise<FakeUpstream> {
-  const queue: FakeReply[] = [];
-  let fallback: FakeReply | null = options.defaultReply ?? null;
+  const queue: FakeReplyScript[] = [];
+  let fallback: FakeReplyScript | null = options.defaultReply ?? null;
   const requests: RecordedRequest[] = [];
   let counter = 0;
 
@@ -159,7 +167,8 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     if (record.body === undefined)
       return json(400, { error: { message: 'We could not parse the JSON body of your request.', type: 'invalid_request_error', code: null } });
 
-    const reply: FakeReply = queue.shift() ?? fallback ?? { content: `Echo: ${lastUserContent(record.body)}` };
+    const script = queue.shift() ?? fallback ?? { content: `Echo: ${lastUserContent(record.body)}` };
+    const reply: FakeReply = typeof script === 'function' ? script({ body: record.body }) : script;
     if (reply.hang) return; // The response stays open until the client gives up.
     if (reply.status !== undefined) {
       return json(reply.status, reply.errorBody ?? { error: { message: `Scripted failure ${reply.status}`, type: 'server_error', code: null } });
@@ -287,6 +296,9 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     },
     setDefault: (reply) => {
       fallback = reply;
+    },
+    get pending() {
+      return queue.length;
     },
     close: async () => {
       server.closeAllConnections();

@@ -10,6 +10,10 @@ type StreamEvent = components['schemas']['ResponseStreamEvent'];
 type ResponseUsage = components['schemas']['ResponseUsage'];
 type ResponseError = components['schemas']['ResponseError'];
 type ItemStatus = OutputMessage['status'];
+type UrlCitation = components['schemas']['ResponseUrlCitation'];
+/** The annotations of a finished message's text (citations of server-side tool sources). */
+export type Annotate = (text: string) => UrlCitation[];
+const noAnnotations: Annotate = () => [];
 
 /** The longest `delta` of one event (the contract's bound); longer engine deltas are split. */
 const MAX_DELTA = 10_000;
@@ -63,15 +67,15 @@ export function responseObject(
   };
 }
 
-export function messageItem(text: string, status: ItemStatus): OutputMessage {
-  return { id: newId('msg'), type: 'message', role: 'assistant', status, content: [{ type: 'output_text', text, annotations: [] }] };
+export function messageItem(text: string, status: ItemStatus, annotate: Annotate = noAnnotations): OutputMessage {
+  return { id: newId('msg'), type: 'message', role: 'assistant', status, content: [{ type: 'output_text', text, annotations: annotate(text) }] };
 }
 
 /** The output of a non-streamed answer: the message (unless the model only called tools), then its calls. */
-export function outputOf(result: GenerateResult): OutputItem[] {
+export function outputOf(result: GenerateResult, annotate: Annotate = noAnnotations): OutputItem[] {
   const items: OutputItem[] = [];
   if (result.text.length > 0 || result.tool_calls.length === 0)
-    items.push(messageItem(result.text, result.finish_reason === 'length' ? 'incomplete' : 'completed'));
+    items.push(messageItem(result.text, result.finish_reason === 'length' ? 'incomplete' : 'completed', annotate));
   for (const call of result.tool_calls) {
     items.push({ id: newId('fc'), type: 'function_call', call_id: call.call_id, name: call.name, arguments: call.arguments, status: 'completed' });
   }
@@ -103,7 +107,10 @@ export class ResponseEventWriter {
   readonly calls: { call_id: string; name: string; arguments: string }[] = [];
   private readonly callItems = new Map<number, { item: FunctionCallItem; call: { arguments: string } }>();
 
-  constructor(private readonly sendEvent: (event: StreamEvent) => void) {}
+  constructor(
+    private readonly sendEvent: (event: StreamEvent) => void,
+    private readonly annotate: Annotate = noAnnotations,
+  ) {}
 
   /** The sequence number the next event gets (for an `error` event written by the caller). */
   nextSequence(): number {
@@ -197,7 +204,8 @@ export class ResponseEventWriter {
   private snapshot(item: OutputItem, status: ItemStatus): OutputItem {
     if (item.type === 'message') {
       const open = this.open?.kind === 'message' && this.open.item === item ? this.open : null;
-      return { ...item, status, content: [{ type: 'output_text', text: open?.text ?? item.content[0]?.text ?? '', annotations: [] }] };
+      const text = open?.text ?? item.content[0]?.text ?? '';
+      return { ...item, status, content: [{ type: 'output_text', text, annotations: this.annotate(text) }] };
     }
     return { ...item, status };
   }
@@ -225,7 +233,7 @@ export class ResponseEventWriter {
     if (!open) return;
     this.open = null;
     if (open.kind === 'message') {
-      const part = { type: 'output_text' as const, text: open.text, annotations: [] };
+      const part = { type: 'output_text' as const, text: open.text, annotations: this.annotate(open.text) };
       this.emit({ type: 'response.output_text.done', item_id: open.item.id, output_index: open.index, content_index: 0, text: open.text });
       this.emit({ type: 'response.content_part.done', item_id: open.item.id, output_index: open.index, content_index: 0, part });
       Object.assign(open.item, { status, content: [part] });

@@ -8,7 +8,7 @@ import {
   type GenerateRequest,
 } from '@persona-api/engine';
 import type { components } from '@persona-api/types';
-import { apiError, errors } from '../../http/errors.js';
+import { errors } from '../../http/errors.js';
 import { refuseUnsupported } from '../unsupported.js';
 
 type CreateRequest = components['schemas']['ResponseCreateRequest'];
@@ -34,8 +34,6 @@ export interface ResponseRequest {
   analysis: boolean;
   stream: boolean;
 }
-
-const conflict = (param: string, message: string) => apiError('parameter_conflict', message, param);
 
 const textOf = (content: string | { text: string }[]) => (typeof content === 'string' ? content : content.map((part) => part.text).join('\n'));
 
@@ -124,7 +122,8 @@ function refuseUnsupportedResponseFields(body: CreateRequest): void {
       'JSON mode (json_object) is not supported; send a json_schema format with the schema of the object you want.',
     ],
   ]);
-  if (body.stream_options != null && body.stream !== true) throw conflict('stream_options', 'stream_options is only allowed with stream: true.');
+  if (body.stream_options != null && body.stream !== true)
+    throw errors.parameterConflict('stream_options', 'stream_options is only allowed with stream: true.');
 }
 
 /** Tools with their defaults (a `default` inside a oneOf branch is not applied by Ajv). */
@@ -157,10 +156,11 @@ export function functionTools(tools: FunctionTool[] | undefined): { echo: Functi
 export function engineToolChoice(choice: CreateRequest['tool_choice'], tools: { name: string }[]): EngineToolChoice {
   const value = choice ?? 'auto';
   if (typeof value === 'string') {
-    if (value === 'required' && tools.length === 0) throw conflict('tool_choice', 'tool_choice "required" needs at least one tool in tools.');
+    if (value === 'required' && tools.length === 0) throw errors.parameterConflict('tool_choice', 'tool_choice "required" needs at least one tool in tools.');
     return value;
   }
-  if (!tools.some((tool) => tool.name === value.name)) throw conflict('tool_choice', `tool_choice names ${value.name}, which is not one of tools.`);
+  if (!tools.some((tool) => tool.name === value.name))
+    throw errors.parameterConflict('tool_choice', `tool_choice names ${value.name}, which is not one of tools.`);
   return { name: value.name };
 }
 
@@ -181,8 +181,8 @@ export function readResponseRequest(body: CreateRequest, input: string | Resolve
       schema: spec.schema,
       strict: spec.strict ?? false,
     };
-    if (body.analysis_mode) throw conflict('analysis_mode', 'analysis_mode cannot be combined with a json_schema text.format.');
-    if (body.artifact_mode) throw conflict('artifact_mode', 'artifact_mode cannot be combined with a json_schema text.format.');
+    if (body.analysis_mode) throw errors.parameterConflict('analysis_mode', 'analysis_mode cannot be combined with a json_schema text.format.');
+    if (body.artifact_mode) throw errors.parameterConflict('artifact_mode', 'artifact_mode cannot be combined with a json_schema text.format.');
     checkObjectSchema(flat.schema as Record<string, unknown>, 'json_schema' in format ? 'text.format.json_schema.schema' : 'text.format.schema');
   }
   const tools = functionTools(body.tools);

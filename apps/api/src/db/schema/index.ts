@@ -2,7 +2,6 @@
 // tables live in its folder (resources/<tag>/table.ts); the account-level and billing ones here.
 export * from './tenancy.js';
 export * from './billing.js';
-export * from './content.js';
 export * from '../../resources/workspaces/table.js';
 export * from '../../resources/projects/table.js';
 export * from '../../resources/personas/table.js';
@@ -14,3 +13,4 @@ export * from '../../resources/focus-groups/table.js';
 export * from '../../resources/news/table.js';
 export * from '../../resources/brand-voices/table.js';
 export * from '../../resources/generations/table.js';
+export * from '../../resources/agent/table.js';

@@ -4,7 +4,7 @@ import type { Executor } from '../../db/client.js';
 import { creditLedger } from '../../db/schema/billing.js';
 import { countIn, memberOf } from '../../db/scoped.js';
 import { qualified } from '../../db/sql.js';
-import { agentThreadsInProject } from '../../db/unbuilt.js';
+import { agentThreadsInProject } from '../agent/repository.js';
 import { generationsInProject } from '../generations/repository.js';
 import { errors } from '../../http/errors.js';
 import { containsPattern, listPage, type ListQuery } from '../../lib/pagination.js';

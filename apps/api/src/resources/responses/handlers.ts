@@ -1,7 +1,8 @@
-import { creditsForTokens, isEngineError, type GenerateResult } from '@persona-api/engine';
+import { countPromptTokens, creditsForTokens, isEngineError, type EngineStreamEvent, type EngineUsage, type GenerateResult } from '@persona-api/engine';
+import { citationsOf, offlineResearchResult, runServerTools, sourcesMessage, wantsServerTools, type ServerResearch } from '../../ai/tools/server-tools.js';
 import type { Handler, Streamed } from '../../contract/handler-types.js';
 import type { RequestContext } from '../../http/context.js';
-import { clientDisconnectSignal } from '../../http/sse.js';
+import { clientDisconnectSignal, streamErrorEvent } from '../../http/sse.js';
 import { newId } from '../../lib/ids.js';
 import { unix } from '../../lib/wire.js';
 import { drainEngineStream, openModelStream } from '../../ai/engine-stream.js';
@@ -15,7 +16,7 @@ import {
   type PreparedCall,
   type Settlement,
 } from '../../ai/model-call.js';
-import { outputOf, ResponseEventWriter, responseObject, responseUsage, type ResponseState } from '../../ai/responses/output.js';
+import { type Annotate, outputOf, ResponseEventWriter, responseObject, responseUsage, type ResponseState } from '../../ai/responses/output.js';
 import { readResponseRequest, type ResponseObject, type ResponseRequest } from '../../ai/responses/request.js';
 import { resolveItemReferences } from '../../ai/responses/item-reference.js';
 import { personaIdOf } from '../../ai/persona-header.js';
@@ -26,11 +27,45 @@ interface Call {
   request: ResponseRequest;
   prepared: PreparedCall;
   body: Record<string, unknown>;
+  /** What the server-side tools ran and found, when they were offered (DECISIONS.md, Responses). */
+  research: ServerResearch | null;
+  /** The offline rule's answer from the server tools' sources, computed instead of the engine's. */
+  override: GenerateResult | null;
 }
 
 /** The response object of this call in a given state (stored, returned, and sent in stream events). */
-const snapshotOf = (call: Call, state: ResponseState): ResponseObject =>
-  responseObject(call.id, call.createdAt, call.request.settings, state, { jsonSchema: call.request.jsonSchema, analysis: call.request.analysis });
+function snapshotOf(call: Call, state: ResponseState): ResponseObject {
+  const object = responseObject(call.id, call.createdAt, call.request.settings, state, {
+    jsonSchema: call.request.jsonSchema,
+    analysis: call.request.analysis,
+  });
+  // `server_tool_calls` only on the final response, and only when tools ran.
+  if (state.status !== 'in_progress' && call.research && call.research.calls.length > 0) object.server_tool_calls = call.research.calls;
+  return object;
+}
+
+/** The annotations of this call's text: its citations of the server tools' sources. */
+const annotateFor =
+  (call: Call): Annotate =>
+  (text) =>
+    call.research ? citationsOf(text, call.research.sources) : [];
+
+/** The answer's usage with the server tools' selection round added. */
+function withResearch(call: Call, usage: EngineUsage): EngineUsage {
+  if (!call.research) return usage;
+  return {
+    ...usage,
+    input_tokens: usage.input_tokens + call.research.usage.input_tokens,
+    output_tokens: usage.output_tokens + call.research.usage.output_tokens,
+  };
+}
+
+/** The offline rule's answer as engine stream events (word deltas, usage, done). */
+async function* eventsOf(result: GenerateResult): AsyncIterable<EngineStreamEvent> {
+  for (const delta of result.text.match(/\s*\S+\s*/g) ?? []) yield { type: 'text_delta', delta };
+  yield { type: 'usage', usage: result.usage };
+  yield { type: 'done', result };
+}
 
 /**
  * settleModelCall with the fields every outcome of a response shares; `state` is given the credits
@@ -68,36 +103,40 @@ function outcome(call: Call, result: GenerateResult): { state: Omit<ResponseStat
       credits: 0,
     };
   }
-  const total = result.usage.input_tokens + result.usage.output_tokens;
+  const usage = withResearch(call, result.usage);
+  const total = usage.input_tokens + usage.output_tokens;
   return {
     state: { status: 'completed', incomplete: result.finish_reason === 'length', parsed: result.parsed, analysis: result.analysis },
-    credits: creditsForTokens(total) + (call.request.analysis ? ANALYSIS_CREDITS : 0),
+    credits: creditsForTokens(total) + (call.request.analysis ? ANALYSIS_CREDITS : 0) + (call.research?.credits ?? 0),
   };
 }
 
 async function respond(call: Call, ctx: RequestContext, signal: AbortSignal): Promise<ResponseObject> {
   // Nothing was sent yet: an engine failure is an HTTP error (502 upstream_error, 504 upstream_timeout).
-  const result = await ctx.engine.generate(call.prepared.request, signal).catch((error: unknown) => {
-    throw apiErrorOf(ctx, error);
-  });
+  const result =
+    call.override ??
+    (await ctx.engine.generate(call.prepared.request, signal).catch((error: unknown) => {
+      throw apiErrorOf(ctx, error);
+    }));
   const { state, credits } = outcome(call, result);
-  const output = outputOf(result);
+  const output = outputOf(result, annotateFor(call));
+  const usage = withResearch(call, result.usage);
   const settled = await settleResponse(ctx, call, {
     status: state.status === 'failed' ? 'failed' : 'completed',
     stream: false,
-    usage: result.usage,
+    usage,
     credits,
-    state: (charged) => ({ ...state, output, usage: responseUsage(result.usage, charged) }),
+    state: (charged) => ({ ...state, output, usage: responseUsage(usage, charged) }),
   });
   if (settled.budgetAlert) ctx.setHeader('budget-alert', settled.budgetAlert);
   return settled.response;
 }
 
 async function respondStreamed(call: Call, ctx: RequestContext, signal: AbortSignal): Promise<Streamed> {
-  const opened = await openModelStream(ctx, call.prepared, signal);
+  const opened = await openModelStream(ctx, call.prepared, signal, call.override ? eventsOf(call.override) : undefined);
   if ('abandoned' in opened) return opened.abandoned;
   const { started, stream } = opened;
-  const writer = new ResponseEventWriter((event) => stream.send(event, event.type));
+  const writer = new ResponseEventWriter((event) => stream.send(event, event.type), annotateFor(call));
   writer.start(snapshotOf(call, { status: 'in_progress', output: [], usage: null }));
 
   const { result, failure } = await drainEngineStream(started, (event) => {
@@ -136,12 +175,13 @@ async function respondStreamed(call: Call, ctx: RequestContext, signal: AbortSig
     }
     const { state, credits } = outcome(call, result);
     writer.finishItems(result.finish_reason === 'length');
+    const usage = withResearch(call, result.usage);
     const settled = await settleResponse(ctx, call, {
       status: state.status === 'failed' ? 'failed' : 'completed',
       stream: true,
-      usage: result.usage,
+      usage,
       credits,
-      state: (charged) => ({ ...state, output: writer.output, usage: responseUsage(result.usage, charged) }),
+      state: (charged) => ({ ...state, output: writer.output, usage: responseUsage(usage, charged) }),
     });
     writer.finish(settled.response);
     return await stream.done();
@@ -150,13 +190,10 @@ async function respondStreamed(call: Call, ctx: RequestContext, signal: AbortSig
     ctx.log.error({ err: error }, 'streamed response failed after it started');
     if (stream.closed) return stream.abandon();
     stream.send(
-      {
-        type: 'error',
-        sequence_number: writer.nextSequence(),
+      streamErrorEvent(writer.nextSequence(), {
         code: 'internal_error',
         message: `The server had an error while finishing the response. Quote request id ${ctx.requestId} when reporting it.`,
-        param: null,
-      },
+      }),
       'error',
     );
     return await stream.done();
@@ -171,12 +208,36 @@ export const createResponse: Handler<'createResponse'> = async ({ body, headers 
     request: request.engine,
     extraCredits: request.analysis ? ANALYSIS_CREDITS : 0,
   });
+  // Server-side tools, when the question asks for sources (DECISIONS.md): run before the answer, their
+  // passages given to the model to cite; offline, the answer is the extractive rule over them.
+  let research: ServerResearch | null = null;
+  let override: GenerateResult | null = null;
+  if (wantsServerTools(prepared.request)) {
+    research = await runServerTools(ctx, prepared.request, prepared.workspaceId).catch((error: unknown) => {
+      throw apiErrorOf(ctx, error);
+    });
+    const message = sourcesMessage(research);
+    if (message) {
+      prepared.request = { ...prepared.request, messages: [...prepared.request.messages, message] };
+      if (ctx.engine.kind === 'offline') {
+        const question = [...prepared.request.messages].reverse().find((entry) => entry.role === 'user')?.content ?? '';
+        const input = countPromptTokens(
+          [prepared.request.persona?.system_prompt ?? '', prepared.request.instructions ?? ''],
+          prepared.request.messages,
+          prepared.request.tools ?? [],
+        );
+        override = offlineResearchResult(question, research, input);
+      }
+    }
+  }
   const call: Call = {
     id: newId('resp'),
     createdAt: unix(ctx.now()),
     request,
     prepared,
     body: body as unknown as Record<string, unknown>,
+    research,
+    override,
   };
   // A client that goes away cancels the model call (and closes the upstream connection).
   const signal = clientDisconnectSignal(ctx.reply);

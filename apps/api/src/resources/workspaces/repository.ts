@@ -7,7 +7,7 @@ import { errors } from '../../http/errors.js';
 import { containsPattern, listPage, type ListQuery } from '../../lib/pagination.js';
 import type { WorkspaceRow } from '../../workspaces/access.js';
 import type { WorkspaceRole } from '../../workspaces/roles.js';
-import { agentThreadsInWorkspace } from '../../db/unbuilt.js';
+import { agentThreadsInWorkspace } from '../agent/repository.js';
 import { projectsInWorkspace } from '../projects/repository.js';
 import { toMember, toSummary, type MemberRow, type WorkspaceCounts } from './mapper.js';
 import { workspaceMembers, workspaces } from './table.js';

@@ -1,0 +1,52 @@
+CREATE TABLE "generation_apps" (
+	"id" text PRIMARY KEY NOT NULL,
+	"name" text NOT NULL,
+	"category" text NOT NULL,
+	"description" text NOT NULL,
+	"input_fields" jsonb NOT NULL,
+	"output_content_type" text NOT NULL,
+	"estimated_credits" integer NOT NULL,
+	"max_output_tokens" integer NOT NULL,
+	"created_at" timestamp (3) with time zone NOT NULL,
+	"updated_at" timestamp (3) with time zone NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "agent_messages" (
+	"id" text PRIMARY KEY NOT NULL,
+	"thread_id" text NOT NULL,
+	"role" text NOT NULL,
+	"content" text NOT NULL,
+	"status" text NOT NULL,
+	"sources" jsonb DEFAULT '[]'::jsonb NOT NULL,
+	"input_tokens" integer DEFAULT 0 NOT NULL,
+	"output_tokens" integer DEFAULT 0 NOT NULL,
+	"credits_used" integer DEFAULT 0 NOT NULL,
+	"error" text,
+	"created_at" timestamp (3) with time zone NOT NULL,
+	"updated_at" timestamp (3) with time zone NOT NULL
+);
+--> statement-breakpoint
+ALTER TABLE "agent_threads" ADD COLUMN "created_by_user_id" text;--> statement-breakpoint
+ALTER TABLE "agent_threads" ADD COLUMN "persona_id" text;--> statement-breakpoint
+ALTER TABLE "agent_threads" ADD COLUMN "title_pending" boolean DEFAULT false NOT NULL;--> statement-breakpoint
+ALTER TABLE "agent_threads" ADD COLUMN "message_count" integer DEFAULT 0 NOT NULL;--> statement-breakpoint
+ALTER TABLE "agent_threads" ADD COLUMN "credits_used" integer DEFAULT 0 NOT NULL;--> statement-breakpoint
+ALTER TABLE "agent_threads" ADD COLUMN "last_message_at" timestamp (3) with time zone;--> statement-breakpoint
+ALTER TABLE "generations" ADD COLUMN "created_by_user_id" text;--> statement-breakpoint
+ALTER TABLE "generations" ADD COLUMN "output" text NOT NULL;--> statement-breakpoint
+ALTER TABLE "generations" ADD COLUMN "content_type" text NOT NULL;--> statement-breakpoint
+ALTER TABLE "generations" ADD COLUMN "app_id" text NOT NULL;--> statement-breakpoint
+ALTER TABLE "generations" ADD COLUMN "app" jsonb NOT NULL;--> statement-breakpoint
+ALTER TABLE "generations" ADD COLUMN "brand_voice" jsonb;--> statement-breakpoint
+ALTER TABLE "generations" ADD COLUMN "persona" jsonb;--> statement-breakpoint
+ALTER TABLE "generations" ADD COLUMN "input_data" jsonb NOT NULL;--> statement-breakpoint
+ALTER TABLE "generations" ADD COLUMN "prompt_tokens" integer NOT NULL;--> statement-breakpoint
+ALTER TABLE "generations" ADD COLUMN "completion_tokens" integer NOT NULL;--> statement-breakpoint
+ALTER TABLE "generations" ADD COLUMN "credits_used" integer NOT NULL;--> statement-breakpoint
+ALTER TABLE "agent_messages" ADD CONSTRAINT "agent_messages_thread_id_agent_threads_id_fk" FOREIGN KEY ("thread_id") REFERENCES "public"."agent_threads"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+CREATE INDEX "generation_apps_list_idx" ON "generation_apps" USING btree ("created_at","id");--> statement-breakpoint
+CREATE INDEX "agent_messages_thread_idx" ON "agent_messages" USING btree ("thread_id","created_at","id");--> statement-breakpoint
+CREATE UNIQUE INDEX "agent_messages_one_answer_idx" ON "agent_messages" USING btree ("thread_id") WHERE "agent_messages"."status" = 'in_progress';--> statement-breakpoint
+ALTER TABLE "agent_threads" ADD CONSTRAINT "agent_threads_created_by_user_id_users_id_fk" FOREIGN KEY ("created_by_user_id") REFERENCES "public"."users"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "generations" ADD CONSTRAINT "generations_created_by_user_id_users_id_fk" FOREIGN KEY ("created_by_user_id") REFERENCES "public"."users"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
+CREATE INDEX "generations_app_idx" ON "generations" USING btree ("app_id","created_at","id");

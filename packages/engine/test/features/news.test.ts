@@ -1,0 +1,202 @@
+// The news features (classification, analysis, digest) and the research agent's engine parts, on the
+// offline engine and through an upstream model (the fake upstream).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  basePersonas,
+  composeResearchAnswer,
+  createOfflineEngine,
+  createOpenAICompatibleEngine,
+  EngineError,
+  enginePersonaFromBase,
+  NEWS_TOPICS,
+  newsAnalysis,
+  newsClassification,
+  newsDigest,
+  offlineThreadTitle,
+  researchKeywords,
+  storyRelevance,
+  threadTitle,
+  type Engine,
+  type EnginePersona,
+} from '../../src/index.js';
+import { startFakeUpstream, type FakeUpstream } from '../../src/testing/index.js';
+
+const engine = createOfflineEngine();
+const API_KEY = 'sk-test-abcdefghijklmnop1234';
+let fake: FakeUpstream;
+let upstream: Engine;
+const persona = (id: string): EnginePersona => enginePersonaFromBase(basePersonas.find((entry) => entry.id === id)!);
+const CFO = persona('persona_saas_cfo');
+const RESTAURANT = persona('persona_restaurant_owner');
+
+const PRICES = {
+  id: 'story_prices',
+  name: 'Mid-size software companies raise subscription prices by up to 20 percent',
+  summary: 'A survey of 400 software vendors finds that most plan price increases next year, citing AI features and higher cloud costs.',
+  topics: ['technology', 'business'],
+};
+const ENERGY = {
+  id: 'story_energy',
+  name: 'Restaurant owners struggle with energy bills and staff shortages ahead of winter',
+  summary: 'Small restaurants in Germany report energy costs twice as high as two years ago and cannot find kitchen staff.',
+  topics: ['business', 'energy'],
+};
+
+beforeAll(async () => {
+  fake = await startFakeUpstream({ apiKey: API_KEY });
+  upstream = createOpenAICompatibleEngine({
+    baseUrl: fake.baseUrl,
+    apiKey: API_KEY,
+    model: 'fake-model-1',
+    timeoutMs: 2000,
+    reasoning: false,
+    contextWindow: 128000,
+    maxOutputTokens: 32768,
+  });
+});
+afterAll(() => fake.close());
+
+describe('news classification', () => {
+  it('offline: topics from the closed list by keyword cues, headline first, and the region named', async () => {
+    const { output } = await engine.run(newsClassification, {
+      title: 'European Central Bank holds interest rates as inflation cools',
+      summary: 'The bank in Frankfurt left rates unchanged.',
+    });
+    expect(output.topics.length).toBeGreaterThan(0);
+    expect(output.topics.every((topic) => (NEWS_TOPICS as readonly string[]).includes(topic))).toBe(true);
+    expect(output.topics).toContain('economy');
+    const german = await engine.run(newsClassification, { title: ENERGY.name, summary: ENERGY.summary });
+    expect(german.output.region).toBe('DE');
+    expect(german.output.topics).toContain('energy');
+  });
+
+  it('offline: a story with no cue is world news with no region', async () => {
+    const { output } = await engine.run(newsClassification, { title: 'Quokka zeppelin xylophone', summary: 'Nothing here.' });
+    expect(output).toEqual({ topics: ['world'], region: null });
+  });
+
+  it('upstream: the reply is validated against the closed list; duplicates are dropped', async () => {
+    fake.enqueue({ content: JSON.stringify({ topics: ['energy', 'energy', 'business'], region: 'DE' }) });
+    const { output } = await upstream.run(newsClassification, { title: ENERGY.name, summary: ENERGY.summary });
+    expect(output).toEqual({ topics: ['energy', 'business'], region: 'DE' });
+    const sent = fake.requests.at(-1)!.body;
+    expect(sent.response_format.json_schema.name).toBe('news_classification');
+    expect(sent.messages[1].content).toContain(ENERGY.name);
+  });
+
+  it('upstream: a topic outside the list is refused after one retry', async () => {
+    const bad = { content: JSON.stringify({ topics: ['gossip'], region: null }) };
+    fake.enqueue(bad, bad);
+    await expect(upstream.run(newsClassification, { title: 'x', summary: 'y' })).rejects.toMatchObject({ code: 'structured_output_invalid' });
+  });
+});
+
+describe('news analysis', () => {
+  it("offline: the persona's perception, with figures measured from the story and the profile", async () => {
+    const { output, usage } = await engine.run(newsAnalysis, { story: { ...PRICES, source_name: 'Business Wire' }, persona: CFO });
+    for (const field of [
+      'quick_view',
+      'emotional_response',
+      'cognitive_engagement',
+      'behavioral_intent',
+      'news_contextualization',
+      'risk_and_opportunity',
+    ] as const) {
+      expect(output[field].length).toBeGreaterThan(0);
+    }
+    expect(output.news_contextualization).toContain('Business Wire');
+    expect(output.confidence).toBeGreaterThanOrEqual(0);
+    expect(output.confidence).toBeLessThanOrEqual(1);
+    expect(usage.input_tokens).toBeGreaterThan(0);
+    // Another persona reads the same story differently.
+    const other = await engine.run(newsAnalysis, { story: { ...PRICES, source_name: 'Business Wire' }, persona: RESTAURANT });
+    expect(other.output).not.toEqual(output);
+    // Deterministic.
+    expect((await engine.run(newsAnalysis, { story: { ...PRICES, source_name: 'Business Wire' }, persona: CFO })).output).toEqual(output);
+  });
+
+  it("upstream: sends the persona's system prompt and the story", async () => {
+    const reply = {
+      quick_view: 'a',
+      emotional_response: 'b',
+      cognitive_engagement: 'c',
+      behavioral_intent: 'd',
+      news_contextualization: 'e',
+      risk_and_opportunity: 'f',
+      confidence: 0.7,
+    };
+    fake.enqueue({ content: JSON.stringify(reply) });
+    const { output } = await upstream.run(newsAnalysis, { story: { ...PRICES, source_name: 'Business Wire' }, persona: CFO });
+    expect(output).toEqual(reply);
+    const sent = fake.requests.at(-1)!.body.messages;
+    expect(sent[0].content.startsWith(CFO.system_prompt)).toBe(true);
+    expect(sent[1].content).toContain(PRICES.summary);
+  });
+});
+
+describe('news digest', () => {
+  it('computes relevance in code and explains it with the shared words', () => {
+    const prices = storyRelevance(PRICES, CFO);
+    const energy = storyRelevance(ENERGY, CFO);
+    expect(prices.relevance_score).toBeGreaterThan(energy.relevance_score);
+    expect(prices.why_it_matters).toMatch(/^Shares /);
+    expect(storyRelevance(ENERGY, RESTAURANT).relevance_score).toBeGreaterThan(storyRelevance(ENERGY, CFO).relevance_score);
+    const none = storyRelevance({ id: 'x', name: 'Quokka zeppelin', summary: 'Xylophone.', topics: [] }, CFO);
+    expect(none).toMatchObject({ relevance: 'low', relevance_score: 0.1 });
+    expect(none.why_it_matters).toContain('Shares no terms');
+  });
+
+  it('offline: the title, summary and takeaways follow the ranked stories', async () => {
+    const stories = [PRICES, ENERGY].map((story) => ({ ...story, ...storyRelevance(story, CFO), source_name: 'Wire' }));
+    const { output } = await engine.run(newsDigest, { persona: CFO, stories, period_label: 'the last 7 days' });
+    expect(output.summary).toContain(`"${PRICES.name}"`);
+    expect(output.key_takeaways).toHaveLength(2);
+    expect(output.key_takeaways[0]).toContain(PRICES.name);
+    const empty = await engine.run(newsDigest, { persona: CFO, stories: [], period_label: 'the last 24 hours' });
+    expect(empty.output.summary).toBe('No stories in the last 24 hours match the request.');
+    expect(empty.output.key_takeaways).toEqual([]);
+  });
+
+  it('upstream: the model writes the prose over the stories it is given, in rank order', async () => {
+    fake.enqueue({ content: JSON.stringify({ title: 'Prices up', summary: 'Vendors raise prices.', key_takeaways: ['Budget for 20 percent more.'] }) });
+    const stories = [PRICES, ENERGY].map((story) => ({ ...story, ...storyRelevance(story, CFO), source_name: 'Wire' }));
+    const { output } = await upstream.run(newsDigest, { persona: CFO, stories, period_label: 'the last 7 days' });
+    expect(output.title).toBe('Prices up');
+    const user = fake.requests.at(-1)!.body.messages[1].content as string;
+    expect(user.indexOf(PRICES.name)).toBeLessThan(user.indexOf(ENERGY.name));
+  });
+});
+
+describe('research agent parts', () => {
+  it('titles a thread from its first sentence, offline and upstream', async () => {
+    expect(offlineThreadTitle('Which CRM do dentists use? And why?')).toBe('Which CRM do dentists use?');
+    expect(offlineThreadTitle(`${'word '.repeat(40)}end.`).length).toBeLessThanOrEqual(80);
+    expect((await engine.run(threadTitle, { message: 'Pricing of spend tools in Germany. More later.' })).output.title).toBe(
+      'Pricing of spend tools in Germany',
+    );
+    fake.enqueue({ content: JSON.stringify({ title: 'Spend tools in Germany' }) });
+    expect((await upstream.run(threadTitle, { message: 'Pricing of spend tools in Germany.' })).output.title).toBe('Spend tools in Germany');
+  });
+
+  it('answers extractively from the sources, citing only their refs', () => {
+    const question = 'How much are software companies raising subscription prices?';
+    expect(researchKeywords(question)).toEqual(expect.arrayContaining(['software', 'subscription', 'prices']));
+    const answer = composeResearchAnswer({
+      question,
+      sources: [
+        { ref: 1, title: 'Energy', snippet: ENERGY.summary },
+        { ref: 2, title: 'Prices', snippet: `${PRICES.summary} Software subscription prices rise by up to 20 percent.` },
+      ],
+    });
+    const lines = answer.split('\n').filter((line) => line.startsWith('- '));
+    // The source sharing most words with the question comes first, quoting its best sentence.
+    expect(lines[0]).toBe('- **Prices**: "Software subscription prices rise by up to 20 percent." [2]');
+    expect([...answer.matchAll(/\[(\d+)\]/g)].every((match) => ['1', '2'].includes(match[1]!))).toBe(true);
+    expect(composeResearchAnswer({ question, sources: [] })).toContain('Nothing in the workspace');
+  });
+
+  it('is an EngineError the server can map when the upstream fails', async () => {
+    fake.enqueue({ status: 503 });
+    await expect(upstream.run(threadTitle, { message: 'x' })).rejects.toBeInstanceOf(EngineError);
+  });
+});
