@@ -72,6 +72,11 @@ const configSchema = z
     UPLOAD_SIGNING_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
     // The ffmpeg binary that renders video thumbnails.
     FFMPEG_PATH: z.string().min(1).default('ffmpeg'),
+    // Meetings imported from a recording: an OpenAI-compatible speech-to-text server (`…/v1`, serving
+    // /audio/transcriptions); unset, such meetings fail with `transcription_not_configured`.
+    TRANSCRIPTION_BASE_URL: optionalUrl(['http:', 'https:']),
+    TRANSCRIPTION_MODEL: z.string().min(1).default('whisper-1'),
+    TRANSCRIPTION_API_KEY: z.string().min(1).optional(),
   })
   .superRefine((config, context) => {
     if (config.STORAGE_DRIVER !== 's3') return;

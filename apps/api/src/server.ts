@@ -13,6 +13,7 @@ import { startJobQueue } from './jobs/start.js';
 import { createGuardedFetcher } from './lib/guarded-fetch.js';
 import { jobsNotConfigured, type Services } from './services.js';
 import { loadFileSettings } from './resources/files/settings.js';
+import { meetingSettingsFrom } from './resources/meetings/settings.js';
 import { createStorage } from './storage/index.js';
 import type { ObjectStorage } from './storage/types.js';
 
@@ -51,6 +52,7 @@ export async function createServices(config: Config, database: DatabaseHandle, l
     logger,
     fetcher: createGuardedFetcher({ timeoutMs: config.SOURCE_FETCH_TIMEOUT_MS, allowPrivateAddresses: config.SOURCE_FETCH_ALLOW_PRIVATE }),
     files,
+    meetings: meetingSettingsFrom(config),
   };
 }
 

@@ -4,6 +4,7 @@ import type { Database } from './db/client.js';
 import type { JobQueue } from './jobs/types.js';
 import type { Fetcher } from './lib/guarded-fetch.js';
 import type { FileSettings } from './resources/files/settings.js';
+import type { MeetingSettings } from './resources/meetings/settings.js';
 import type { ObjectStorage } from './storage/types.js';
 
 export interface Clock {
@@ -29,6 +30,8 @@ export interface Services {
   fetcher: Fetcher;
   /** Link base, signing keys (loaded once at start) and ffmpeg path of files and uploads. */
   files: FileSettings;
+  /** Speech-to-text server and meeting-bot provider of meetings (from config.ts); absent: none configured. */
+  meetings?: MeetingSettings;
 }
 
 /** Thrown by a service this server was started without; the message says what is missing. */
