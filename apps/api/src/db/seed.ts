@@ -3,6 +3,7 @@ import { and, eq, notInArray } from 'drizzle-orm';
 import type { Database } from './client.js';
 import { personas, tiers } from './schema/index.js';
 import { fromExcluded } from './sql.js';
+import { seedBuiltInSchemas } from '../resources/meeting-schemas/repository.js';
 
 const GB = 1e9;
 
@@ -44,6 +45,7 @@ export async function seedCatalogs(db: Database): Promise<void> {
       set: fromExcluded(tiers, ['name', 'requestsPerMinute', 'includedCredits', 'storageBytesIncluded', 'transcriptionMinutesIncluded']),
     });
   await seedBasePersonas(db);
+  await seedBuiltInSchemas(db);
 }
 
 /**

@@ -35,6 +35,10 @@ export type IdPrefix =
   | 'psug'
   // Meetings.
   | 'mtg'
+  // Meeting schemas, their fields and results.
+  | 'msch'
+  | 'msf'
+  | 'msr'
   // Focus groups.
   | 'fg'
   // News stories and digests.

@@ -3,6 +3,7 @@ import { errors } from '../http/errors.js';
 import { brandVoicesModule } from './brand-voices/index.js';
 import { chatModule } from './chat/index.js';
 import { meetingsModule } from './meetings/index.js';
+import { meetingSchemasModule } from './meeting-schemas/index.js';
 import { focusGroupsModule } from './focus-groups/index.js';
 import { newsModule } from './news/index.js';
 import { filesModule } from './files/index.js';
@@ -32,6 +33,7 @@ export const resourceModules = [
   usageModule,
   videoAnalysesModule,
   meetingsModule,
+  meetingSchemasModule,
   focusGroupsModule,
   newsModule,
   filesModule,
@@ -54,13 +56,6 @@ const notBuilt = {
   createGeneration: notImplemented,
   getGeneration: notImplemented,
   deleteGeneration: notImplemented,
-  // Meeting schemas
-  listMeetingSchemas: notImplemented,
-  createMeetingSchema: notImplemented,
-  getMeetingSchema: notImplemented,
-  updateMeetingSchema: notImplemented,
-  deleteMeetingSchema: notImplemented,
-  listMeetingSchemaResults: notImplemented,
   // Video analyses
   chatWithVideoAnalysis: notImplemented,
   // Research agent

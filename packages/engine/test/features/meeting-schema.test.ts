@@ -97,7 +97,7 @@ const input: MeetingSchemaExtractionInput = {
 };
 
 const transcriptText = segments.map((segment) => segment.text).join(' ');
-const valueOf = (output: { field_values: { field_name: string; value: unknown }[] }, name: string) =>
+const valueIn = (output: { field_values: { field_name: string; value: unknown }[] }, name: string) =>
   output.field_values.find((entry) => entry.field_name === name)?.value;
 
 describe('meeting schema extraction, offline', () => {
@@ -106,16 +106,16 @@ describe('meeting schema extraction, offline', () => {
   it('reads every field type from the transcript, quotes verbatim with real speakers and times', async () => {
     const { output } = await engine.run(meetingSchemaExtraction, input);
     expect(output.field_values.map((entry) => entry.field_name)).toEqual(fields.map((f) => f.name));
-    expect(valueOf(output, 'budget')).toEqual({ amount: 80_000, currency: 'USD' });
-    expect(valueOf(output, 'decision_maker')).toMatchObject({ name: 'Marcus Chen', speaker_id: 'spk_2' });
+    expect(valueIn(output, 'budget')).toEqual({ amount: 80_000, currency: 'USD' });
+    expect(valueIn(output, 'decision_maker')).toMatchObject({ name: 'Marcus Chen', speaker_id: 'spk_2' });
     // "by January 15th" said on 2026-11-18: the next January 15th.
-    expect(valueOf(output, 'target_date')).toBe('2027-01-15');
-    expect(valueOf(output, 'seats')).toBe(45);
-    expect(valueOf(output, 'competitors')).toEqual(['Gong']);
-    expect(valueOf(output, 'objections')).toEqual(expect.arrayContaining(['Honestly my main concern is price, because Gong quoted us more than we expected.']));
-    expect(valueOf(output, 'next_steps_agreed')).toBe(true);
+    expect(valueIn(output, 'target_date')).toBe('2027-01-15');
+    expect(valueIn(output, 'seats')).toBe(45);
+    expect(valueIn(output, 'competitors')).toEqual(['Gong']);
+    expect(valueIn(output, 'objections')).toEqual(expect.arrayContaining(['Honestly my main concern is price, because Gong quoted us more than we expected.']));
+    expect(valueIn(output, 'next_steps_agreed')).toBe(true);
     // Nothing in the call is about a renewal term: null, not invented.
-    expect(valueOf(output, 'renewal_term')).toBeNull();
+    expect(valueIn(output, 'renewal_term')).toBeNull();
     for (const entry of output.field_values) {
       if (entry.quote) expect(transcriptText).toContain(entry.quote);
       if (entry.value !== null) expect(entry.quote).toBeTruthy();

@@ -8,6 +8,7 @@ import { newId } from '../../lib/ids.js';
 import { deleteInTransaction } from '../../lib/patch.js';
 import { requireMembership, requireRole } from '../../workspaces/access.js';
 import { files } from '../files/table.js';
+import { requireVisibleSchemas } from '../meeting-schemas/repository.js';
 import { MEETING_JOBS, moveMeeting } from './jobs.js';
 import { CANCELLABLE, withChange } from './lifecycle.js';
 import { toAnalysis, toMeeting, toTranscript, type MeetingRow } from './mapper.js';
@@ -76,9 +77,9 @@ async function createMeeting(body: CreateBody, ctx: RequestContext) {
   requireRole(membership.role, 'content.create', 'create meetings in this workspace');
   const source = sourceOf(body);
   const now = ctx.now();
-  // Meeting schemas are not built yet: no schema id can name one.
+  // Built-in, marketplace or the caller's own schemas; another's is the same 404 as an unknown id.
   const schemaIds = body.schema_ids ?? [];
-  if (schemaIds.length > 0) throw errors.notFound('meeting schema', schemaIds[0]!, 'schema_ids.0');
+  await requireVisibleSchemas(ctx.db, ctx.auth.userId, schemaIds, 'schema_ids');
   if (source.kind === 'import') {
     const [file] = await ctx.db
       .select({ id: files.id, storageKey: files.storageKey, type: files.type })

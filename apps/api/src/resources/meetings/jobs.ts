@@ -5,6 +5,7 @@ import type { JobDefinition, JobQueue } from '../../jobs/types.js';
 import type { Clock } from '../../services.js';
 import type { ObjectStorage } from '../../storage/types.js';
 import { files } from '../files/table.js';
+import { SCHEMA_RESULTS_JOB } from '../meeting-schemas/jobs.js';
 import { uploadObjectKey } from '../files/keys.js';
 import { analyseTranscript } from './analysis.js';
 import { canMove, withChange, type StatusMove } from './lifecycle.js';
@@ -66,12 +67,14 @@ async function finishWithTranscript(deps: MeetingJobDeps, id: string, transcript
       createdAt: now,
       analysedAt: now,
     });
-    await moveMeeting(tx, id, { code: 'done' }, now, {
+    const done = await moveMeeting(tx, id, { code: 'done' }, now, {
       ...extra,
       analysisStatus: 'completed',
       recordedSeconds: transcript.durationSeconds,
       participantCount: Math.max(row.participantCount, transcript.speakers.length),
     });
+    // The meeting's schemas run once it is done (results are empty until then).
+    if (done && done.schemaIds.length > 0) await deps.jobs.enqueue(tx, SCHEMA_RESULTS_JOB, { id }, { singletonKey: id });
   });
 }
 

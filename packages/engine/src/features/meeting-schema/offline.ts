@@ -38,7 +38,7 @@ const LEXICON: Record<string, RegExp> = {
   objection: /\b(concern|worried|expensive|too (?:much|high|slow)|risk|not sure|hesitan\w*|blocker|security|legal|delay)/i,
   concern: /\b(concern|worried|risk|not sure|hesitan\w*|issue)/i,
   risk: /\b(risk|concern|worried|hard time|churn|cancel|delay|competitor|slow)/i,
-  health: /\b(likes?|love|happy|great|slow|frustrat\w*|concern|hard time|renewal|churn|value)/i,
+  health: /\b(likes?|love|happy|great|slow|frustrat\w*|concern|hard time|renewal|churn|value|competitor|cancel)/i,
   sentiment: /\b(likes?|love|happy|great|slow|frustrat\w*|concern|disappoint\w*)/i,
   champion: /\b(champion|advocate|push for|excited|sponsor|on board)/i,
   metric: /\b(\d+\s?%|percent|hours|save|reduce|increase|double|faster|roi)/i,
@@ -356,9 +356,20 @@ export function extractField(
       picked = top.length > 0 ? { value: ordered.map((sentence) => sentence.text).join(' '), used: top, hits: ranked[0]!.hits } : null;
       break;
     }
-    case 'number':
-      picked = first((sentence) => numbersIn(sentence.text)[0]?.value ?? null);
+    case 'number': {
+      // A number said next to one of the field's words ("45 reps") beats one elsewhere ("four hours").
+      let best: { value: number; used: ExtractionSentence[]; hits: number; next: number } | null = null;
+      for (const { sentence, hits } of ranked) {
+        for (const number of numbersIn(sentence.text)) {
+          const after = sentence.text.slice(sentence.text.indexOf(number.text) + number.text.length).trim();
+          const nextWords = words(after).slice(0, 2);
+          const next = nextWords.some((word) => cues.stems.has(stem(word))) ? 1 : 0;
+          if (!best || next > best.next || (next === best.next && hits > best.hits)) best = { value: number.value, used: [sentence], hits, next };
+        }
+      }
+      picked = best;
       break;
+    }
     case 'currency':
       picked = first((sentence) => currencyIn(sentence.text, cues.patterns.length > 0));
       break;
@@ -375,10 +386,13 @@ export function extractField(
     case 'multi_enum': {
       // Options are looked for in the field's sentences, or anywhere when the field's words appear nowhere.
       const pool = ranked.length > 0 ? ranked.map((entry) => entry.sentence) : sentences.filter((sentence) => !sentence.question);
+      // What the other side says counts double: the host is usually the one selling or managing the account.
+      const hosts = new Set(speakers.filter((speaker) => speaker.is_host).map((speaker) => speaker.id));
+      const weightOf = (sentence: ExtractionSentence) => (hosts.size > 0 && !hosts.has(sentence.segment.speaker_id) ? 2 : 1);
       const tally = field.enum_options
         .map((option) => {
           const hitting = pool.filter((sentence) => optionHits(option, sentence.text) > 0);
-          return { option, hits: hitting.reduce((sum, sentence) => sum + optionHits(option, sentence.text), 0), used: hitting };
+          return { option, hits: hitting.reduce((sum, sentence) => sum + optionHits(option, sentence.text) * weightOf(sentence), 0), used: hitting };
         })
         .filter((entry) => entry.hits > 0)
         .sort((x, y) => y.hits - x.hits);
