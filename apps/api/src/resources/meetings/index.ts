@@ -1,6 +1,7 @@
 import { resourceModule } from '../module.js';
 import { meetingHandlers } from './handlers.js';
 import { meetingIsolation, seedMeeting } from './isolation.js';
+import { botJobs } from './bot-sync.js';
 import { meetingJobs } from './jobs.js';
 import { meetingsUnconfigured } from './settings.js';
 
@@ -9,5 +10,9 @@ export const meetingsModule = resourceModule({
   handlers: meetingHandlers,
   isolation: meetingIsolation,
   isolationSeed: seedMeeting,
-  jobs: (services) => meetingJobs({ ...services, transcriber: (services.meetings ?? meetingsUnconfigured).transcriber }),
+  jobs: (services) => {
+    const settings = services.meetings ?? meetingsUnconfigured;
+    const deps = { ...services, transcriber: settings.transcriber, bot: settings.bot };
+    return [...meetingJobs(deps), ...botJobs(deps)];
+  },
 });
