@@ -164,7 +164,8 @@ export async function pruneWebhookIds(deps: Pick<MeetingJobDeps, 'db'>, now: Dat
 export function botJobs(deps: MeetingJobDeps): JobDefinition<any>[] {
   const bot = deps.bot;
   if (!bot) return [];
-  const withBot: BotDeps = { ...deps, bot };
+  // Inherits from deps rather than copying it: `jobs` is set on the services after the definitions are built.
+  const withBot: BotDeps = Object.assign(Object.create(deps) as MeetingJobDeps, { bot });
   return [
     { kind: BOT_JOBS.prune, schedule: '41 * * * *', deadlineSeconds: 120, run: () => pruneWebhookIds(deps, deps.clock.now()) },
     {

@@ -12,7 +12,8 @@ export const meetingsModule = resourceModule({
   isolationSeed: seedMeeting,
   jobs: (services) => {
     const settings = services.meetings ?? meetingsUnconfigured;
-    const deps = { ...services, transcriber: settings.transcriber, bot: settings.bot };
+    // Inherits from the services rather than copying them: `services.jobs` is set after the definitions are built.
+    const deps = Object.assign(Object.create(services) as typeof services, { transcriber: settings.transcriber, bot: settings.bot });
     return [...meetingJobs(deps), ...botJobs(deps)];
   },
 });
