@@ -22,7 +22,7 @@ type BotDeps = MeetingJobDeps & { bot: MeetingBotProvider };
 /** Creates the provider's bot for a pending meeting (scheduled at `join_at`), then starts polling. */
 export async function createProviderBot(deps: BotDeps, payload: { id: string }, signal?: AbortSignal): Promise<void> {
   const row = await loadMeeting(deps.db, payload.id);
-  if (!row || row.status !== 'pending' || row.providerBotId || !row.meetingUrl) return;
+  if (row?.status !== 'pending' || row.providerBotId || !row.meetingUrl) return;
   const now = deps.clock.now();
   let bot: { id: string };
   try {
