@@ -17,6 +17,8 @@ import { completeIdempotencyKey, releaseIdempotencyKey } from './http/idempotenc
 import type { RateLimiter } from './http/rate-limit.js';
 import { createGuardedFetcher } from './lib/guarded-fetch.js';
 import { handlers as defaultHandlers } from './resources/index.js';
+import { meetingsUnconfigured } from './resources/meetings/settings.js';
+import { registerMeetingBotWebhook } from './resources/meetings/webhook.js';
 import { filesNotConfigured, jobsNotConfigured, storageNotConfigured, type Services } from './services.js';
 
 export { BODY_LIMIT_BYTES };
@@ -69,6 +71,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     jobs: jobsNotConfigured,
     storage: storageNotConfigured,
     files: filesNotConfigured,
+    meetings: meetingsUnconfigured,
     clock: { now: () => new Date() },
     logger: options.logger,
     fetcher: createGuardedFetcher(),
@@ -119,6 +122,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     isShuttingDown: () => shuttingDown,
     ...(services.jobs === jobsNotConfigured ? {} : { jobs: services.jobs }),
   });
+
+  registerMeetingBotWebhook(app, services);
 
   // Runs once per request: from onResponse, or for a stream whose client left (see below).
   const settled = new WeakSet<FastifyRequest>();

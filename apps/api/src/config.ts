@@ -74,8 +74,26 @@ const configSchema = z
     UPLOAD_SIGNING_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
     // The ffmpeg binary that renders video thumbnails.
     FFMPEG_PATH: z.string().min(1).default('ffmpeg'),
+    // Meetings imported from a recording: an OpenAI-compatible speech-to-text server (`…/v1`, serving
+    // /audio/transcriptions); unset, such meetings fail with `transcription_not_configured`.
+    TRANSCRIPTION_BASE_URL: optionalUrl(['http:', 'https:']),
+    TRANSCRIPTION_MODEL: z.string().min(1).default('whisper-1'),
+    TRANSCRIPTION_API_KEY: z.string().min(1).optional(),
+    // A Recall.ai-compatible meeting-bot provider; unset RECALL_API_KEY: the development simulator joins
+    // no real call. RECALL_BASE_URL overrides https://$RECALL_REGION.recall.ai (a proxy, or a local fake).
+    RECALL_API_KEY: z.string().min(1).optional(),
+    RECALL_REGION: z.enum(['us-east-1', 'us-west-2', 'eu-central-1', 'ap-northeast-1']).default('us-west-2'),
+    RECALL_BASE_URL: optionalUrl(['http:', 'https:']),
+    // The workspace verification secret (`whsec_…`) status webhooks are signed with (Standard Webhooks).
+    RECALL_WEBHOOK_SECRET: z
+      .string()
+      .regex(/^whsec_[A-Za-z0-9+/=]{16,}$/, 'must be the whsec_… verification secret of the Recall workspace')
+      .optional(),
   })
   .superRefine((config, context) => {
+    if (config.RECALL_API_KEY && !config.RECALL_WEBHOOK_SECRET) {
+      context.addIssue({ code: 'custom', path: ['RECALL_WEBHOOK_SECRET'], message: 'is required with RECALL_API_KEY: unsigned status webhooks are refused' });
+    }
     if (config.STORAGE_DRIVER !== 's3') return;
     if (!config.S3_BUCKET) context.addIssue({ code: 'custom', path: ['S3_BUCKET'], message: 'is required when STORAGE_DRIVER=s3' });
     if (Boolean(config.S3_ACCESS_KEY_ID) !== Boolean(config.S3_SECRET_ACCESS_KEY)) {

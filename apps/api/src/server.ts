@@ -14,6 +14,7 @@ import { createGuardedFetcher } from './lib/guarded-fetch.js';
 import { searxngProvider } from './ai/tools/web-search.js';
 import { jobsNotConfigured, type Services } from './services.js';
 import { loadFileSettings } from './resources/files/settings.js';
+import { meetingSettingsFrom } from './resources/meetings/settings.js';
 import { createStorage } from './storage/index.js';
 import type { ObjectStorage } from './storage/types.js';
 
@@ -54,6 +55,7 @@ export async function createServices(config: Config, database: DatabaseHandle, l
     fetcher,
     files,
     webSearch: config.WEB_SEARCH_URL ? searxngProvider(config.WEB_SEARCH_URL, fetcher) : undefined,
+    meetings: meetingSettingsFrom(config),
   };
 }
 

@@ -5,6 +5,7 @@ import type { JobQueue } from './jobs/types.js';
 import type { Fetcher } from './lib/guarded-fetch.js';
 import type { WebSearchProvider } from './ai/tools/web-search.js';
 import type { FileSettings } from './resources/files/settings.js';
+import type { MeetingSettings } from './resources/meetings/settings.js';
 import type { ObjectStorage } from './storage/types.js';
 
 export interface Clock {
@@ -32,6 +33,8 @@ export interface Services {
   files: FileSettings;
   /** The web search provider (WEB_SEARCH_URL); without one no `web_search` tool is offered. */
   webSearch?: WebSearchProvider | undefined;
+  /** Speech-to-text server and meeting-bot provider of meetings (from config.ts); absent: none configured. */
+  meetings?: MeetingSettings;
 }
 
 /** Thrown by a service this server was started without; the message says what is missing. */

@@ -51,6 +51,19 @@ export {
   type NewsDigestOutput,
   type StoryRelevance,
 } from './features/news-digest/index.js';
+export {
+  coerceValue,
+  dateIn,
+  locateQuote,
+  meetingSchemaExtraction,
+  numbersIn,
+  overallScore,
+  settleExtraction,
+  UNVERIFIED_QUOTE_PENALTY,
+  type FieldDraft,
+  type MeetingSchemaExtractionInput,
+  type SettledExtraction,
+} from './features/meeting-schema/index.js';
 export { brandVoice, type BrandVoiceInput, type BrandVoiceSourceText, type LearnedBrandVoice } from './features/brand-voice/index.js';
 export { defineTextFeature, type TextFeature } from './features/define-text.js';
 export { contentGeneration, contentSystemPrompt, type ContentGenerationInput, type ContentVoice } from './features/content-generation/index.js';

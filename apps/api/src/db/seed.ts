@@ -3,6 +3,7 @@ import { and, eq, notInArray } from 'drizzle-orm';
 import type { Database } from './client.js';
 import { generationApps, personas, tiers } from './schema/index.js';
 import { fromExcluded } from './sql.js';
+import { seedBuiltInSchemas } from '../resources/meeting-schemas/repository.js';
 
 const GB = 1e9;
 
@@ -45,6 +46,7 @@ export async function seedCatalogs(db: Database): Promise<void> {
     });
   await seedBasePersonas(db);
   await seedGenerationApps(db);
+  await seedBuiltInSchemas(db);
 }
 
 /**

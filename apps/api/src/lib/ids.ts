@@ -36,6 +36,10 @@ export type IdPrefix =
   | 'psug'
   // Meetings.
   | 'mtg'
+  // Meeting schemas, their fields and results.
+  | 'msch'
+  | 'msf'
+  | 'msr'
   // Focus groups.
   | 'fg'
   // News stories and digests.

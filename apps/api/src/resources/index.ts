@@ -4,6 +4,7 @@ import { agentModule } from './agent/index.js';
 import { brandVoicesModule } from './brand-voices/index.js';
 import { chatModule } from './chat/index.js';
 import { meetingsModule } from './meetings/index.js';
+import { meetingSchemasModule } from './meeting-schemas/index.js';
 import { focusGroupsModule } from './focus-groups/index.js';
 import { newsModule } from './news/index.js';
 import { filesModule } from './files/index.js';
@@ -34,6 +35,7 @@ export const resourceModules = [
   usageModule,
   videoAnalysesModule,
   meetingsModule,
+  meetingSchemasModule,
   focusGroupsModule,
   newsModule,
   filesModule,
@@ -51,13 +53,6 @@ type BuiltHandlers = UnionToIntersection<(typeof resourceModules)[number]['handl
  * rest of the contract: an operation a module builds is a tsc error here until it is removed.
  */
 const notBuilt = {
-  // Meeting schemas
-  listMeetingSchemas: notImplemented,
-  createMeetingSchema: notImplemented,
-  getMeetingSchema: notImplemented,
-  updateMeetingSchema: notImplemented,
-  deleteMeetingSchema: notImplemented,
-  listMeetingSchemaResults: notImplemented,
   // Video analyses
   chatWithVideoAnalysis: notImplemented,
 } satisfies { [Operation in Exclude<OperationId, keyof BuiltHandlers>]: typeof notImplemented };

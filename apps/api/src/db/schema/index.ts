@@ -9,6 +9,7 @@ export * from '../../resources/responses/table.js';
 export * from '../../resources/files/table.js';
 export * from '../../resources/video-analyses/table.js';
 export * from '../../resources/meetings/table.js';
+export * from '../../resources/meeting-schemas/table.js';
 export * from '../../resources/focus-groups/table.js';
 export * from '../../resources/news/table.js';
 export * from '../../resources/brand-voices/table.js';

@@ -8,8 +8,13 @@ import { newId } from '../../lib/ids.js';
 import { deleteInTransaction } from '../../lib/patch.js';
 import { requireMembership, requireRole } from '../../workspaces/access.js';
 import { files } from '../files/table.js';
+import { requireVisibleSchemas } from '../meeting-schemas/repository.js';
 import { MEETING_JOBS, moveMeeting } from './jobs.js';
-import { CANCELLABLE, withChange } from './lifecycle.js';
+import { CANCELLABLE, INACTIVE, withChange } from './lifecycle.js';
+import { BOT_JOBS, deleteRecording } from './bot-sync.js';
+import type { LinkContext } from '../files/mappers.js';
+import { linksAt } from '../files/settings.js';
+import type { MeetingStatus } from '@persona-api/types';
 import { toAnalysis, toMeeting, toTranscript, type MeetingRow } from './mapper.js';
 import { meetingKeyOf } from './meeting-url.js';
 import { activeMeetingFor, deleteMeetingRow, transcriptionMinutesUsed, findMeeting, findTranscript, insertMeeting, listMeetingsOf } from './repository.js';
@@ -76,9 +81,9 @@ async function createMeeting(body: CreateBody, ctx: RequestContext) {
   requireRole(membership.role, 'content.create', 'create meetings in this workspace');
   const source = sourceOf(body);
   const now = ctx.now();
-  // Meeting schemas are not built yet: no schema id can name one.
+  // Built-in, marketplace or the caller's own schemas; another's is the same 404 as an unknown id.
   const schemaIds = body.schema_ids ?? [];
-  if (schemaIds.length > 0) throw errors.notFound('meeting schema', schemaIds[0]!, 'schema_ids.0');
+  await requireVisibleSchemas(ctx.db, ctx.auth.userId, schemaIds, 'schema_ids');
   if (source.kind === 'import') {
     const [file] = await ctx.db
       .select({ id: files.id, storageKey: files.storageKey, type: files.type })
@@ -96,6 +101,7 @@ async function createMeeting(body: CreateBody, ctx: RequestContext) {
   // A transcript file is not transcribed; bots and recordings need minutes left (a running meeting is never stopped).
   if (source.kind === 'bot' || source.param === 'recording_file_id') await requireTranscriptionMinutes(ctx, now);
   const join = source.kind === 'bot' ? joinOf(body, now) : { joinType: 'immediate' as const, joinAt: now };
+  const provider = ctx.services.meetings?.bot ?? null;
   const row: MeetingRow = {
     id: newId('mtg'),
     workspaceId: membership.workspace.id,
@@ -103,8 +109,8 @@ async function createMeeting(body: CreateBody, ctx: RequestContext) {
     title: body.title ?? 'Untitled meeting',
     meetingUrl: source.kind === 'bot' ? source.url : null,
     meetingKey: source.kind === 'bot' ? source.key : null,
-    // No bot provider is configured in this build: bots are simulated, and say so.
-    source: source.kind === 'bot' ? 'simulated_bot' : 'import',
+    // Without a configured provider bots are simulated, and say so.
+    source: source.kind === 'bot' ? (provider ? 'bot' : 'simulated_bot') : 'import',
     sourceFileId: source.kind === 'import' ? source.fileId : null,
     botName: source.kind === 'bot' ? (body.bot_name ?? 'Persona Notetaker') : 'Persona Notetaker',
     joinType: join.joinType,
@@ -113,16 +119,20 @@ async function createMeeting(body: CreateBody, ctx: RequestContext) {
     status: 'pending',
     statusChanges: withChange(
       [],
-      source.kind === 'bot'
-        ? {
-            code: 'pending',
-            sub_code: 'simulated',
-            message: `${SIMULATED_PREFIX} no meeting-bot provider is configured on this server; a development simulator stands in for the bot.`,
-          }
-        : { code: 'pending', sub_code: 'import_queued', message: 'Waiting to import the uploaded file.' },
+      source.kind === 'bot' && provider
+        ? { code: 'pending', sub_code: 'bot_scheduled', message: `A ${provider.name} bot will join the call at join_at.` }
+        : source.kind === 'bot'
+          ? {
+              code: 'pending',
+              sub_code: 'simulated',
+              message: `${SIMULATED_PREFIX} no meeting-bot provider is configured on this server; a development simulator stands in for the bot.`,
+            }
+          : { code: 'pending', sub_code: 'import_queued', message: 'Waiting to import the uploaded file.' },
       now,
     ),
     recordingKey: null,
+    providerBotId: null,
+    providerChangesSeen: 0,
     participantCount: 0,
     analysisStatus: 'pending',
     schemaIds,
@@ -140,24 +150,29 @@ async function createMeeting(body: CreateBody, ctx: RequestContext) {
       if (active) throw errors.conflict('duplicate_resource', `${active} already has a bot for this call; cancel it first.`, 'meeting_url');
     }
     await insertMeeting(tx, row);
-    if (source.kind === 'bot') {
+    if (source.kind === 'bot' && provider) {
+      await ctx.services.jobs.enqueue(tx, BOT_JOBS.create, { id: row.id }, { singletonKey: row.id });
+    } else if (source.kind === 'bot') {
       await ctx.services.jobs.enqueue(tx, MEETING_JOBS.advance, { id: row.id, from: 'pending' }, { singletonKey: `${row.id}:pending`, startAfter: row.joinAt });
     } else {
       await ctx.services.jobs.enqueue(tx, MEETING_JOBS.import, { id: row.id }, { singletonKey: row.id });
     }
   });
-  return toMeeting(row);
+  return toMeeting(row, linksFor(ctx, row));
 }
 
 export const meetingHandlers = {
   listMeetings: async ({ query }, ctx) => {
     if (query.workspace_id) await requireMembership(ctx.db, query.workspace_id, ctx.auth.userId, 'workspace_id');
-    return listMeetingsOf(ctx.db, ctx.auth.userId, query);
+    return listMeetingsOf(ctx.db, ctx.auth.userId, query, (row) => linksFor(ctx, row));
   },
 
   createMeeting: async ({ body }, ctx) => createMeeting(body, ctx),
 
-  getMeeting: async ({ params }, ctx) => toMeeting((await findMeeting(ctx.db, ctx.auth.userId, params.id)).row),
+  getMeeting: async ({ params }, ctx) => {
+    const { row } = await findMeeting(ctx.db, ctx.auth.userId, params.id);
+    return toMeeting(row, linksFor(ctx, row));
+  },
 
   cancelMeeting: async ({ params, body }, ctx) => {
     const now = ctx.now();
@@ -185,6 +200,7 @@ export const meetingHandlers = {
       if (!next) throw errors.conflict('invalid_state', `The meeting is ${row.status} and can no longer be cancelled.`);
       return next;
     });
+    await removeProviderBot(ctx, moved.providerBotId);
     return {
       id: moved.id,
       object: 'meeting',
@@ -211,14 +227,18 @@ export const meetingHandlers = {
 
   deleteMeeting: async ({ params }, ctx) => {
     let recordingKey: string | null = null;
+    let botId: string | null = null;
     const result = await deleteInTransaction(ctx.db, { object: 'meeting', id: params.id }, async (tx) => {
       const { row, role } = await findMeeting(tx, ctx.auth.userId, params.id);
       requireRole(role, 'content.delete', 'delete meetings in this workspace');
       recordingKey = row.recordingKey;
+      botId = INACTIVE.includes(row.status as MeetingStatus) ? null : row.providerBotId;
       // The transcript and analysis go with the row (foreign key cascade); pending jobs find no row and stop.
       await deleteMeetingRow(tx, row.id);
     });
-    if (recordingKey) await ctx.services.storage.delete(recordingKey);
+    // A bot still in the call is stopped; the recording's bytes and link go with the meeting.
+    await removeProviderBot(ctx, botId);
+    if (recordingKey) await deleteRecording(ctx.services, recordingKey);
     return result;
   },
 } satisfies Pick<
@@ -232,4 +252,20 @@ function notReady(row: MeetingRow, what: 'transcript' | 'analysis'): string {
     return `The meeting is ${row.status} and will have no ${what}${detail ? ` (${detail})` : ''}.`;
   }
   return `The ${what} is not ready: the meeting is ${row.status}.`;
+}
+
+/** The link context of a read when the meeting has a recording to link to (signed afresh on each read). */
+function linksFor(ctx: RequestContext, row: MeetingRow): LinkContext | null {
+  return row.recordingKey ? linksAt(ctx.services.files, ctx.now()) : null;
+}
+
+/** Best effort: the meeting is already cancelled or deleted on our side; a provider error is logged, not raised. */
+async function removeProviderBot(ctx: RequestContext, botId: string | null): Promise<void> {
+  const provider = ctx.services.meetings?.bot;
+  if (!botId || !provider) return;
+  try {
+    await provider.removeBot(botId);
+  } catch (error) {
+    ctx.log.warn({ err: error, bot_id: botId }, 'the meeting-bot provider did not remove the bot');
+  }
 }

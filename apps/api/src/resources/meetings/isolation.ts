@@ -22,6 +22,8 @@ export const seedMeeting: IsolationSeed = async ({ db, a, now }) => {
     status: 'pending',
     statusChanges: withChange([], { code: 'pending' }, now),
     recordingKey: null,
+    providerBotId: null,
+    providerChangesSeen: 0,
     participantCount: 0,
     analysisStatus: 'pending',
     schemaIds: [],

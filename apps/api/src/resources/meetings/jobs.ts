@@ -4,11 +4,13 @@ import type { Database, Executor } from '../../db/client.js';
 import type { JobDefinition, JobQueue } from '../../jobs/types.js';
 import type { Clock } from '../../services.js';
 import type { ObjectStorage } from '../../storage/types.js';
-import { files } from '../files/table.js';
+import { files, uploads } from '../files/table.js';
+import { SCHEMA_RESULTS_JOB } from '../meeting-schemas/jobs.js';
 import { uploadObjectKey } from '../files/keys.js';
 import { analyseTranscript } from './analysis.js';
 import { canMove, withChange, type StatusMove } from './lifecycle.js';
 import type { MeetingRow } from './mapper.js';
+import type { MeetingBotProvider } from './recall.js';
 import { lockMeeting, updateMeeting, upsertTranscript } from './repository.js';
 import { meetings } from './table.js';
 import { SIMULATED_PARTICIPANTS, SIMULATED_TIMELINE, simulatedTranscript } from './simulator.js';
@@ -26,6 +28,8 @@ export interface MeetingJobDeps {
   clock: Clock;
   /** Speech-to-text for imported recordings; null: recordings fail with `transcription_not_configured`. */
   transcriber?: Transcriber | null;
+  /** The meeting-bot provider; null: bots are simulated. */
+  bot?: MeetingBotProvider | null;
 }
 
 /** A transcript file larger than this is refused (20 000 segments of text stay well under it). */
@@ -49,7 +53,7 @@ export async function moveMeeting(tx: Executor, id: string, move: StatusMove, no
 }
 
 /** Stores transcript and analysis and finishes the meeting (recording_done → done), in one transaction. */
-async function finishWithTranscript(deps: MeetingJobDeps, id: string, transcript: ParsedTranscript, extra: Partial<MeetingRow> = {}): Promise<void> {
+export async function finishWithTranscript(deps: MeetingJobDeps, id: string, transcript: ParsedTranscript, extra: Partial<MeetingRow> = {}): Promise<void> {
   const now = deps.clock.now();
   const analysis = analyseTranscript(transcript);
   await deps.db.transaction(async (tx) => {
@@ -66,16 +70,18 @@ async function finishWithTranscript(deps: MeetingJobDeps, id: string, transcript
       createdAt: now,
       analysedAt: now,
     });
-    await moveMeeting(tx, id, { code: 'done' }, now, {
+    const done = await moveMeeting(tx, id, { code: 'done' }, now, {
       ...extra,
       analysisStatus: 'completed',
       recordedSeconds: transcript.durationSeconds,
       participantCount: Math.max(row.participantCount, transcript.speakers.length),
     });
+    // The meeting's schemas run once it is done (results are empty until then).
+    if (done && done.schemaIds.length > 0) await deps.jobs.enqueue(tx, SCHEMA_RESULTS_JOB, { id }, { singletonKey: id });
   });
 }
 
-async function fail(deps: MeetingJobDeps, id: string, subCode: string, message: string): Promise<void> {
+export async function fail(deps: Pick<MeetingJobDeps, 'db' | 'clock'>, id: string, subCode: string, message: string): Promise<void> {
   await deps.db.transaction((tx) => moveMeeting(tx, id, { code: 'fatal', sub_code: subCode, message }, deps.clock.now()));
 }
 
@@ -188,7 +194,10 @@ export async function expireMeetingMedia(deps: MeetingJobDeps): Promise<string[]
       return next ? row : null;
     });
     if (!moved) continue;
-    if (moved.recordingKey) await deps.storage.delete(moved.recordingKey);
+    if (moved.recordingKey) {
+      await deps.storage.delete(uploadObjectKey(moved.recordingKey));
+      await deps.db.delete(uploads).where(eq(uploads.key, moved.recordingKey));
+    }
     expired.push(id);
   }
   return expired;

@@ -1,11 +1,14 @@
 import type { Meeting, MeetingAnalysis, MeetingAnalysisStatus, MeetingJoinType, MeetingSource, MeetingStatus, MeetingTranscript } from '@persona-api/types';
 import { iso } from '../../lib/wire.js';
+import type { LinkContext } from '../files/mappers.js';
+import { DOWNLOAD_URL_TTL_SECONDS, downloadUrl } from '../files/signing.js';
 import type { meetingTranscripts, meetings } from './table.js';
 
 export type MeetingRow = typeof meetings.$inferSelect;
 export type TranscriptRow = typeof meetingTranscripts.$inferSelect;
 
-export function toMeeting(row: MeetingRow): Meeting {
+/** `links`: given when the meeting has a recording, whose link is signed afresh for one hour. */
+export function toMeeting(row: MeetingRow, links: LinkContext | null = null): Meeting {
   const changes = row.statusChanges;
   return {
     id: row.id,
@@ -21,8 +24,15 @@ export function toMeeting(row: MeetingRow): Meeting {
     status: row.status as MeetingStatus,
     status_detail: changes[changes.length - 1]!,
     status_changes: changes,
-    // No provider stores recording media yet (the simulator and imports have none to serve).
-    recording_url: null,
+    // Signed /uploads link valid one hour from this read; none before the media is fetched or after media_expired.
+    recording_url:
+      row.recordingKey && links
+        ? downloadUrl(links.baseUrl, links.keys, {
+            key: row.recordingKey,
+            variant: 'original',
+            expires: Math.floor(links.now.getTime() / 1000) + DOWNLOAD_URL_TTL_SECONDS,
+          })
+        : null,
     participant_count: row.participantCount,
     workspace_id: row.workspaceId,
     has_analysis: row.analysisStatus === 'completed',

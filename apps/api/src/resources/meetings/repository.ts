@@ -6,6 +6,7 @@ import { listPage, type ListQuery } from '../../lib/pagination.js';
 import type { WorkspaceRole } from '../../workspaces/roles.js';
 import { workspaceMembers, workspaces } from '../workspaces/table.js';
 import { INACTIVE } from './lifecycle.js';
+import type { LinkContext } from '../files/mappers.js';
 import { toMeeting, type MeetingRow, type TranscriptRow } from './mapper.js';
 import { meetingTranscripts, meetings } from './table.js';
 
@@ -21,7 +22,12 @@ export async function findMeeting(db: Executor, userId: string, id: string): Pro
   return { row: found.row, role: found.role as WorkspaceRole };
 }
 
-export function listMeetingsOf(db: Executor, userId: string, query: ListQuery & { workspace_id?: string | undefined; status?: string | undefined }) {
+export function listMeetingsOf(
+  db: Executor,
+  userId: string,
+  query: ListQuery & { workspace_id?: string | undefined; status?: string | undefined },
+  linksOf: (row: MeetingRow) => LinkContext | null = () => null,
+) {
   return listPage(query, {
     list: `meetings:${query.workspace_id ?? '*'}:${query.status ?? '*'}`,
     keyset: { sortKey: meetings.createdAt, id: meetings.id },
@@ -35,7 +41,7 @@ export function listMeetingsOf(db: Executor, userId: string, query: ListQuery & 
         .orderBy(...page.orderBy)
         .limit(page.fetch),
     keyOf: ({ row }) => ({ sortKey: row.createdAt, id: row.id }),
-    toItem: ({ row }) => toMeeting(row),
+    toItem: ({ row }) => toMeeting(row, linksOf(row)),
   });
 }
 

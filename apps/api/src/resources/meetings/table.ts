@@ -29,8 +29,11 @@ export const meetings = pgTable(
     completedAt: timestampMs('completed_at'),
     status: text('status').notNull(),
     statusChanges: jsonb('status_changes').$type<MeetingStatusChange[]>().notNull(),
-    // Object-storage key of the recording (MP4), null when none is stored.
+    // Upload key of the recording (MP4, served by signed /uploads links), null when none is stored.
     recordingKey: text('recording_key'),
+    // The provider's bot (source `bot`), and how many of its status changes were applied.
+    providerBotId: text('provider_bot_id'),
+    providerChangesSeen: integer('provider_changes_seen').notNull().default(0),
     participantCount: integer('participant_count').notNull().default(0),
     analysisStatus: text('analysis_status').notNull(),
     schemaIds: jsonb('schema_ids').$type<string[]>().notNull(),
@@ -44,7 +47,11 @@ export const meetings = pgTable(
     createdAt: timestampMs('created_at').notNull(),
     updatedAt: timestampMs('updated_at').notNull(),
   },
-  (t) => [index('meetings_workspace_idx').on(t.workspaceId, t.createdAt, t.id), index('meetings_key_idx').on(t.workspaceId, t.meetingKey)],
+  (t) => [
+    index('meetings_workspace_idx').on(t.workspaceId, t.createdAt, t.id),
+    index('meetings_key_idx').on(t.workspaceId, t.meetingKey),
+    index('meetings_provider_bot_idx').on(t.providerBotId),
+  ],
 );
 
 /** A meeting's transcript and analysis, kept after `media_expired`; deleted with the meeting. */
@@ -60,4 +67,10 @@ export const meetingTranscripts = pgTable('meeting_transcripts', {
   analysis: jsonb('analysis').$type<Omit<MeetingAnalysis, 'object' | 'meeting_id' | 'created_at' | 'updated_at'>>(),
   createdAt: timestampMs('created_at').notNull(),
   analysedAt: timestampMs('analysed_at'),
+});
+
+/** Ids of the provider webhooks already received: a message delivered twice is acted on once. */
+export const meetingBotWebhooks = pgTable('meeting_bot_webhooks', {
+  messageId: text('message_id').primaryKey(),
+  receivedAt: timestampMs('received_at').notNull(),
 });

@@ -1,3 +1,4 @@
+import type { Config } from '../../config.js';
 import { buildTranscript, type ParsedTranscript } from './transcript-parse.js';
 
 /** Speech-to-text for imported recordings (an OpenAI-compatible `/audio/transcriptions` server). */
@@ -55,9 +56,8 @@ export function openAiTranscriber(options: { baseUrl: string; model: string; api
   };
 }
 
-/** TRANSCRIPTION_BASE_URL (+ TRANSCRIPTION_MODEL, default `whisper-1`, TRANSCRIPTION_API_KEY); unset: none. */
-export function transcriberFromEnv(env: NodeJS.ProcessEnv = process.env): Transcriber | null {
-  const baseUrl = env.TRANSCRIPTION_BASE_URL;
-  if (!baseUrl) return null;
-  return openAiTranscriber({ baseUrl, model: env.TRANSCRIPTION_MODEL ?? 'whisper-1', apiKey: env.TRANSCRIPTION_API_KEY });
+/** The transcriber the configuration names (TRANSCRIPTION_BASE_URL, TRANSCRIPTION_MODEL, TRANSCRIPTION_API_KEY); none when unset. */
+export function transcriberFromConfig(config: Pick<Config, 'TRANSCRIPTION_BASE_URL' | 'TRANSCRIPTION_MODEL' | 'TRANSCRIPTION_API_KEY'>): Transcriber | null {
+  if (!config.TRANSCRIPTION_BASE_URL) return null;
+  return openAiTranscriber({ baseUrl: config.TRANSCRIPTION_BASE_URL, model: config.TRANSCRIPTION_MODEL, apiKey: config.TRANSCRIPTION_API_KEY });
 }

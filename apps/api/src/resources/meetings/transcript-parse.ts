@@ -18,7 +18,7 @@ export const MAX_SEGMENT_CHARS = 5_000;
 export const MAX_SECONDS = 14_400;
 const MAX_SPEAKERS = 1_000;
 
-interface RawCue {
+export interface RawCue {
   speaker: string | null;
   start: number;
   end: number;
