@@ -8,15 +8,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/db/client.js';
 import { accounts } from '../../src/db/schema/tenancy.js';
 import type { JobRuntime } from '../../src/jobs/queue.js';
-import { createGuardedFetcher } from '../../src/lib/guarded-fetch.js';
 import { videoAnalysisJobs } from '../../src/resources/video-analyses/jobs.js';
-import { filesNotConfigured, jobsNotConfigured, type Services } from '../../src/services.js';
+import type { Services } from '../../src/services.js';
 import { createLocalStorage } from '../../src/storage/local.js';
 import type { ObjectStorage } from '../../src/storage/types.js';
 import { openTestDatabase } from '../support/database.js';
 import { fakeUpstreamEngine } from '../support/ai.js';
 import { errorOf, Harness, TestClock, type Tenant } from '../support/harness.js';
 import { openTestJobQueue } from '../support/jobs.js';
+import { testServices } from '../support/services.js';
 import { makeVideo, storeUpload } from '../support/videos.js';
 
 let dir: string;
@@ -33,16 +33,7 @@ beforeAll(async () => {
   database = await openTestDatabase();
   storage = createLocalStorage(join(dir, 'storage'));
   const engine = createOfflineEngine();
-  services = {
-    db: database.db,
-    engine,
-    jobs: jobsNotConfigured,
-    storage,
-    clock,
-    logger: pino({ level: 'silent' }),
-    fetcher: createGuardedFetcher(),
-    files: filesNotConfigured,
-  };
+  services = testServices(database.db, { engine, storage, clock });
   queue = await openTestJobQueue(database, videoAnalysisJobs(services));
   services.jobs = queue;
   h = await Harness.create({ database, clock, engine, logger: pino({ level: 'error' }), services: { storage, jobs: queue } });
