@@ -119,7 +119,40 @@ describe('video analyses', () => {
       expect(await storage.head(`video-analyses/${read.id}/frames/${chunk}_02.jpg`)).toBeNull();
     }
     expect(await storage.head(`video-analyses/${read.id}/thumbnail.jpg`)).not.toBeNull();
+
+    // Deleting a completed analysis refunds nothing and removes its frames and thumbnail; the upload stays.
+    const deleted = await h.delete(`/video-analyses/${read.id}`, t.key);
+    expect(deleted.body).toEqual({ id: read.id, object: 'video_analysis', deleted: true });
+    expect(await balanceOf(t)).toBe(900);
+    expect(await storage.head(`video-analyses/${read.id}/frames/000_00.jpg`)).toBeNull();
+    expect(await storage.head(`video-analyses/${read.id}/thumbnail.jpg`)).toBeNull();
+    expect((await h.get(`/video-analyses/${read.id}`, t.key)).status).toBe(404);
+    expect((await h.get(`/files/${read.file_id}`, t.key)).status).toBe(200);
   }, 120_000);
+
+  it('deletes an analysis before it completes with a refund; only content-deleting roles may delete', async () => {
+    const owner = await h.tenant({ credits: 1000 });
+    const analyst = await h.tenant();
+    const editor = await h.tenant();
+    await h.post(`/workspaces/${owner.workspaceId}/members`, owner.key, { email: analyst.email, role: 'analyst' });
+    await h.post(`/workspaces/${owner.workspaceId}/members`, owner.key, { email: editor.email, role: 'editor' });
+    const pending = (await h.post('/video-analyses', owner.key, { video_url: 'https://videos.example/a.mp4' })).body;
+    expect(await balanceOf(owner)).toBe(900);
+    // An analyst may spend credits on an analysis but not delete one.
+    expect(errorOf(await h.delete(`/video-analyses/${pending.id}`, analyst.key))).toMatchObject({ code: 'permission_denied' });
+    expect((await h.delete(`/video-analyses/${pending.id}`, editor.key)).body).toMatchObject({ id: pending.id, deleted: true });
+    expect(await balanceOf(owner)).toBe(1000);
+    // The queued job finds no row and does nothing; a second delete is a 404.
+    await queue.drain();
+    expect(await balanceOf(owner)).toBe(1000);
+    expect((await h.delete(`/video-analyses/${pending.id}`, owner.key)).status).toBe(404);
+    // A failed analysis was refunded already: deleting it gives nothing more.
+    const failed = await analyse(owner, videos.corrupt!);
+    expect(failed.read.status).toBe('failed');
+    expect(await balanceOf(owner)).toBe(1000);
+    await h.delete(`/video-analyses/${failed.read.id}`, owner.key);
+    expect(await balanceOf(owner)).toBe(1000);
+  }, 60_000);
 
   it('fails a corrupt file, a video over 60 minutes and a file without a video stream, refunding each', async () => {
     const t = await h.tenant({ credits: 1000 });

@@ -141,7 +141,9 @@ export function videoAnalysisJobs(services: Services, options: VideoAnalysisJobO
         { signal },
       );
       const now = services.clock.now();
-      await updateRunning(services.db, id, { status: 'completed', progress: 100, result: output, updatedAt: now, completedAt: now });
+      const stored = await updateRunning(services.db, id, { status: 'completed', progress: 100, result: output, updatedAt: now, completedAt: now });
+      // Deleted while it ran: the frames written since the delete go too.
+      if (!stored && !(await readVideoAnalysis(services.db, id))) await services.storage.deletePrefix(framesPrefix(id));
     } finally {
       await rm(workDir, { recursive: true, force: true });
     }
