@@ -25,6 +25,13 @@ export {
   type VideoChunkMeasurements,
 } from './features/video-analysis/index.js';
 export {
+  videoAnalysisChat,
+  chunkCitation,
+  groundCitations,
+  type VideoChatInput,
+  type VideoChatOutput,
+} from './features/video-analysis/chat.js';
+export {
   focusGroupAnswer,
   focusGroupSummary,
   sentimentBreakdown,

@@ -62,7 +62,6 @@ const notBuilt = {
   deleteMeetingSchema: notImplemented,
   listMeetingSchemaResults: notImplemented,
   // Video analyses
-  chatWithVideoAnalysis: notImplemented,
   // Research agent
   listAgentThreads: notImplemented,
   createAgentThread: notImplemented,

@@ -13,7 +13,8 @@ import type { Services } from '../../src/services.js';
 import { createLocalStorage } from '../../src/storage/local.js';
 import type { ObjectStorage } from '../../src/storage/types.js';
 import { openTestDatabase } from '../support/database.js';
-import { fakeUpstreamEngine } from '../support/ai.js';
+import { basePersonas } from '@persona-api/engine';
+import { events, fakeUpstreamEngine, SwitchableEngine, typesOf } from '../support/ai.js';
 import { errorOf, Harness, TestClock, type Tenant } from '../support/harness.js';
 import { openTestJobQueue } from '../support/jobs.js';
 import { testServices } from '../support/services.js';
@@ -26,13 +27,14 @@ let queue: JobRuntime;
 let services: Services;
 let h: Harness;
 const clock = new TestClock();
+// The server's engine: offline, or the OpenAI-compatible engine on a fake upstream while a test says so.
+const engine = new SwitchableEngine(createOfflineEngine());
 const videos: Record<string, string> = {};
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'video-analyses-test-'));
   database = await openTestDatabase();
   storage = createLocalStorage(join(dir, 'storage'));
-  const engine = createOfflineEngine();
   services = testServices(database.db, { engine, storage, clock });
   queue = await openTestJobQueue(database, videoAnalysisJobs(services));
   services.jobs = queue;
@@ -290,4 +292,107 @@ describe('video analyses', () => {
       await fake.close();
     }
   }, 120_000);
+});
+
+describe('chat over a completed analysis', () => {
+  let owner: Tenant;
+  let analysis: { id: string; result: any };
+  const ask = (content: string, extra: Record<string, unknown> = {}, key = owner.key) =>
+    h.post(`/video-analyses/${analysis.id}/chat`, key, { messages: [{ role: 'user', content }], ...extra });
+  const answerOf = (response: any) => response.output[0].content[0].text as string;
+
+  beforeAll(async () => {
+    owner = await h.tenant({ credits: 1000 });
+    const { read } = await analyse(owner, videos.brand!, { brand: 'Stride Athletics', chunk_duration: 5, frames_per_chunk: 1 });
+    expect(read.status).toBe('completed');
+    analysis = read;
+  }, 120_000);
+
+  it('answers 409 until completed, 400 when the last message is not the question, 403 to a viewer', async () => {
+    const pending = (await h.post('/video-analyses', owner.key, { video_url: 'https://videos.example/later.mp4' })).body;
+    const early = await h.post(`/video-analyses/${pending.id}/chat`, owner.key, { messages: [{ role: 'user', content: 'Any brand?' }] });
+    expect(early.status).toBe(409);
+    expect(errorOf(early)).toMatchObject({ code: 'invalid_state' });
+    await h.delete(`/video-analyses/${pending.id}`, owner.key);
+    const last = await h.post(`/video-analyses/${analysis.id}/chat`, owner.key, {
+      messages: [
+        { role: 'user', content: 'Any brand?' },
+        { role: 'assistant', content: 'Yes.' },
+      ],
+    });
+    expect(errorOf(last)).toMatchObject({ code: 'invalid_parameter', param: 'messages' });
+    const viewer = await h.tenant();
+    await h.post(`/workspaces/${owner.workspaceId}/members`, owner.key, { email: viewer.email, role: 'viewer' });
+    expect(errorOf(await ask('Any brand?', {}, viewer.key))).toMatchObject({ code: 'permission_denied' });
+    expect(errorOf(await ask('Any brand?', { persona_id: 'cp_nope' }))).toMatchObject({ code: 'resource_not_found', param: 'persona_id' });
+  });
+
+  it('offline: quotes the chunks matching the question with their measured times, and charges the tokens', async () => {
+    const before = await balanceOf(owner);
+    const brand = await ask('When does the STRIDE ATHLETICS logo appear?');
+    expect(brand.status).toBe(200);
+    expect(brand.body).toMatchObject({ object: 'response', status: 'completed', persona_id: null, instructions: null, tools: [] });
+    const text = answerOf(brand.body);
+    // The brand is drawn in the second chunk only: that chunk is cited, with its text quoted.
+    expect(text).toContain('[00:05–00:10]');
+    expect(text).toContain(analysis.result.chunks[1].description);
+    expect(text).not.toContain('[00:00–00:05]');
+    expect(brand.body.usage.credits_used).toBeGreaterThan(0);
+    expect(await balanceOf(owner)).toBe(before - brand.body.usage.credits_used);
+    // Every chunk's description measures motion: only the still ones (plain colours) are told apart.
+    const still = answerOf((await ask('Where is the motion still?')).body);
+    expect(still).toContain('[00:05–00:10]');
+    expect(still).toContain('[00:10–00:15]');
+    expect(still).not.toContain('[00:00–00:05]');
+    // Nothing matches: said so, no time cited.
+    const nothing = answerOf((await ask('Does a dolphin swim by?')).body);
+    expect(nothing).toMatch(/no part of the video matches "dolphin"/);
+    expect(nothing).not.toMatch(/\[\d\d:\d\d–/);
+    // A persona answers in its name.
+    const persona = basePersonas[0]!;
+    const asPersona = await ask('When does the STRIDE ATHLETICS logo appear?', { persona_id: persona.id });
+    expect(asPersona.body.persona_id).toBe(persona.id);
+    expect(answerOf(asPersona.body)).toContain(persona.name);
+  });
+
+  it('offline, streamed: the events of POST /responses whose deltas add up to the cited answer', async () => {
+    const res = await ask('Which part says RUN FURTHER?', { stream: true });
+    expect(res.headers['content-type']).toMatch(/^text\/event-stream/);
+    const types = typesOf(res.text);
+    expect(types[0]).toBe('response.created');
+    expect(types.at(-1)).toBe('response.completed');
+    const deltas = events(res.text)
+      .filter((event) => event.data.type === 'response.output_text.delta')
+      .map((event) => event.data.delta)
+      .join('');
+    const final = events(res.text).at(-1)!.data.response;
+    expect(answerOf(final)).toBe(deltas);
+    expect(deltas).toContain('[00:10–00:15]');
+    expect(deltas).toContain('RUN FURTHER');
+    expect(final.usage.credits_used).toBeGreaterThan(0);
+  });
+
+  it('upstream, streamed and not: sends the result, keeps cited chunk times and drops invented ones', async () => {
+    const { fake, engine: upstream } = await fakeUpstreamEngine({ timeoutMs: 10_000 });
+    try {
+      await engine.using(upstream, async () => {
+        const reply = { answer: 'The brand shows at [00:05–00:10] and again at [00:42–00:50].', chunk_indexes: [1, 7] };
+        fake.enqueue({ content: JSON.stringify(reply) }, { content: JSON.stringify({ answer: 'The brand is on screen in the middle.', chunk_indexes: [1] }) });
+        const plain = await ask('When does the brand appear?');
+        expect(answerOf(plain.body)).toBe('The brand shows at [00:05–00:10] and again at .');
+        const sent = JSON.stringify(fake.requests.at(-1)!.body);
+        expect(sent).toContain('STRIDE ATHLETICS');
+        expect(sent).toContain('[00:05–00:10]');
+        expect(sent).toContain('When does the brand appear?');
+        expect(plain.body.usage.credits_used).toBeGreaterThan(0);
+        // No citation left in the reply: the cited chunk's time is added.
+        const streamed = await ask('Where is the brand?', { stream: true });
+        const final = events(streamed.text).at(-1)!.data.response;
+        expect(answerOf(final)).toBe('The brand is on screen in the middle. ([00:05–00:10])');
+        expect(typesOf(streamed.text)).toContain('response.output_text.delta');
+      });
+    } finally {
+      await fake.close();
+    }
+  });
 });

@@ -8,6 +8,7 @@ import { deleteInTransaction } from '../../lib/patch.js';
 import { defaultWorkspace, requireMembership, requireRole, type Membership } from '../../workspaces/access.js';
 import { eq } from 'drizzle-orm';
 import { files } from '../files/table.js';
+import { chatWithVideoAnalysis } from './chat.js';
 import { framesPrefix, VIDEO_ANALYSIS_JOB } from './jobs.js';
 import { toVideoAnalysis, type VideoAnalysisRow } from './mapper.js';
 import { deleteVideoAnalysisRow, findVideoAnalysis, insertVideoAnalysis, listVideoAnalysesOf } from './repository.js';
@@ -111,4 +112,6 @@ export const videoAnalysisHandlers = {
     await ctx.services.storage.deletePrefix(framesPrefix(params.id));
     return deleted;
   },
-} satisfies Pick<HandlerMap, 'listVideoAnalyses' | 'getVideoAnalysis' | 'createVideoAnalysis' | 'deleteVideoAnalysis'>;
+
+  chatWithVideoAnalysis,
+} satisfies Pick<HandlerMap, 'listVideoAnalyses' | 'getVideoAnalysis' | 'createVideoAnalysis' | 'deleteVideoAnalysis' | 'chatWithVideoAnalysis'>;

@@ -53,7 +53,7 @@ export function groundCitations(answer: string, chunkIndexes: readonly number[],
   const real = new Set(chunks.map(chunkCitation));
   let kept = 0;
   const cleaned = answer
-    .replace(CITATION, (citation, start: string, end: string) => {
+    .replace(CITATION, (_citation, start: string, end: string) => {
       const normal = `[${start}–${end}]`;
       if (real.has(normal)) {
         kept += 1;
@@ -106,11 +106,13 @@ export function answerOffline(input: VideoChatInput): VideoChatOutput {
   const chunks = input.result.chunks;
   const words = contentWords(question);
   const brandWords = new Set(contentWords(`${input.brand} brand logo`));
+  const chunkWords = chunks.map((chunk) => new Set(contentWords(chunkText(chunk))));
+  // A word found in every chunk (e.g. "motion", which every description measures) tells no chunk apart.
+  const telling = words.filter((word) => chunkWords.filter((own) => matches(word, own)).length < Math.max(2, chunks.length));
   const scored = chunks.map((chunk, index) => {
-    const own = new Set(contentWords(chunkText(chunk)));
-    let score = words.filter((word) => matches(word, own)).length;
-    if (chunk.brand_visible && words.some((word) => brandWords.has(word))) score += 1;
-    return { index, chunk, score, matched: words.filter((word) => matches(word, own)) };
+    const matched = telling.filter((word) => matches(word, chunkWords[index]!));
+    const score = matched.length + (chunk.brand_visible && words.some((word) => brandWords.has(word)) ? 1 : 0);
+    return { index, chunk, score, matched };
   });
   let picked = scored
     .filter((entry) => entry.score > 0)

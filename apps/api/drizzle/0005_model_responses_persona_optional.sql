@@ -1,0 +1,1 @@
+ALTER TABLE "model_responses" ALTER COLUMN "persona_id" DROP NOT NULL;
