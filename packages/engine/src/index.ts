@@ -9,6 +9,7 @@ export {
   type Feature,
   type FeatureDefinition,
   type FeatureMessage,
+  type FeatureImage,
   type FeatureResult,
   type FeatureSchema,
   type OfflineContext,
@@ -21,6 +22,8 @@ export {
   videoAnalysis,
   brandMentions,
   VIDEO_ANALYSIS_MODEL_CHUNK_CAP,
+  VIDEO_ANALYSIS_MODEL_FRAME_CAP,
+  type VideoFrameImage,
   type VideoAnalysisInput,
   type VideoChunkMeasurements,
 } from './features/video-analysis/index.js';

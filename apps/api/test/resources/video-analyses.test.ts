@@ -14,6 +14,7 @@ import { createLocalStorage } from '../../src/storage/local.js';
 import type { ObjectStorage } from '../../src/storage/types.js';
 import { openTestDatabase } from '../support/database.js';
 import { basePersonas } from '@persona-api/engine';
+import { imagesOf } from '@persona-api/engine/testing';
 import { events, fakeUpstreamEngine, SwitchableEngine, typesOf } from '../support/ai.js';
 import { errorOf, Harness, TestClock, type Tenant } from '../support/harness.js';
 import { openTestJobQueue } from '../support/jobs.js';
@@ -274,6 +275,8 @@ describe('video analyses', () => {
       const [job] = videoAnalysisJobs({ ...services, engine });
       await job!.run({ id: created.body.id }, { jobId: 'upstream', attempt: 0, signal: new AbortController().signal, log: pino({ level: 'silent' }) });
       await queue.drain();
+      // A model without image input gets no frames.
+      expect(imagesOf(fake.requests.at(-1)!)).toEqual([]);
       const sent = JSON.stringify(fake.requests.at(-1)!.body);
       expect(sent).toContain('STRIDE ATHLETICS');
       expect(sent).toContain('\\"start_seconds\\":5,\\"end_seconds\\":10');
@@ -293,6 +296,79 @@ describe('video analyses', () => {
     }
   }, 120_000);
 });
+
+it('on an upstream model that reads images: the frames of every chunk go to it labelled with their times, at most 32 per analysis', async () => {
+  const { fake, engine: vision } = await fakeUpstreamEngine({ timeoutMs: 10_000, acceptsImages: true });
+  try {
+    const t = await h.tenant({ credits: 1000 });
+    const run = async (framesPerChunk: number) => {
+      const fileId = await storeUpload(database.db, storage, t.workspaceId, videos.brand!);
+      const created = await h.post('/video-analyses', t.key, {
+        file_id: fileId,
+        brand: 'Stride Athletics',
+        goal: 'Sign-ups',
+        chunk_duration: 5,
+        frames_per_chunk: framesPerChunk,
+      });
+      const [job] = videoAnalysisJobs({ ...services, engine: vision });
+      await job!.run(
+        { id: created.body.id },
+        { jobId: `vision-${framesPerChunk}`, attempt: 0, signal: new AbortController().signal, log: pino({ level: 'silent' }) },
+      );
+      return { request: fake.requests.at(-1)!, read: (await h.get(`/video-analyses/${created.body.id}`, t.key)).body };
+    };
+    const reply = (frames: number) => ({
+      summary: 'Seen.',
+      overall_score: 50,
+      scores: { message_clarity: 50, brand_consistency: 50, emotional_impact: 50, hook_strength: 50, call_to_action: 50, intent_alignment: 50 },
+      intent_alignment: [],
+      goal_assessment: null,
+      emotional_arc: { shape: 'flat', summary: 'Flat.', peak_seconds: 0, average_valence: 0 },
+      brand_presence: { first_appearance_seconds: null, screen_time_seconds: 0, logo_detected: false, spoken_mentions: 0 },
+      chunks: [0, 1, 2].map((index) => ({
+        index,
+        start_seconds: 0,
+        end_seconds: 0,
+        description: `A frame of chunk ${index}`,
+        transcript: null,
+        observations: [],
+        dominant_emotion: 'trust',
+        valence: 0,
+        arousal: 0.5,
+        engagement: 50,
+        message_clarity: 50,
+        brand_visible: false,
+      })),
+      strengths: [],
+      weaknesses: [],
+      recommendations: [],
+      frames_analyzed: frames,
+    });
+    fake.enqueue({ content: JSON.stringify(reply(6)) }, { content: JSON.stringify(reply(48)) });
+    const two = await run(2);
+    expect(two.read.status).toBe('completed');
+    const images = imagesOf(two.request);
+    expect(images).toHaveLength(6);
+    for (const image of images) {
+      expect(image).toMatchObject({ mediaType: 'image/jpeg', detail: 'low' });
+      expect(image.bytes!.subarray(0, 2)).toEqual(Buffer.from([0xff, 0xd8]));
+    }
+    const text = JSON.stringify(two.request.body.messages.at(-1).content);
+    // Labels carry the measured frame times: the first frame at or after each 2.5 s slot's centre (25 fps).
+    for (const label of [/chunk 0 at 1\.2\d*s/, /chunk 0 at 3\.7\d*s/, /chunk 1 at 6\.2\d*s/, /chunk 2 at 13\.7\d*s/]) expect(text).toMatch(label);
+    // With the brand, intents and goal in the same message.
+    expect(text).toContain('Stride Athletics');
+    expect(text).toContain('Sign-ups');
+    // 3 chunks × 16 frames = 48 sampled: 32 sent, spread over every chunk.
+    const many = await run(16);
+    expect(many.read.result.frames_analyzed).toBe(48);
+    expect(imagesOf(many.request)).toHaveLength(32);
+    const labelled = JSON.stringify(many.request.body.messages.at(-1).content);
+    for (const chunk of [0, 1, 2]) expect(labelled).toContain(`Frame of chunk ${chunk} at`);
+  } finally {
+    await fake.close();
+  }
+}, 120_000);
 
 describe('chat over a completed analysis', () => {
   let owner: Tenant;
