@@ -67,6 +67,7 @@ CREATE TABLE "agent_messages" (
 	"updated_at" timestamp (3) with time zone NOT NULL
 );
 --> statement-breakpoint
+ALTER TABLE "model_responses" ALTER COLUMN "persona_id" DROP NOT NULL;--> statement-breakpoint
 ALTER TABLE "agent_threads" ADD COLUMN "created_by_user_id" text;--> statement-breakpoint
 ALTER TABLE "agent_threads" ADD COLUMN "persona_id" text;--> statement-breakpoint
 ALTER TABLE "agent_threads" ADD COLUMN "title_pending" boolean DEFAULT false NOT NULL;--> statement-breakpoint

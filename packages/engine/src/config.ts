@@ -14,6 +14,8 @@ export interface UpstreamConfig {
   reasoning: boolean;
   contextWindow: number;
   maxOutputTokens: number;
+  /** The model reads images in user messages (MODEL_ACCEPTS_IMAGES); video analyses then send it frames. */
+  acceptsImages?: boolean;
 }
 
 export type EngineConfig =
@@ -66,6 +68,7 @@ const schema = z
     MODEL_NAME: z.preprocess(blankToUndefined, z.string().max(200, 'MODEL_NAME must be at most 200 characters').optional()),
     MODEL_TIMEOUT_MS: integer('MODEL_TIMEOUT_MS', 100, 600_000, 60_000),
     MODEL_REASONING: z.preprocess(blankToUndefined, z.enum(['true', 'false'], { message: 'MODEL_REASONING must be true or false' }).optional()),
+    MODEL_ACCEPTS_IMAGES: z.preprocess(blankToUndefined, z.enum(['true', 'false'], { message: 'MODEL_ACCEPTS_IMAGES must be true or false' }).optional()),
     MODEL_CONTEXT_WINDOW: integer('MODEL_CONTEXT_WINDOW', 1, 10_000_000, 128_000),
     MODEL_MAX_OUTPUT_TOKENS: integer('MODEL_MAX_OUTPUT_TOKENS', 1, 1_000_000, 32_768),
     OFFLINE_ENGINE_SEED: integer('OFFLINE_ENGINE_SEED', 0, 2 ** 31 - 1, 0),
@@ -102,6 +105,7 @@ export function parseEngineConfig(env: Readonly<Record<string, string | undefine
       model: values.MODEL_NAME as string,
       timeoutMs: values.MODEL_TIMEOUT_MS,
       reasoning: values.MODEL_REASONING === 'true',
+      acceptsImages: values.MODEL_ACCEPTS_IMAGES === 'true',
       contextWindow: values.MODEL_CONTEXT_WINDOW,
       maxOutputTokens: values.MODEL_MAX_OUTPUT_TOKENS,
     },

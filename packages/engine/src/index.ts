@@ -9,6 +9,7 @@ export {
   type Feature,
   type FeatureDefinition,
   type FeatureMessage,
+  type FeatureImage,
   type FeatureResult,
   type FeatureSchema,
   type OfflineContext,
@@ -21,9 +22,18 @@ export {
   videoAnalysis,
   brandMentions,
   VIDEO_ANALYSIS_MODEL_CHUNK_CAP,
+  VIDEO_ANALYSIS_MODEL_FRAME_CAP,
+  type VideoFrameImage,
   type VideoAnalysisInput,
   type VideoChunkMeasurements,
 } from './features/video-analysis/index.js';
+export {
+  videoAnalysisChat,
+  chunkCitation,
+  groundCitations,
+  type VideoChatInput,
+  type VideoChatOutput,
+} from './features/video-analysis/chat.js';
 export {
   focusGroupAnswer,
   focusGroupSummary,

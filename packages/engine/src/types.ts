@@ -139,6 +139,8 @@ export interface EngineDescription {
   description: string;
   context_window: number;
   max_output_tokens: number;
+  /** The model reads images (MODEL_ACCEPTS_IMAGES); always false offline. */
+  accepts_images: boolean;
 }
 
 /** Input of `POST /personas`: the request body, with `pipeline_type` defaulted. */

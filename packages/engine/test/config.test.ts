@@ -23,6 +23,7 @@ describe('engine configuration', () => {
         model: 'llama3.1',
         timeoutMs: 5000,
         reasoning: true,
+        acceptsImages: false,
         contextWindow: 128000,
         maxOutputTokens: 32768,
       },

@@ -13,7 +13,7 @@ import { billingPeriod, budgetAlertHeader, chargeCredits, checkCredits, creditsU
 import { creditLedger, modelResponses, workspaces } from '../db/schema/index.js';
 import type { RequestContext } from '../http/context.js';
 import { apiError, ApiError, CLIENT_CLOSED_REQUEST, errors } from '../http/errors.js';
-import { defaultWorkspace, requireRole } from '../workspaces/access.js';
+import { defaultWorkspace, requireRole, type Membership } from '../workspaces/access.js';
 import { personaForCall } from '../resources/personas/repository.js';
 
 /** DECISIONS.md, Credits: `analysis_mode` costs 5 credits on top of the tokens. */
@@ -21,7 +21,8 @@ export const ANALYSIS_CREDITS = 5;
 
 export interface PreparedCall {
   request: GenerateRequest;
-  personaId: string;
+  /** Null for a call answered without a persona (a video-analysis chat sent without one). */
+  personaId: string | null;
   /** The caller's default workspace, whose limits apply and where the charge is booked; null if they own none. */
   workspaceId: string | null;
   /** Input tokens of the request as the engine will send it: the floor of what it costs. */
@@ -35,10 +36,17 @@ export interface PreparedCall {
  */
 export async function prepareModelCall(
   ctx: RequestContext,
-  input: { personaId: string; request: Omit<GenerateRequest, 'persona'>; extraCredits?: number },
+  input: {
+    personaId: string | null;
+    request: Omit<GenerateRequest, 'persona'>;
+    extraCredits?: number;
+    /** The workspace the call is about and billed to (a video analysis'); default: the caller's default workspace. */
+    membership?: Membership;
+  },
 ): Promise<PreparedCall> {
-  const { id: personaId, persona } = await personaForCall(ctx.db, ctx.auth.userId, input.personaId, 'persona_id');
-  const membership = await defaultWorkspace(ctx.db, ctx.auth.userId);
+  const { id: personaId, persona } =
+    input.personaId === null ? { id: null, persona: null } : await personaForCall(ctx.db, ctx.auth.userId, input.personaId, 'persona_id');
+  const membership = input.membership ?? (await defaultWorkspace(ctx.db, ctx.auth.userId));
   if (membership) requireRole(membership.role, 'ai.call', 'make paid AI calls in this workspace');
   const request: GenerateRequest = { ...input.request, persona };
   const systemTexts = [request.persona?.system_prompt ?? '', request.instructions ?? ''].filter((text) => text.trim().length > 0);

@@ -6,7 +6,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { createOfflineEngine, type Engine } from '@persona-api/engine';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/db/client.js';
 import type { JobRuntime } from '../../src/jobs/queue.js';
@@ -15,13 +14,13 @@ import { createGuardedFetcher } from '../../src/lib/guarded-fetch.js';
 import { brandVoiceJobs } from '../../src/resources/brand-voices/job.js';
 import { uploadObjectKey } from '../../src/resources/files/keys.js';
 import { files } from '../../src/resources/files/table.js';
-import { filesNotConfigured, type Services } from '../../src/services.js';
 import { createLocalStorage } from '../../src/storage/local.js';
 import { balanceOf, fakeUpstreamEngine, SwitchableEngine } from '../support/ai.js';
 import { openTestDatabase } from '../support/database.js';
 import { docxOf, pdfOf } from '../support/documents.js';
 import { errorOf, Harness, TestClock, type Tenant } from '../support/harness.js';
 import { openTestJobQueue } from '../support/jobs.js';
+import { testServices } from '../support/services.js';
 
 // Brand voices: creation charges 100 credits and enqueues the learning job in the charge's transaction;
 // the job reads web pages (guarded fetcher + Readability) and stored documents (PDF, DOCX, Markdown,
@@ -85,11 +84,8 @@ beforeAll(async () => {
   // Only the test's own server is reachable on loopback: a redirect to any other private address is refused.
   const fetcher = createGuardedFetcher({ timeoutMs: 500, maxBytes: 1024 * 1024, allowedPrivateHosts: [host] });
   storage = createLocalStorage(storageDir);
-  const services = { db: database.db, engine, clock, fetcher, storage, files: filesNotConfigured, logger: pino({ level: 'silent' }) } as Omit<
-    Services,
-    'jobs'
-  > & { jobs?: JobRuntime };
-  queue = await openTestJobQueue(database, brandVoiceJobs(services as Services));
+  const services = testServices(database.db, { engine, clock, fetcher, storage });
+  queue = await openTestJobQueue(database, brandVoiceJobs(services));
   services.jobs = queue;
   h = await Harness.create({ database, engine, clock, services: { jobs: queue, storage, fetcher } });
   t = await h.tenant({ credits: 10_000 });

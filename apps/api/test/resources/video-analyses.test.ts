@@ -8,15 +8,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/db/client.js';
 import { accounts } from '../../src/db/schema/tenancy.js';
 import type { JobRuntime } from '../../src/jobs/queue.js';
-import { createGuardedFetcher } from '../../src/lib/guarded-fetch.js';
 import { videoAnalysisJobs } from '../../src/resources/video-analyses/jobs.js';
-import { filesNotConfigured, jobsNotConfigured, type Services } from '../../src/services.js';
+import type { Services } from '../../src/services.js';
 import { createLocalStorage } from '../../src/storage/local.js';
 import type { ObjectStorage } from '../../src/storage/types.js';
 import { openTestDatabase } from '../support/database.js';
-import { fakeUpstreamEngine } from '../support/ai.js';
+import { basePersonas } from '@persona-api/engine';
+import { imagesOf } from '@persona-api/engine/testing';
+import { events, fakeUpstreamEngine, SwitchableEngine, typesOf } from '../support/ai.js';
 import { errorOf, Harness, TestClock, type Tenant } from '../support/harness.js';
 import { openTestJobQueue } from '../support/jobs.js';
+import { testServices } from '../support/services.js';
 import { makeVideo, storeUpload } from '../support/videos.js';
 
 let dir: string;
@@ -26,23 +28,15 @@ let queue: JobRuntime;
 let services: Services;
 let h: Harness;
 const clock = new TestClock();
+// The server's engine: offline, or the OpenAI-compatible engine on a fake upstream while a test says so.
+const engine = new SwitchableEngine(createOfflineEngine());
 const videos: Record<string, string> = {};
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'video-analyses-test-'));
   database = await openTestDatabase();
   storage = createLocalStorage(join(dir, 'storage'));
-  const engine = createOfflineEngine();
-  services = {
-    db: database.db,
-    engine,
-    jobs: jobsNotConfigured,
-    storage,
-    clock,
-    logger: pino({ level: 'silent' }),
-    fetcher: createGuardedFetcher(),
-    files: filesNotConfigured,
-  };
+  services = testServices(database.db, { engine, storage, clock });
   queue = await openTestJobQueue(database, videoAnalysisJobs(services));
   services.jobs = queue;
   h = await Harness.create({ database, clock, engine, logger: pino({ level: 'error' }), services: { storage, jobs: queue } });
@@ -128,7 +122,40 @@ describe('video analyses', () => {
       expect(await storage.head(`video-analyses/${read.id}/frames/${chunk}_02.jpg`)).toBeNull();
     }
     expect(await storage.head(`video-analyses/${read.id}/thumbnail.jpg`)).not.toBeNull();
+
+    // Deleting a completed analysis refunds nothing and removes its frames and thumbnail; the upload stays.
+    const deleted = await h.delete(`/video-analyses/${read.id}`, t.key);
+    expect(deleted.body).toEqual({ id: read.id, object: 'video_analysis', deleted: true });
+    expect(await balanceOf(t)).toBe(900);
+    expect(await storage.head(`video-analyses/${read.id}/frames/000_00.jpg`)).toBeNull();
+    expect(await storage.head(`video-analyses/${read.id}/thumbnail.jpg`)).toBeNull();
+    expect((await h.get(`/video-analyses/${read.id}`, t.key)).status).toBe(404);
+    expect((await h.get(`/files/${read.file_id}`, t.key)).status).toBe(200);
   }, 120_000);
+
+  it('deletes an analysis before it completes with a refund; only content-deleting roles may delete', async () => {
+    const owner = await h.tenant({ credits: 1000 });
+    const analyst = await h.tenant();
+    const editor = await h.tenant();
+    await h.post(`/workspaces/${owner.workspaceId}/members`, owner.key, { email: analyst.email, role: 'analyst' });
+    await h.post(`/workspaces/${owner.workspaceId}/members`, owner.key, { email: editor.email, role: 'editor' });
+    const pending = (await h.post('/video-analyses', owner.key, { video_url: 'https://videos.example/a.mp4' })).body;
+    expect(await balanceOf(owner)).toBe(900);
+    // An analyst may spend credits on an analysis but not delete one.
+    expect(errorOf(await h.delete(`/video-analyses/${pending.id}`, analyst.key))).toMatchObject({ code: 'permission_denied' });
+    expect((await h.delete(`/video-analyses/${pending.id}`, editor.key)).body).toMatchObject({ id: pending.id, deleted: true });
+    expect(await balanceOf(owner)).toBe(1000);
+    // The queued job finds no row and does nothing; a second delete is a 404.
+    await queue.drain();
+    expect(await balanceOf(owner)).toBe(1000);
+    expect((await h.delete(`/video-analyses/${pending.id}`, owner.key)).status).toBe(404);
+    // A failed analysis was refunded already: deleting it gives nothing more.
+    const failed = await analyse(owner, videos.corrupt!);
+    expect(failed.read.status).toBe('failed');
+    expect(await balanceOf(owner)).toBe(1000);
+    await h.delete(`/video-analyses/${failed.read.id}`, owner.key);
+    expect(await balanceOf(owner)).toBe(1000);
+  }, 60_000);
 
   it('fails a corrupt file, a video over 60 minutes and a file without a video stream, refunding each', async () => {
     const t = await h.tenant({ credits: 1000 });
@@ -248,6 +275,8 @@ describe('video analyses', () => {
       const [job] = videoAnalysisJobs({ ...services, engine });
       await job!.run({ id: created.body.id }, { jobId: 'upstream', attempt: 0, signal: new AbortController().signal, log: pino({ level: 'silent' }) });
       await queue.drain();
+      // A model without image input gets no frames.
+      expect(imagesOf(fake.requests.at(-1)!)).toEqual([]);
       const sent = JSON.stringify(fake.requests.at(-1)!.body);
       expect(sent).toContain('STRIDE ATHLETICS');
       expect(sent).toContain('\\"start_seconds\\":5,\\"end_seconds\\":10');
@@ -266,4 +295,180 @@ describe('video analyses', () => {
       await fake.close();
     }
   }, 120_000);
+});
+
+it('on an upstream model that reads images: the frames of every chunk go to it labelled with their times, at most 32 per analysis', async () => {
+  const { fake, engine: vision } = await fakeUpstreamEngine({ timeoutMs: 10_000, acceptsImages: true });
+  try {
+    const t = await h.tenant({ credits: 1000 });
+    const run = async (framesPerChunk: number) => {
+      const fileId = await storeUpload(database.db, storage, t.workspaceId, videos.brand!);
+      const created = await h.post('/video-analyses', t.key, {
+        file_id: fileId,
+        brand: 'Stride Athletics',
+        goal: 'Sign-ups',
+        chunk_duration: 5,
+        frames_per_chunk: framesPerChunk,
+      });
+      const [job] = videoAnalysisJobs({ ...services, engine: vision });
+      await job!.run(
+        { id: created.body.id },
+        { jobId: `vision-${framesPerChunk}`, attempt: 0, signal: new AbortController().signal, log: pino({ level: 'silent' }) },
+      );
+      return { request: fake.requests.at(-1)!, read: (await h.get(`/video-analyses/${created.body.id}`, t.key)).body };
+    };
+    const reply = (frames: number) => ({
+      summary: 'Seen.',
+      overall_score: 50,
+      scores: { message_clarity: 50, brand_consistency: 50, emotional_impact: 50, hook_strength: 50, call_to_action: 50, intent_alignment: 50 },
+      intent_alignment: [],
+      goal_assessment: null,
+      emotional_arc: { shape: 'flat', summary: 'Flat.', peak_seconds: 0, average_valence: 0 },
+      brand_presence: { first_appearance_seconds: null, screen_time_seconds: 0, logo_detected: false, spoken_mentions: 0 },
+      chunks: [0, 1, 2].map((index) => ({
+        index,
+        start_seconds: 0,
+        end_seconds: 0,
+        description: `A frame of chunk ${index}`,
+        transcript: null,
+        observations: [],
+        dominant_emotion: 'trust',
+        valence: 0,
+        arousal: 0.5,
+        engagement: 50,
+        message_clarity: 50,
+        brand_visible: false,
+      })),
+      strengths: [],
+      weaknesses: [],
+      recommendations: [],
+      frames_analyzed: frames,
+    });
+    fake.enqueue({ content: JSON.stringify(reply(6)) }, { content: JSON.stringify(reply(48)) });
+    const two = await run(2);
+    expect(two.read.status).toBe('completed');
+    const images = imagesOf(two.request);
+    expect(images).toHaveLength(6);
+    for (const image of images) {
+      expect(image).toMatchObject({ mediaType: 'image/jpeg', detail: 'low' });
+      expect(image.bytes!.subarray(0, 2)).toEqual(Buffer.from([0xff, 0xd8]));
+    }
+    const text = JSON.stringify(two.request.body.messages.at(-1).content);
+    // Labels carry the measured frame times: the first frame at or after each 2.5 s slot's centre (25 fps).
+    for (const label of [/chunk 0 at 1\.2\d*s/, /chunk 0 at 3\.7\d*s/, /chunk 1 at 6\.2\d*s/, /chunk 2 at 13\.7\d*s/]) expect(text).toMatch(label);
+    // With the brand, intents and goal in the same message.
+    expect(text).toContain('Stride Athletics');
+    expect(text).toContain('Sign-ups');
+    // 3 chunks × 16 frames = 48 sampled: 32 sent, spread over every chunk.
+    const many = await run(16);
+    expect(many.read.result.frames_analyzed).toBe(48);
+    expect(imagesOf(many.request)).toHaveLength(32);
+    const labelled = JSON.stringify(many.request.body.messages.at(-1).content);
+    for (const chunk of [0, 1, 2]) expect(labelled).toContain(`Frame of chunk ${chunk} at`);
+  } finally {
+    await fake.close();
+  }
+}, 120_000);
+
+describe('chat over a completed analysis', () => {
+  let owner: Tenant;
+  let analysis: { id: string; result: any };
+  const ask = (content: string, extra: Record<string, unknown> = {}, key = owner.key) =>
+    h.post(`/video-analyses/${analysis.id}/chat`, key, { messages: [{ role: 'user', content }], ...extra });
+  const answerOf = (response: any) => response.output[0].content[0].text as string;
+
+  beforeAll(async () => {
+    owner = await h.tenant({ credits: 1000 });
+    const { read } = await analyse(owner, videos.brand!, { brand: 'Stride Athletics', chunk_duration: 5, frames_per_chunk: 1 });
+    expect(read.status).toBe('completed');
+    analysis = read;
+  }, 120_000);
+
+  it('answers 409 until completed, 400 when the last message is not the question, 403 to a viewer', async () => {
+    const pending = (await h.post('/video-analyses', owner.key, { video_url: 'https://videos.example/later.mp4' })).body;
+    const early = await h.post(`/video-analyses/${pending.id}/chat`, owner.key, { messages: [{ role: 'user', content: 'Any brand?' }] });
+    expect(early.status).toBe(409);
+    expect(errorOf(early)).toMatchObject({ code: 'invalid_state' });
+    await h.delete(`/video-analyses/${pending.id}`, owner.key);
+    const last = await h.post(`/video-analyses/${analysis.id}/chat`, owner.key, {
+      messages: [
+        { role: 'user', content: 'Any brand?' },
+        { role: 'assistant', content: 'Yes.' },
+      ],
+    });
+    expect(errorOf(last)).toMatchObject({ code: 'invalid_parameter', param: 'messages' });
+    const viewer = await h.tenant();
+    await h.post(`/workspaces/${owner.workspaceId}/members`, owner.key, { email: viewer.email, role: 'viewer' });
+    expect(errorOf(await ask('Any brand?', {}, viewer.key))).toMatchObject({ code: 'permission_denied' });
+    expect(errorOf(await ask('Any brand?', { persona_id: 'cp_nope' }))).toMatchObject({ code: 'resource_not_found', param: 'persona_id' });
+  });
+
+  it('offline: quotes the chunks matching the question with their measured times, and charges the tokens', async () => {
+    const before = await balanceOf(owner);
+    const brand = await ask('When does the STRIDE ATHLETICS logo appear?');
+    expect(brand.status).toBe(200);
+    expect(brand.body).toMatchObject({ object: 'response', status: 'completed', persona_id: null, instructions: null, tools: [] });
+    const text = answerOf(brand.body);
+    // The brand is drawn in the second chunk only: that chunk is cited, with its text quoted.
+    expect(text).toContain('[00:05–00:10]');
+    expect(text).toContain(analysis.result.chunks[1].description);
+    expect(text).not.toContain('[00:00–00:05]');
+    expect(brand.body.usage.credits_used).toBeGreaterThan(0);
+    expect(await balanceOf(owner)).toBe(before - brand.body.usage.credits_used);
+    // Every chunk's description measures motion: only the still ones (plain colours) are told apart.
+    const still = answerOf((await ask('Where is the motion still?')).body);
+    expect(still).toContain('[00:05–00:10]');
+    expect(still).toContain('[00:10–00:15]');
+    expect(still).not.toContain('[00:00–00:05]');
+    // Nothing matches: said so, no time cited.
+    const nothing = answerOf((await ask('Does a dolphin swim by?')).body);
+    expect(nothing).toMatch(/no part of the video matches "dolphin"/);
+    expect(nothing).not.toMatch(/\[\d\d:\d\d–/);
+    // A persona answers in its name.
+    const persona = basePersonas[0]!;
+    const asPersona = await ask('When does the STRIDE ATHLETICS logo appear?', { persona_id: persona.id });
+    expect(asPersona.body.persona_id).toBe(persona.id);
+    expect(answerOf(asPersona.body)).toContain(persona.name);
+  });
+
+  it('offline, streamed: the events of POST /responses whose deltas add up to the cited answer', async () => {
+    const res = await ask('Which part says RUN FURTHER?', { stream: true });
+    expect(res.headers['content-type']).toMatch(/^text\/event-stream/);
+    const types = typesOf(res.text);
+    expect(types[0]).toBe('response.created');
+    expect(types.at(-1)).toBe('response.completed');
+    const deltas = events(res.text)
+      .filter((event) => event.data.type === 'response.output_text.delta')
+      .map((event) => event.data.delta)
+      .join('');
+    const final = events(res.text).at(-1)!.data.response;
+    expect(answerOf(final)).toBe(deltas);
+    expect(deltas).toContain('[00:10–00:15]');
+    expect(deltas).toContain('RUN FURTHER');
+    expect(final.usage.credits_used).toBeGreaterThan(0);
+  });
+
+  it('upstream, streamed and not: sends the result, keeps cited chunk times and drops invented ones', async () => {
+    const { fake, engine: upstream } = await fakeUpstreamEngine({ timeoutMs: 10_000 });
+    try {
+      await engine.using(upstream, async () => {
+        const reply = { answer: 'The brand shows at [00:05–00:10] and again at [00:42–00:50].', chunk_indexes: [1, 7] };
+        fake.enqueue({ content: JSON.stringify(reply) }, { content: JSON.stringify({ answer: 'The brand is on screen in the middle.', chunk_indexes: [1] }) });
+        const plain = await ask('When does the brand appear?');
+        expect(answerOf(plain.body)).toBe('The brand shows at [00:05–00:10] and again at .');
+        const sent = JSON.stringify(fake.requests.at(-1)!.body);
+        expect(sent).toContain('STRIDE ATHLETICS');
+        expect(sent).toContain('[00:05–00:10]');
+        expect(sent).toContain('When does the brand appear?');
+        expect(plain.body.usage.credits_used).toBeGreaterThan(0);
+        // No citation left in the reply: the cited chunk's time is added.
+        const streamed = await ask('Where is the brand?', { stream: true });
+        const final = events(streamed.text).at(-1)!.data.response;
+        expect(answerOf(final)).toBe('The brand is on screen in the middle. ([00:05–00:10])');
+        expect(typesOf(streamed.text)).toContain('response.output_text.delta');
+      });
+    } finally {
+      await fake.close();
+    }
+  });
 });

@@ -43,7 +43,7 @@ export class SwitchableEngine {
 export const UPSTREAM_KEY = 'sk-test-upstream-key-0123456789';
 
 /** A fake OpenAI-compatible server and an engine configured for it (as MODEL_* would). */
-export async function fakeUpstreamEngine(options: { timeoutMs?: number } = {}): Promise<{ fake: FakeUpstream; engine: Engine }> {
+export async function fakeUpstreamEngine(options: { timeoutMs?: number; acceptsImages?: boolean } = {}): Promise<{ fake: FakeUpstream; engine: Engine }> {
   const fake = await startFakeUpstream({ apiKey: UPSTREAM_KEY });
   const engine = createOpenAICompatibleEngine({
     baseUrl: fake.baseUrl,
@@ -53,6 +53,7 @@ export async function fakeUpstreamEngine(options: { timeoutMs?: number } = {}): 
     reasoning: false,
     contextWindow: 128_000,
     maxOutputTokens: 32_768,
+    acceptsImages: options.acceptsImages ?? false,
   });
   return { fake, engine };
 }

@@ -6,10 +6,21 @@
 import { z } from 'zod';
 import type { EngineUsage, JsonSchema } from '../types.js';
 
-/** A message of a feature's prompt (sent as is to /chat/completions). */
+/** An image of a feature message, as base64 bytes; `label` (e.g. which frame it is) is sent just before it. */
+export interface FeatureImage {
+  media_type: 'image/jpeg' | 'image/png';
+  data: string;
+  label?: string;
+}
+
+/**
+ * A message of a feature's prompt (sent to /chat/completions). `images` (user messages, for a model that
+ * reads images) follow the text as `image_url` data-URL parts, each after its label.
+ */
 export interface FeatureMessage {
   role: 'system' | 'user' | 'assistant';
   content: string;
+  images?: FeatureImage[];
 }
 
 /** What an offline implementation may use besides its input. */

@@ -55,6 +55,7 @@ export function createOfflineEngine(options: OfflineEngineOptions = {}): Engine 
     description: OFFLINE_DESCRIPTION,
     context_window: options.contextWindow ?? 128_000,
     max_output_tokens: options.maxOutputTokens ?? 32_768,
+    accepts_images: false,
   };
 
   function answer(request: GenerateRequest): GenerateResult {

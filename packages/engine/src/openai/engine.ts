@@ -23,10 +23,20 @@ import type {
   JsonSchema,
   ResponseAnalysis,
 } from '../types.js';
-import type { Feature, FeatureResult, RunOptions } from '../features/define.js';
+import type { Feature, FeatureMessage, FeatureResult, RunOptions } from '../features/define.js';
 import { responseAnalysis } from '../features/response-analysis/index.js';
 import { withFeatureShortcuts } from '../features/shortcuts.js';
-import { buildChatBody, mapFinishReason, normalizeCallId, readToolCalls, readUsage, type ChatBody, type ChatMessage, type WireUsage } from './wire.js';
+import {
+  buildChatBody,
+  mapFinishReason,
+  normalizeCallId,
+  readToolCalls,
+  readUsage,
+  type ChatBody,
+  type ChatContentPart,
+  type ChatMessage,
+  type WireUsage,
+} from './wire.js';
 
 export interface OpenAICompatibleEngineOptions {
   /** Replaces global fetch (tests, proxies). */
@@ -126,6 +136,7 @@ export function createOpenAICompatibleEngine(config: UpstreamConfig, options: Op
     description: `Forwards to the language model ${config.model} at an OpenAI-compatible endpoint.`,
     context_window: config.contextWindow,
     max_output_tokens: config.maxOutputTokens,
+    accepts_images: config.acceptsImages ?? false,
   };
 
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
@@ -134,7 +145,7 @@ export function createOpenAICompatibleEngine(config: UpstreamConfig, options: Op
   /** Tokens counted locally, for an upstream that reports none (or a stream that broke off). */
   function countedUsage(body: ChatBody, text: string, calls: readonly EngineToolCall[], request: GenerateRequest | null): EngineUsage {
     const [system, ...rest] = body.messages;
-    const systemTexts = system?.role === 'system' ? [system.content ?? ''] : [];
+    const systemTexts = system?.role === 'system' ? [textOfContent(system.content) ?? ''] : [];
     const conversation = (system?.role === 'system' ? rest : body.messages).map(chatToEngineMessage);
     return {
       input_tokens: countPromptTokens(systemTexts, conversation, request?.tools ?? []),
@@ -260,7 +271,7 @@ export function createOpenAICompatibleEngine(config: UpstreamConfig, options: Op
    */
   async function run<Input, Output>(feature: Feature<Input, Output>, input: Input, options: RunOptions = {}): Promise<FeatureResult<Output>> {
     if (options.signal?.aborted) throw abortedError(options.signal);
-    const { value, usage } = await structured(feature.name, feature.schema(input), feature.prompt(input), options.signal);
+    const { value, usage } = await structured(feature.name, feature.schema(input), feature.prompt(input).map(toWireMessage), options.signal);
     const total = sumUsage(usage);
     try {
       return { output: feature.fromReply(value, input), usage: total };
@@ -516,7 +527,27 @@ export function createOpenAICompatibleEngine(config: UpstreamConfig, options: Op
   });
 }
 
-function chatToEngineMessage(message: ChatMessage): EngineMessage {
+/** A feature's message on the wire: image parts as `image_url` data URLs at low detail (DECISIONS.md, Video analyses). */
+function toWireMessage(message: FeatureMessage): ChatMessage {
+  if (!message.images?.length) return { role: message.role, content: message.content };
+  return {
+    role: message.role,
+    content: [
+      { type: 'text', text: message.content },
+      ...message.images.flatMap((image): ChatContentPart[] => [
+        ...(image.label ? [{ type: 'text' as const, text: image.label }] : []),
+        { type: 'image_url', image_url: { url: `data:${image.media_type};base64,${image.data}`, detail: 'low' } },
+      ]),
+    ],
+  };
+}
+
+/** The text of a message's content (image parts are not counted by the local tokenizer). */
+const textOfContent = (content: ChatMessage['content']): string | null =>
+  typeof content === 'string' || content === null ? content : content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
+
+function chatToEngineMessage(wire: ChatMessage): EngineMessage {
+  const message = { ...wire, content: textOfContent(wire.content) };
   if (message.role === 'tool') return { role: 'tool', call_id: message.tool_call_id ?? '', content: message.content ?? '' };
   if (message.role === 'assistant') {
     return {

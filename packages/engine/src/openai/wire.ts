@@ -4,9 +4,12 @@
 import type { UpstreamConfig } from '../config.js';
 import type { EngineMessage, EngineTool, EngineToolCall, FinishReason, GenerateRequest, JsonSchema } from '../types.js';
 
+/** A part of a user message's content: text, or an image (a URL or a `data:` URL). */
+export type ChatContentPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string; detail?: 'low' | 'high' | 'auto' } };
+
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant' | 'tool';
-  content: string | null;
+  content: string | ChatContentPart[] | null;
   tool_calls?: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }>;
   tool_call_id?: string;
 }

@@ -102,6 +102,54 @@ function lastUserContent(body: any): string {
   return '';
 }
 
+/**
+ * Content parts as OpenAI checks them: `text` parts with a string, `image_url` parts (user messages only)
+ * with an http(s) URL or a base64 `data:image/(jpeg|png|webp|gif)` URL and an optional detail. The reason
+ * of the first bad part, or null.
+ */
+function invalidContentPart(body: any): string | null {
+  const messages: any[] = Array.isArray(body?.messages) ? body.messages : [];
+  for (const [index, message] of messages.entries()) {
+    if (!Array.isArray(message?.content)) continue;
+    for (const [partIndex, part] of message.content.entries()) {
+      const where = `messages[${index}].content[${partIndex}]`;
+      if (part?.type === 'text' && typeof part.text === 'string') continue;
+      if (part?.type === 'image_url') {
+        if (message.role !== 'user') return `Invalid '${where}': image_url parts are only allowed in user messages.`;
+        const url = part.image_url?.url;
+        const detail = part.image_url?.detail;
+        const data = typeof url === 'string' ? /^data:image\/(jpeg|png|webp|gif);base64,([A-Za-z0-9+/]+={0,2})$/.exec(url) : null;
+        if (typeof url !== 'string' || (!data && !/^https?:\/\//.test(url)))
+          return `Invalid '${where}.image_url.url': expected a URL or a base64 data URL of an image.`;
+        if (detail !== undefined && !['low', 'high', 'auto'].includes(detail)) return `Invalid '${where}.image_url.detail'.`;
+        continue;
+      }
+      return `Invalid '${where}': expected a text or image_url part.`;
+    }
+  }
+  return null;
+}
+
+/** The images a recorded request carried (user messages' `image_url` parts), with the decoded bytes of data URLs. */
+export function imagesOf(request: RecordedRequest): { url: string; detail: string | undefined; mediaType: string | null; bytes: Buffer | null }[] {
+  const messages: any[] = Array.isArray(request.body?.messages) ? request.body.messages : [];
+  return messages.flatMap((message) =>
+    Array.isArray(message?.content)
+      ? message.content
+          .filter((part: any) => part?.type === 'image_url')
+          .map((part: any) => {
+            const data = /^data:(image\/[a-z]+);base64,(.*)$/.exec(part.image_url.url);
+            return {
+              url: part.image_url.url,
+              detail: part.image_url.detail,
+              mediaType: data?.[1] ?? null,
+              bytes: data ? Buffer.from(data[2]!, 'base64') : null,
+            };
+          })
+      : [],
+  );
+}
+
 function words(text: string): string[] {
   return text.match(/\s*\S+\s*/g) ?? (text ? [text] : []);
 }
@@ -166,6 +214,9 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     }
     if (record.body === undefined)
       return json(400, { error: { message: 'We could not parse the JSON body of your request.', type: 'invalid_request_error', code: null } });
+
+    const badPart = invalidContentPart(record.body);
+    if (badPart) return json(400, { error: { message: badPart, type: 'invalid_request_error', code: 'invalid_value' } });
 
     const script = queue.shift() ?? fallback ?? { content: `Echo: ${lastUserContent(record.body)}` };
     const reply: FakeReply = typeof script === 'function' ? script({ body: record.body }) : script;

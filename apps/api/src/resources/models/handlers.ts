@@ -21,6 +21,7 @@ function serviceModel(ctx: RequestContext): Model {
     upstream_model: engine.upstream_model,
     context_window: engine.context_window,
     max_output_tokens: engine.max_output_tokens,
+    accepts_images: engine.accepts_images,
   };
 }
 

@@ -22,7 +22,8 @@ export const modelResponses = pgTable(
     apiKeyId: text('api_key_id').references(() => apiKeys.id, { onDelete: 'set null' }),
     requestId: text('request_id'),
     // No foreign key: a custom persona may be deleted, its responses stay.
-    personaId: text('persona_id').notNull(),
+    // Null for a video-analysis chat answered without a persona (DECISIONS.md, Video analyses).
+    personaId: text('persona_id'),
     status: text('status', { enum: ['completed', 'failed', 'cancelled'] }).notNull(),
     stream: boolean('stream').notNull(),
     engine: text('engine').notNull(),

@@ -1,14 +1,17 @@
 import type { HandlerMap } from '../../contract/handler-types.js';
 import { chargedCreate } from '../../billing/charged-create.js';
+import { refundCredits } from '../../billing/credits.js';
 import type { RequestContext } from '../../http/context.js';
 import { apiError, errors } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
+import { deleteInTransaction } from '../../lib/patch.js';
 import { defaultWorkspace, requireMembership, requireRole, type Membership } from '../../workspaces/access.js';
 import { eq } from 'drizzle-orm';
 import { files } from '../files/table.js';
-import { VIDEO_ANALYSIS_JOB } from './jobs.js';
+import { chatWithVideoAnalysis } from './chat.js';
+import { framesPrefix, VIDEO_ANALYSIS_JOB } from './jobs.js';
 import { toVideoAnalysis, type VideoAnalysisRow } from './mapper.js';
-import { findVideoAnalysis, insertVideoAnalysis, listVideoAnalysesOf } from './repository.js';
+import { deleteVideoAnalysisRow, findVideoAnalysis, insertVideoAnalysis, listVideoAnalysesOf } from './repository.js';
 
 /** DECISIONS.md, Credits: a video analysis costs a flat 100, refunded when it fails. */
 export const VIDEO_ANALYSIS_CREDITS = 100;
@@ -90,4 +93,25 @@ export const videoAnalysisHandlers = {
     });
     return toVideoAnalysis(row);
   },
-} satisfies Pick<HandlerMap, 'listVideoAnalyses' | 'getVideoAnalysis' | 'createVideoAnalysis'>;
+
+  deleteVideoAnalysis: async ({ params }, ctx) => {
+    const deleted = await deleteInTransaction(ctx.db, { object: 'video_analysis', id: params.id }, async (tx) => {
+      const { row, role } = await findVideoAnalysis(tx, ctx.auth.userId, params.id, { forUpdate: true });
+      requireRole(role, 'content.delete', 'delete video analyses in this workspace');
+      // Deleted before completing: the customer got nothing, so the charge goes back (the job then finds no row).
+      if ((row.status === 'pending' || row.status === 'generating') && row.chargeLedgerId) {
+        await refundCredits(tx, {
+          chargeLedgerId: row.chargeLedgerId,
+          description: `Refund: video analysis ${row.id} deleted before completing`,
+          now: ctx.now(),
+        });
+      }
+      await deleteVideoAnalysisRow(tx, row.id);
+    });
+    // After the commit: frames and thumbnail (a running job removes what it writes later, finding no row).
+    await ctx.services.storage.deletePrefix(framesPrefix(params.id));
+    return deleted;
+  },
+
+  chatWithVideoAnalysis,
+} satisfies Pick<HandlerMap, 'listVideoAnalyses' | 'getVideoAnalysis' | 'createVideoAnalysis' | 'deleteVideoAnalysis' | 'chatWithVideoAnalysis'>;

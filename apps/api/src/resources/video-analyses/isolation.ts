@@ -44,4 +44,7 @@ export const videoAnalysisIsolation: Record<keyof typeof videoAnalysisHandlers, 
     notFound(await api.post('/video-analyses', b.key, { file_id: ids.aVideoFile }), 'file_id');
   },
   getVideoAnalysis: async ({ api, notFound }, { b, ids }) => notFound(await api.get(`/video-analyses/${ids.aVideoAnalysis}`, b.key)),
+  chatWithVideoAnalysis: async ({ api, notFound }, { b, ids }) =>
+    notFound(await api.post(`/video-analyses/${ids.aVideoAnalysis}/chat`, b.key, { messages: [{ role: 'user', content: 'What is on screen?' }] })),
+  deleteVideoAnalysis: async ({ api, notFound }, { b, ids }) => notFound(await api.delete(`/video-analyses/${ids.aVideoAnalysis}`, b.key)),
 };

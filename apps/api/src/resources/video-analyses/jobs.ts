@@ -3,11 +3,11 @@
 // the URL) end the analysis as `failed` at once with a refund; anything else is retried, and
 // `onFailure` marks it failed and refunds once the retries are used up.
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { videoAnalysis, type VideoChunkMeasurements } from '@persona-api/engine';
+import { VIDEO_ANALYSIS_MODEL_FRAME_CAP, videoAnalysis, type VideoChunkMeasurements, type VideoFrameImage } from '@persona-api/engine';
 import { eq } from 'drizzle-orm';
 import { refundCredits } from '../../billing/credits.js';
 import type { JobDefinition } from '../../jobs/types.js';
@@ -37,6 +37,25 @@ export interface VideoAnalysisJobOptions {
 export const framesPrefix = (id: string) => `video-analyses/${id}/`;
 
 type Payload = { id: string };
+
+/**
+ * The frames a model that reads images is shown: all of them up to VIDEO_ANALYSIS_MODEL_FRAME_CAP, else
+ * that many spread evenly over the video (the flat price's cap, DECISIONS.md).
+ */
+async function framesForModel(chunks: MeasuredChunk[], frameDir: string): Promise<VideoFrameImage[]> {
+  const all = chunks.flatMap((chunk) => chunk.frames.map((frame) => ({ chunk_index: chunk.index, ...frame })));
+  const picked =
+    all.length <= VIDEO_ANALYSIS_MODEL_FRAME_CAP
+      ? all
+      : Array.from({ length: VIDEO_ANALYSIS_MODEL_FRAME_CAP }, (_, i) => all[Math.floor(((i + 0.5) * all.length) / VIDEO_ANALYSIS_MODEL_FRAME_CAP)]!);
+  return Promise.all(
+    picked.map(async (frame) => ({
+      chunk_index: frame.chunk_index,
+      seconds: frame.seconds,
+      jpeg_base64: (await readFile(join(frameDir, frame.file))).toString('base64'),
+    })),
+  );
+}
 
 export function videoAnalysisJobs(services: Services, options: VideoAnalysisJobOptions = {}): JobDefinition<Payload>[] {
   const limitMs = options.processingLimitMs ?? PROCESSING_LIMIT_MS;
@@ -125,6 +144,7 @@ export function videoAnalysisJobs(services: Services, options: VideoAnalysisJobO
       }
 
       const measured = await readChunks(id, chunks, frameDir, signal, (done) => setProgress(75 + Math.floor((done / chunks.length) * 20)));
+      const frames = services.engine.describe().accepts_images ? await framesForModel(chunks, frameDir) : undefined;
       const { output } = await services.engine.run(
         videoAnalysis,
         {
@@ -137,11 +157,14 @@ export function videoAnalysisJobs(services: Services, options: VideoAnalysisJobO
           has_audio: media.hasAudio,
           speech_transcribed: false,
           chunks: measured,
+          ...(frames ? { frames } : {}),
         },
         { signal },
       );
       const now = services.clock.now();
-      await updateRunning(services.db, id, { status: 'completed', progress: 100, result: output, updatedAt: now, completedAt: now });
+      const stored = await updateRunning(services.db, id, { status: 'completed', progress: 100, result: output, updatedAt: now, completedAt: now });
+      // Deleted while it ran: the frames written since the delete go too.
+      if (!stored && !(await readVideoAnalysis(services.db, id))) await services.storage.deletePrefix(framesPrefix(id));
     } finally {
       await rm(workDir, { recursive: true, force: true });
     }

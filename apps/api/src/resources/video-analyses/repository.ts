@@ -9,13 +9,20 @@ import { toVideoAnalysisSummary, type VideoAnalysisRow } from './mapper.js';
 import { videoAnalyses } from './table.js';
 
 /** The analysis with the caller's role in its workspace; another tenant's is a 404. */
-export async function findVideoAnalysis(db: Executor, userId: string, id: string): Promise<{ row: VideoAnalysisRow; role: WorkspaceRole }> {
-  const [found] = await db
+export async function findVideoAnalysis(
+  db: Executor,
+  userId: string,
+  id: string,
+  options: { forUpdate?: boolean } = {},
+): Promise<{ row: VideoAnalysisRow; role: WorkspaceRole }> {
+  const query = db
     .select({ row: videoAnalyses, role: workspaceMembers.role })
     .from(videoAnalyses)
     .innerJoin(workspaceMembers, memberOf(videoAnalyses.workspaceId, userId))
     .where(eq(videoAnalyses.id, id))
     .limit(1);
+  // The job's failure path locks the row too: a delete and a refund on failure never both refund.
+  const [found] = options.forUpdate ? await query.for('update', { of: videoAnalyses }) : await query;
   if (!found) throw errors.notFound('video analysis', id);
   return { row: found.row, role: found.role as WorkspaceRole };
 }
@@ -67,4 +74,8 @@ export async function updateRunning(db: Executor, id: string, changes: Partial<V
     .where(and(eq(videoAnalyses.id, id), inProgress))
     .returning({ id: videoAnalyses.id });
   return updated.length > 0;
+}
+
+export async function deleteVideoAnalysisRow(db: Executor, id: string): Promise<void> {
+  await db.delete(videoAnalyses).where(eq(videoAnalyses.id, id));
 }

@@ -31,6 +31,15 @@ export interface VideoChunkMeasurements {
   speech: string | null;
 }
 
+/** A sampled frame shown to a model that accepts images. */
+export interface VideoFrameImage {
+  chunk_index: number;
+  /** Time of the frame in the video (seconds). */
+  seconds: number;
+  /** The JPEG's bytes, base64. */
+  jpeg_base64: string;
+}
+
 export interface VideoAnalysisInput {
   title: string;
   brand: string;
@@ -42,10 +51,17 @@ export interface VideoAnalysisInput {
   /** Whether speech was transcribed (a transcription server is configured). */
   speech_transcribed: boolean;
   chunks: VideoChunkMeasurements[];
+  /** Frames to show a model that accepts images (at most VIDEO_ANALYSIS_MODEL_FRAME_CAP); none otherwise. */
+  frames?: VideoFrameImage[];
 }
 
 /** At most this many chunks are shown to the model (DECISIONS.md: the cap that keeps the flat price honest). */
 export const VIDEO_ANALYSIS_MODEL_CHUNK_CAP = 120;
+/**
+ * At most this many frames go to a model that reads images, at low detail (DECISIONS.md): 32 × 85 image
+ * tokens (OpenAI's low detail; Gemini counts 258) stay well inside the 10 000 tokens a 100-credit flat price buys.
+ */
+export const VIDEO_ANALYSIS_MODEL_FRAME_CAP = 32;
 
 export const videoAnalysis = defineFeature<VideoAnalysisInput, VideoAnalysisResult>({
   name: 'video_analysis',
