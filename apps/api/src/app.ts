@@ -170,7 +170,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     operations,
     handlers,
     authenticate: authentication(db, options.rateLimiter, options.rateLimitMultiplier ?? 1),
-    idempotency: idempotencyHooks(db, now),
+    idempotency: idempotencyHooks(db, now, operations),
     makeContext,
     afterResponse,
   });
