@@ -8,6 +8,8 @@ export interface StartedStream {
   /** The first event, already produced: the upstream answered, so the HTTP stream may open. */
   first: EngineStreamEvent | null;
   rest: AsyncIterator<EngineStreamEvent>;
+  /** Fires when the client leaves: the drain stops at the next event. */
+  signal: AbortSignal;
 }
 
 /**
@@ -18,7 +20,7 @@ export async function startEngineStream(ctx: RequestContext, request: GenerateRe
   const rest = ctx.engine.stream(request, signal)[Symbol.asyncIterator]();
   try {
     const step = await rest.next();
-    return { first: step.done ? null : step.value, rest };
+    return { first: step.done ? null : step.value, rest, signal };
   } catch (error) {
     throw apiErrorOf(ctx, error);
   }
@@ -54,7 +56,14 @@ export interface Drained {
   failure: unknown;
 }
 
-/** Feeds every event to `onEvent` until `done`, a failure, or the client leaving (the signal). */
+/** Lets pending I/O events (a closed connection) run before the next chunk is produced. */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * Feeds every event to `onEvent` until `done`, a failure, or the client leaving (the signal). An
+ * engine that produces events without waiting (the offline engine) would otherwise write the whole
+ * answer before the connection's close is noticed, and a client that left would pay for all of it.
+ */
 export async function drainEngineStream(started: StartedStream, onEvent: (event: EngineStreamEvent) => void): Promise<Drained> {
   let result: GenerateResult | null = null;
   try {
@@ -62,6 +71,8 @@ export async function drainEngineStream(started: StartedStream, onEvent: (event:
     while (event) {
       if (event.type === 'done') result = event.result;
       else onEvent(event);
+      await nextTurn();
+      if (started.signal.aborted) return { result: null, failure: null };
       const step = await started.rest.next();
       event = step.done ? null : step.value;
     }

@@ -17,6 +17,7 @@ export type IdPrefix =
   | 'ws'
   | 'proj'
   | 'txn'
+  | 'hold'
   | 'alert'
   | 'thr'
   | 'va'
