@@ -26,6 +26,9 @@ export async function startEngineStream(ctx: RequestContext, request: GenerateRe
   }
 }
 
+/** Lets pending I/O events (a closed connection) run before the next chunk is produced. */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 export type OpenedModelStream =
   | { started: StartedStream; stream: EventStream }
   | {
@@ -40,6 +43,8 @@ export type OpenedModelStream =
  */
 export async function openModelStream(ctx: RequestContext, prepared: PreparedCall, signal: AbortSignal): Promise<OpenedModelStream> {
   const started = await startEngineStream(ctx, prepared.request, signal);
+  // One turn of the event loop, so a client that left while the request was prepared is noticed.
+  await nextTurn();
   if (signal.aborted) {
     await started.rest.return?.();
     return { abandoned: openEventStream(ctx).abandon() };
@@ -56,9 +61,6 @@ export interface Drained {
   failure: unknown;
 }
 
-/** Lets pending I/O events (a closed connection) run before the next chunk is produced. */
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
-
 /**
  * Feeds every event to `onEvent` until `done`, a failure, or the client leaving (the signal). An
  * engine that produces events without waiting (the offline engine) would otherwise write the whole
@@ -69,10 +71,11 @@ export async function drainEngineStream(started: StartedStream, onEvent: (event:
   try {
     let event = started.first;
     while (event) {
-      if (event.type === 'done') result = event.result;
-      else onEvent(event);
+      // Checked before each event is written, after a turn of the event loop has delivered any close.
       await nextTurn();
       if (started.signal.aborted) return { result: null, failure: null };
+      if (event.type === 'done') result = event.result;
+      else onEvent(event);
       const step = await started.rest.next();
       event = step.done ? null : step.value;
     }

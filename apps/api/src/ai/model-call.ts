@@ -9,7 +9,15 @@ import {
   type GenerateRequest,
 } from '@persona-api/engine';
 import { eq } from 'drizzle-orm';
-import { billingPeriod, budgetAlertHeader, chargeCredits, creditsUsedSince, releaseReservation, reserveCredits, type ChargeResult } from '../billing/credits.js';
+import {
+  billingPeriod,
+  budgetAlertHeader,
+  chargeCredits,
+  creditsUsedSince,
+  releaseReservation,
+  reserveCredits,
+  type ChargeResult,
+} from '../billing/credits.js';
 import { creditLedger, modelResponses, workspaces } from '../db/schema/index.js';
 import type { RequestContext } from '../http/context.js';
 import { apiError, ApiError, CLIENT_CLOSED_REQUEST, errors } from '../http/errors.js';

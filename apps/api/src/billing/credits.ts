@@ -197,9 +197,7 @@ async function creditsHeld(db: Executor, accountId: string, now: Date, except?: 
   const [row] = await db
     .select({ held: sql<string>`coalesce(sum(${creditReservations.credits}), 0)` })
     .from(creditReservations)
-    .where(
-      and(eq(creditReservations.accountId, accountId), gt(creditReservations.expiresAt, now), except ? ne(creditReservations.id, except) : undefined),
-    );
+    .where(and(eq(creditReservations.accountId, accountId), gt(creditReservations.expiresAt, now), except ? ne(creditReservations.id, except) : undefined));
   return Number(row?.held ?? 0);
 }
 

@@ -22,22 +22,34 @@ async function money(t: Tenant) {
     .from(creditLedger)
     .where(eq(creditLedger.accountId, t.accountId));
   const held = await h.db.select().from(creditReservations).where(eq(creditReservations.accountId, t.accountId));
-  return { balance: account?.balance ?? Number.NaN, ledgerTotal: Number(ledger?.total), charged: Number(ledger?.charged), charges: Number(ledger?.charges), held: held.length };
+  return {
+    balance: account?.balance ?? Number.NaN,
+    ledgerTotal: Number(ledger?.total),
+    charged: Number(ledger?.charged),
+    charges: Number(ledger?.charges),
+    held: held.length,
+  };
 }
 
-const statuses = (responses: ApiResponse[]) => responses.reduce<Record<number, number>>((counts, r) => ({ ...counts, [r.status]: (counts[r.status] ?? 0) + 1 }), {});
+const statuses = (responses: ApiResponse[]) =>
+  responses.reduce<Record<number, number>>((counts, r) => ({ ...counts, [r.status]: (counts[r.status] ?? 0) + 1 }), {});
 
 describe('money under concurrency', () => {
   it('100 concurrent flat-priced creates on a balance for 10: exactly 10, never negative, ledger equals usage', async () => {
     const t = await h.tenant({ credits: 10 * PERSONA_PRICE });
     const responses = await Promise.all(
-      Array.from({ length: 100 }, (_, i) => h.post('/personas', t.key, { description: `A logistics buyer number ${i} who compares fleet software.`, workspace_id: t.workspaceId })),
+      Array.from({ length: 100 }, (_, i) =>
+        h.post('/personas', t.key, { description: `A logistics buyer number ${i} who compares fleet software.`, workspace_id: t.workspaceId }),
+      ),
     );
     expect(statuses(responses)).toEqual({ 200: 10, 402: 90 });
     for (const refused of responses.filter((r) => r.status === 402)) expect(errorOf(refused).code).toBe('insufficient_credits');
     const after = await money(t);
     expect(after).toEqual({ balance: 0, ledgerTotal: 0, charged: 10 * PERSONA_PRICE, charges: 10, held: 0 });
-    const stored = await h.db.select({ id: personas.id }).from(personas).where(and(eq(personas.workspaceId, t.workspaceId), eq(personas.isCustom, true)));
+    const stored = await h.db
+      .select({ id: personas.id })
+      .from(personas)
+      .where(and(eq(personas.workspaceId, t.workspaceId), eq(personas.isCustom, true)));
     expect(stored).toHaveLength(10);
     const usage = await h.get('/usage', t.key);
     expect(usage.body.credits.used).toBe(after.charged);
