@@ -1,3 +1,11 @@
+CREATE TABLE "credit_reservations" (
+	"id" text PRIMARY KEY NOT NULL,
+	"account_id" text NOT NULL,
+	"credits" bigint NOT NULL,
+	"created_at" timestamp (3) with time zone NOT NULL,
+	"expires_at" timestamp (3) with time zone NOT NULL
+);
+--> statement-breakpoint
 CREATE TABLE "meeting_bot_webhooks" (
 	"message_id" text PRIMARY KEY NOT NULL,
 	"received_at" timestamp (3) with time zone NOT NULL
@@ -87,10 +95,12 @@ ALTER TABLE "generations" ADD COLUMN "completion_tokens" integer NOT NULL;--> st
 ALTER TABLE "generations" ADD COLUMN "credits_used" integer NOT NULL;--> statement-breakpoint
 ALTER TABLE "meetings" ADD COLUMN "provider_bot_id" text;--> statement-breakpoint
 ALTER TABLE "meetings" ADD COLUMN "provider_changes_seen" integer DEFAULT 0 NOT NULL;--> statement-breakpoint
+ALTER TABLE "credit_reservations" ADD CONSTRAINT "credit_reservations_account_id_accounts_id_fk" FOREIGN KEY ("account_id") REFERENCES "public"."accounts"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "meeting_schema_results" ADD CONSTRAINT "meeting_schema_results_meeting_id_meetings_id_fk" FOREIGN KEY ("meeting_id") REFERENCES "public"."meetings"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "meeting_schemas" ADD CONSTRAINT "meeting_schemas_workspace_id_workspaces_id_fk" FOREIGN KEY ("workspace_id") REFERENCES "public"."workspaces"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "meeting_schemas" ADD CONSTRAINT "meeting_schemas_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "agent_messages" ADD CONSTRAINT "agent_messages_thread_id_agent_threads_id_fk" FOREIGN KEY ("thread_id") REFERENCES "public"."agent_threads"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+CREATE INDEX "credit_reservations_account_idx" ON "credit_reservations" USING btree ("account_id","expires_at");--> statement-breakpoint
 CREATE UNIQUE INDEX "meeting_schema_results_meeting_schema_idx" ON "meeting_schema_results" USING btree ("meeting_id","schema_id");--> statement-breakpoint
 CREATE INDEX "meeting_schema_results_schema_idx" ON "meeting_schema_results" USING btree ("schema_id");--> statement-breakpoint
 CREATE INDEX "meeting_schemas_list_idx" ON "meeting_schemas" USING btree ("list_at","id");--> statement-breakpoint

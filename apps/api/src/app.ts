@@ -1,9 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import { createEngine } from '@persona-api/engine';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { authentication } from './app/auth.js';
 import { BODY_LIMIT_BYTES, registerBodyParsing } from './app/body.js';
-import { registerErrorHandling } from './app/errors.js';
+import { clientErrorHandler, frameworkErrorHandler, MAX_PARAM_LENGTH, newRequestId, registerErrorHandling } from './app/errors.js';
 import { registerHealth } from './app/health.js';
 import { idempotencyHooks, purgeIdempotencyKeysHourly } from './app/idempotency.js';
 import { registerOperations } from './app/routes.js';
@@ -83,6 +82,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const operations = new Map<string, OperationInfo>(listOperations(spec).map((op) => [op.operationId, op]));
   const handlers: Partial<HandlerMap> = { ...defaultHandlers, ...options.handlers };
   let shuttingDown = false;
+  const authenticate = authentication(db, options.rateLimiter, options.rateLimitMultiplier ?? 1);
 
   const app = Fastify({
     loggerInstance: options.logger,
@@ -94,9 +94,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // Echo a well-formed incoming X-Request-Id (behind a proxy that sets one), else make one.
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];
-      return typeof incoming === 'string' && REQUEST_ID_SHAPE.test(incoming) ? incoming : `req_${randomBytes(12).toString('base64url')}`;
+      return typeof incoming === 'string' && REQUEST_ID_SHAPE.test(incoming) ? incoming : newRequestId();
     },
-    routerOptions: { maxParamLength: 200 },
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    // Errors raised before any hook (router, HTTP parser) still answer in the envelope with a request id.
+    frameworkErrors: frameworkErrorHandler(prefix, operations, () => authenticate),
+    clientErrorHandler,
   });
 
   app.decorate('markShuttingDown', () => {
@@ -174,8 +177,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     prefix,
     operations,
     handlers,
-    authenticate: authentication(db, options.rateLimiter, options.rateLimitMultiplier ?? 1),
-    idempotency: idempotencyHooks(db, now),
+    authenticate,
+    idempotency: idempotencyHooks(db, now, operations),
     makeContext,
     afterResponse,
   });

@@ -39,6 +39,25 @@ describe('cursors', () => {
 });
 
 describe('lists', () => {
+  it("refuse another account's cursor, and a cursor used with other filters (400 invalid_cursor)", async () => {
+    const owner = await h.tenant();
+    for (let i = 0; i < 3; i++) await h.post('/workspaces', owner.key, { name: `Cursor scope ${i}` });
+    const other = await h.tenant();
+    for (let i = 0; i < 3; i++) await h.post('/workspaces', other.key, { name: `Cursor scope ${i}` });
+    const first = await h.get('/workspaces?limit=1&search=Cursor', owner.key);
+    expect(first.body.next_cursor).toEqual(expect.any(String));
+    const cursor = first.body.next_cursor as string;
+    // The owner pages on; the same cursor from another account, or with another search, is refused.
+    expect((await h.get(`/workspaces?limit=1&search=Cursor&cursor=${cursor}`, owner.key)).status).toBe(200);
+    const foreign = await h.get(`/workspaces?limit=1&search=Cursor&cursor=${cursor}`, other.key);
+    expect(foreign.status).toBe(400);
+    expect(errorOf(foreign)).toEqual({ type: 'invalid_request_error', code: 'invalid_cursor', param: 'cursor' });
+    const refiltered = await h.get(`/workspaces?limit=1&search=scope&cursor=${cursor}`, owner.key);
+    expect(errorOf(refiltered).code).toBe('invalid_cursor');
+    // A different page size is the same list.
+    expect((await h.get(`/workspaces?limit=2&search=Cursor&cursor=${cursor}`, owner.key)).status).toBe(200);
+  });
+
   it('visit every item exactly once, newest first, with ties broken by id', async () => {
     const created: { id: string; at: number }[] = [];
     for (let i = 0; i < 7; i++) {

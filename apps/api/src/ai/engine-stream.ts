@@ -8,6 +8,8 @@ export interface StartedStream {
   /** The first event, already produced: the upstream answered, so the HTTP stream may open. */
   first: EngineStreamEvent | null;
   rest: AsyncIterator<EngineStreamEvent>;
+  /** Fires when the client leaves: the drain stops at the next event. */
+  signal: AbortSignal;
 }
 
 /**
@@ -23,11 +25,14 @@ export async function startEngineStream(
   const rest = events[Symbol.asyncIterator]();
   try {
     const step = await rest.next();
-    return { first: step.done ? null : step.value, rest };
+    return { first: step.done ? null : step.value, rest, signal };
   } catch (error) {
     throw apiErrorOf(ctx, error);
   }
 }
+
+/** Lets pending I/O events (a closed connection) run before the next chunk is produced. */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export type OpenedModelStream =
   | { started: StartedStream; stream: EventStream }
@@ -49,6 +54,8 @@ export async function openModelStream(
   events?: AsyncIterable<EngineStreamEvent>,
 ): Promise<OpenedModelStream> {
   const started = await startEngineStream(ctx, prepared.request, signal, events);
+  // One turn of the event loop, so a client that left while the request was prepared is noticed.
+  await nextTurn();
   if (signal.aborted) {
     await started.rest.return?.();
     return { abandoned: openEventStream(ctx).abandon() };
@@ -65,12 +72,19 @@ export interface Drained {
   failure: unknown;
 }
 
-/** Feeds every event to `onEvent` until `done`, a failure, or the client leaving (the signal). */
+/**
+ * Feeds every event to `onEvent` until `done`, a failure, or the client leaving (the signal). An
+ * engine that produces events without waiting (the offline engine) would otherwise write the whole
+ * answer before the connection's close is noticed, and a client that left would pay for all of it.
+ */
 export async function drainEngineStream(started: StartedStream, onEvent: (event: EngineStreamEvent) => void): Promise<Drained> {
   let result: GenerateResult | null = null;
   try {
     let event = started.first;
     while (event) {
+      // Checked before each event is written, after a turn of the event loop has delivered any close.
+      await nextTurn();
+      if (started.signal.aborted) return { result: null, failure: null };
       if (event.type === 'done') result = event.result;
       else onEvent(event);
       const step = await started.rest.next();

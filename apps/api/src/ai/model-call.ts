@@ -9,12 +9,21 @@ import {
   type GenerateRequest,
 } from '@persona-api/engine';
 import { eq } from 'drizzle-orm';
-import { billingPeriod, budgetAlertHeader, chargeCredits, checkCredits, creditsUsedSince, type ChargeResult } from '../billing/credits.js';
+import {
+  billingPeriod,
+  budgetAlertHeader,
+  chargeCredits,
+  creditsUsedSince,
+  releaseReservation,
+  reserveCredits,
+  type ChargeResult,
+} from '../billing/credits.js';
 import { creditLedger, modelResponses, workspaces } from '../db/schema/index.js';
 import type { RequestContext } from '../http/context.js';
 import { apiError, ApiError, CLIENT_CLOSED_REQUEST, errors } from '../http/errors.js';
 import { defaultWorkspace, requireRole, type Membership } from '../workspaces/access.js';
 import { personaForCall } from '../resources/personas/repository.js';
+import { newId } from '../lib/ids.js';
 
 /** DECISIONS.md, Credits: `analysis_mode` costs 5 credits on top of the tokens. */
 export const ANALYSIS_CREDITS = 5;
@@ -27,12 +36,21 @@ export interface PreparedCall {
   workspaceId: string | null;
   /** Input tokens of the request as the engine will send it: the floor of what it costs. */
   inputTokens: number;
+  /** The credits held for this call until it is charged (reserveCredits). */
+  reservationId: string;
 }
 
 /**
+ * Output tokens held for a call that sets no max_output_tokens (10 credits): a typical answer fits. A
+ * longer answer is still charged in full as far as the credits no other call holds allow.
+ */
+export const DEFAULT_OUTPUT_ALLOWANCE_TOKENS = 1000;
+
+/**
  * What every paid model call does before the model runs: the persona (404 naming `persona_id`), the
- * `ai.call` permission in the default workspace, and the balance check on the input's cost (402,
- * nothing done).
+ * `ai.call` permission in the default workspace, and a hold on the credits it may cost (402 when the
+ * free balance does not cover the input's cost, nothing done). The hold is released in the charge, or
+ * when the request ends without one.
  */
 export async function prepareModelCall(
   ctx: RequestContext,
@@ -51,14 +69,22 @@ export async function prepareModelCall(
   const request: GenerateRequest = { ...input.request, persona };
   const systemTexts = [request.persona?.system_prompt ?? '', request.instructions ?? ''].filter((text) => text.trim().length > 0);
   const inputTokens = countPromptTokens(systemTexts, request.messages, request.tools ?? []);
-  await checkCredits(ctx.db, {
+  const extra = input.extraCredits ?? 0;
+  const outputAllowance = Math.min(request.max_output_tokens ?? DEFAULT_OUTPUT_ALLOWANCE_TOKENS, ctx.engine.describe().max_output_tokens);
+  const reservationId = newId('hold');
+  // Released when the request ends (a failure, a client that left); a no-op once the charge took it.
+  ctx.reply.raw.once('close', () => {
+    releaseReservation(ctx.db, reservationId).catch((err: unknown) => ctx.log.warn({ err }, 'releasing a credit hold failed'));
+  });
+  await reserveCredits(ctx.db, {
     accountId: ctx.auth.accountId,
     workspaceId: membership?.workspace.id ?? null,
-    estimate: creditsForTokens(inputTokens) + (input.extraCredits ?? 0),
-    pricing: 'metered',
+    floor: creditsForTokens(inputTokens) + extra,
+    estimate: creditsForTokens(inputTokens + outputAllowance) + extra,
     now: ctx.now(),
+    reservationId,
   });
-  return { request, personaId, workspaceId: membership?.workspace.id ?? null, inputTokens };
+  return { request, personaId, workspaceId: membership?.workspace.id ?? null, inputTokens, reservationId };
 }
 
 /** Tokens of what a stream had sent when its client left: the input plus the output delivered. */
@@ -99,8 +125,11 @@ export async function settleModelCall(
 ): Promise<{ body: Record<string, unknown>; budgetAlert: string | undefined; charged: number }> {
   const now = ctx.now();
   const description = ctx.engine.describe();
+  // DECISIONS.md: a stream left before its first token costs nothing.
+  if (settlement.status === 'cancelled' && settlement.usage.output_tokens === 0) settlement = { ...settlement, credits: 0 };
   const result = await ctx.db.transaction(async (tx) => {
     let charge: ChargeResult | null = null;
+    if (settlement.credits === 0) await releaseReservation(tx, prepared.reservationId);
     if (settlement.credits > 0) {
       charge = await chargeCredits(tx, {
         accountId: ctx.auth.accountId,
@@ -108,6 +137,7 @@ export async function settleModelCall(
         apiKeyId: ctx.auth.apiKeyId,
         amount: settlement.credits,
         pricing: 'metered',
+        reservationId: prepared.reservationId,
         description: `${settlement.object === 'response' ? 'Response' : 'Chat completion'} ${settlement.id} (${settlement.usage.input_tokens + settlement.usage.output_tokens} tokens)`,
         operationId: ctx.operationId,
         requestId: ctx.requestId,

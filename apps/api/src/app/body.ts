@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { OpenApiDocument, OperationInfo } from '../contract/spec.js';
 import { apiError } from '../http/errors.js';
+import { rejectUnstorableInput } from '../http/input.js';
 import { contractValidatorCompiler } from '../http/validation.js';
 import { operationIdOf } from './route-config.js';
 
@@ -22,4 +23,6 @@ export function registerBodyParsing(app: FastifyInstance, spec: OpenApiDocument,
   app.addContentTypeParser(['application/octet-stream', 'text/event-stream'], rawOrUnsupported);
   app.addContentTypeParser('*', rawOrUnsupported);
   app.setValidatorCompiler(contractValidatorCompiler(spec));
+  // Before the schemas: no NUL, no unpaired surrogate, no absurd nesting, in any body, query or path value.
+  app.addHook('preValidation', rejectUnstorableInput);
 }

@@ -1,5 +1,8 @@
-import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
+import { randomBytes } from 'node:crypto';
+import type { Socket } from 'node:net';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay from 'find-my-way';
+import http from 'node:http';
 import type { OperationInfo } from '../contract/spec.js';
 import { apiError, ApiError, errors } from '../http/errors.js';
 import { validationError } from '../http/validation.js';
@@ -69,4 +72,80 @@ function toApiError(error: FastifyError, request: FastifyRequest, operations: Ma
     return apiError('service_unavailable', 'The server is shutting down; retry the request.');
   }
   return errors.internal(request.id);
+}
+
+/** The request id of an answer sent before Fastify made a request (a request Node could not parse). */
+export const newRequestId = () => `req_${randomBytes(12).toString('base64url')}`;
+
+/** Path parameters are refused beyond this many characters (Fastify's router limit); ids are at most 64. */
+export const MAX_PARAM_LENGTH = 200;
+
+/**
+ * Fastify's `frameworkErrors`: a path that is not valid percent-encoding, or a path parameter longer than
+ * MAX_PARAM_LENGTH, fail in the router before any hook runs. They get what any request gets: the request
+ * id, authentication and the rate limit with its headers (a bad key is the 401 it would be anywhere),
+ * then the 400 in the envelope, naming the parameter when the route is known.
+ */
+export function frameworkErrorHandler(
+  prefix: string,
+  operations: Map<string, OperationInfo>,
+  authenticate: () => (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>,
+) {
+  // Routes without the length limit, to name the parameter that is too long.
+  const router = FindMyWay({ maxParamLength: 1_000_000 });
+  for (const op of operations.values()) {
+    router.on(op.method as 'GET', `${prefix}${op.path.replace(/{(\w+)}/g, ':$1')}`, () => {}, { requiresAuth: op.requiresAuth });
+  }
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    reply.header('x-request-id', request.id);
+    const path = request.raw.url?.split('?')[0] ?? '';
+    let failure: ApiError;
+    let requiresAuth = true;
+    if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+      const found = router.find(request.raw.method as 'GET', path);
+      requiresAuth = (found?.store as { requiresAuth?: boolean } | undefined)?.requiresAuth ?? true;
+      const param = Object.entries(found?.params ?? {}).find(([, value]) => (value ?? '').length > MAX_PARAM_LENGTH)?.[0] ?? null;
+      failure = apiError('invalid_parameter', `${param ?? 'A path parameter'} is longer than ${MAX_PARAM_LENGTH} characters.`, param);
+    } else {
+      failure = apiError('invalid_parameter', 'The URL path is not valid percent-encoding (e.g. %ZZ).');
+    }
+    const send = (answer: ApiError) => {
+      for (const [name, value] of Object.entries(answer.headers)) reply.header(name, value);
+      request.log.info({ code: answer.code, param: answer.param }, answer.message);
+      reply.code(answer.statusCode).type('application/json; charset=utf-8').send(JSON.stringify(answer.toBody()));
+    };
+    const hasKey = typeof request.headers.authorization === 'string';
+    if (!requiresAuth && !hasKey) return send(failure);
+    authenticate()(request, reply).then(
+      () => send(failure),
+      (refused: unknown) => send(refused instanceof ApiError ? refused : errors.internal(request.id)),
+    );
+  };
+}
+
+/**
+ * Node's `clientError`: a request it cannot parse (a broken chunked body, headers over 16 KiB, a
+ * request that took too long to arrive). No request exists, so no key was read and no rate limit
+ * applies; the answer is still the envelope with a request id, and the connection is closed.
+ */
+export function clientErrorHandler(this: FastifyInstance, err: NodeJS.ErrnoException, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  let failure: ApiError;
+  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    failure = apiError('request_timeout', 'The request did not arrive in time.');
+  } else if (err.code === 'HPE_HEADER_OVERFLOW') {
+    failure = apiError('headers_too_large', 'The request line and headers are larger than 16 KiB; send long values in a JSON body.');
+  } else {
+    failure = apiError('malformed_request', 'The request is not valid HTTP/1.1 (its framing, chunked encoding or header syntax).');
+  }
+  const requestId = newRequestId();
+  this.log.info({ request_id: requestId, code: failure.code, err_code: err.code }, failure.message);
+  if (socket.writable) {
+    const body = JSON.stringify(failure.toBody());
+    const status = `${failure.statusCode} ${http.STATUS_CODES[failure.statusCode] ?? ''}`;
+    socket.write(
+      `HTTP/1.1 ${status}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nx-request-id: ${requestId}\r\nconnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
 }

@@ -1,19 +1,37 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../db/client.js';
 import { CLIENT_CLOSED_REQUEST } from '../http/errors.js';
-import { claimIdempotencyKey, completeIdempotencyKey, purgeExpiredIdempotencyKeys, releaseIdempotencyKey, requestFingerprint } from '../http/idempotency.js';
+import type { OperationInfo } from '../contract/spec.js';
+import {
+  claimIdempotencyKey,
+  completeIdempotencyKey,
+  fingerprintedHeaders,
+  purgeExpiredIdempotencyKeys,
+  releaseIdempotencyKey,
+  requestFingerprint,
+} from '../http/idempotency.js';
+import { operationIdOf } from './route-config.js';
 
 /** The hooks of every POST: `claim` (preHandler) replays or claims an Idempotency-Key, `store` (onSend) keeps the answer. */
-export function idempotencyHooks(db: Database, now: () => Date) {
+export function idempotencyHooks(db: Database, now: () => Date, operations: Map<string, OperationInfo>) {
+  // Per operation, the headers its contract declares (other than the key): they select behaviour.
+  const declaredHeaders = new Map([...operations.values()].map((op) => [op.operationId, fingerprintedHeaders(op.headerNames)]));
+  const headersOf = (request: FastifyRequest): Record<string, string> => {
+    const sent: Record<string, string> = {};
+    for (const [lowerCase, name] of declaredHeaders.get(operationIdOf(request) ?? '') ?? []) {
+      const value = request.headers[lowerCase];
+      if (typeof value === 'string') sent[name] = value;
+    }
+    return sent;
+  };
+
   // POST + Idempotency-Key: replay a stored response, or claim the key for this request.
   const claimKey = async (request: FastifyRequest, reply: FastifyReply) => {
     const key = request.headers['idempotency-key'];
     if (typeof key !== 'string' || !request.auth) return;
     const path = request.url.split('?')[0] ?? '';
-    // The Persona-Id header chooses the persona as the body's persona_id does, so it is part of the request.
-    const persona = request.headers['persona-id'];
-    const fingerprinted = typeof persona === 'string' ? { body: request.body, 'Persona-Id': persona } : request.body;
-    const claim = await claimIdempotencyKey(db, request.auth.apiKeyId, key, requestFingerprint(request.method, path, fingerprinted), now());
+    const fingerprint = requestFingerprint(request.method, path, request.body, headersOf(request));
+    const claim = await claimIdempotencyKey(db, request.auth.apiKeyId, key, fingerprint, now());
     if (claim.kind === 'replay') {
       reply.header('idempotent-replayed', 'true');
       if (claim.response.contentType) reply.header('content-type', claim.response.contentType);

@@ -4,6 +4,7 @@ import { STREAMED, type HandlerMap, type OperationId } from '../contract/handler
 import type { OpenApiDocument, OperationInfo } from '../contract/spec.js';
 import type { RequestContext } from '../http/context.js';
 import { errors } from '../http/errors.js';
+import { withCursorOwner } from '../lib/pagination.js';
 import type { RouteConfig } from './route-config.js';
 
 type Hook = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
@@ -39,7 +40,8 @@ export async function registerOperations(app: FastifyInstance, options: Operatio
           // The contract may have grown since this server was built: answer 501, as for a known gap.
           if (!handler) throw errors.notImplemented();
           const input = { params: request.params, query: request.query ?? {}, body: request.body, headers: request.headers };
-          const running = handler(input, options.makeContext(request, reply, operationId));
+          const context = options.makeContext(request, reply, operationId);
+          const running = withCursorOwner(request.auth?.accountId ?? null, () => handler(input, context));
           // A client that closes the connection before the response is complete makes Node emit neither
           // 'finish' nor 'error', so Fastify never runs onResponse. Once the handler is done (a stream may
           // still be charging for what it sent), release the Idempotency-Key and count the request here;

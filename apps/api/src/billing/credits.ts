@@ -1,6 +1,6 @@
-import { and, eq, gte, inArray, lt, sql, type SQL } from 'drizzle-orm';
+import { and, eq, gt, gte, inArray, lt, ne, sql, type SQL } from 'drizzle-orm';
 import type { Database, Executor, Transaction } from '../db/client.js';
-import { accounts, budgetAlerts, creditLedger, projects, users, workspaces } from '../db/schema/index.js';
+import { accounts, budgetAlerts, creditLedger, creditReservations, projects, users, workspaces } from '../db/schema/index.js';
 import { apiError, type ApiError } from '../http/errors.js';
 import { newId } from '../lib/ids.js';
 
@@ -83,6 +83,8 @@ export interface ChargeScope {
 
 export interface ChargeRequest extends ChargeScope {
   amount: number;
+  /** The hold made for this call by reserveCredits: released here, and only its credits plus the unheld balance may be charged. */
+  reservationId?: string | null;
   pricing?: Pricing;
   description: string;
   now: Date;
@@ -187,6 +189,64 @@ export async function checkCredits(db: Executor, scope: ChargeScope & { estimate
   }
 }
 
+/** How long a hold counts if its call never settles (a crashed process): longer than any model call runs. */
+export const RESERVATION_TTL_MS = 15 * 60 * 1000;
+
+/** Credits held by unexpired reservations of the account. */
+async function creditsHeld(db: Executor, accountId: string, now: Date, except?: string): Promise<number> {
+  const [row] = await db
+    .select({ held: sql<string>`coalesce(sum(${creditReservations.credits}), 0)` })
+    .from(creditReservations)
+    .where(and(eq(creditReservations.accountId, accountId), gt(creditReservations.expiresAt, now), except ? ne(creditReservations.id, except) : undefined));
+  return Number(row?.held ?? 0);
+}
+
+export interface Reservation {
+  id: string;
+  credits: number;
+}
+
+/**
+ * The check before a token-priced call runs, as a hold (DECISIONS.md, Credits): the usage limits as in
+ * checkCredits, then the balance not held by other running calls must cover `floor` (the input's cost
+ * and extras: 402 insufficient_credits, nothing done), and `estimate` (the floor plus an output
+ * allowance) — or as much of it as is free — is held until the call is charged. Holds are taken one at a
+ * time per account (the account row is locked), so concurrent calls cannot all pass on the same credits.
+ */
+export async function reserveCredits(
+  db: Database,
+  scope: ChargeScope & { floor: number; estimate: number; now: Date; reservationId: string },
+): Promise<Reservation> {
+  return db.transaction(async (tx) => {
+    const { account, limited } = await lockScope(tx, scope, true);
+    const period = billingPeriod(scope.now);
+    for (const entry of limited) {
+      if (entry.usageLimit === null) continue;
+      const used = await creditsUsedSince(tx, entry.where, period.start);
+      if (used >= entry.usageLimit) throw usageLimitExceeded(entry, used, scope.floor);
+    }
+    const free = account.creditBalance - (await creditsHeld(tx, account.id, scope.now));
+    const rechargeable = account.autoRechargeEnabled && account.autoRechargeCredits > 0;
+    if (free < scope.floor && !rechargeable) {
+      throw apiError('insufficient_credits', `This request needs ${scope.floor} credits but the account has ${Math.max(0, free)} available.`);
+    }
+    const credits = rechargeable ? scope.estimate : Math.max(scope.floor, Math.min(scope.estimate, free));
+    await tx.insert(creditReservations).values({
+      id: scope.reservationId,
+      accountId: account.id,
+      credits,
+      createdAt: scope.now,
+      expiresAt: new Date(scope.now.getTime() + RESERVATION_TTL_MS),
+    });
+    return { id: scope.reservationId, credits };
+  });
+}
+
+/** Gives a hold back (the call failed, or its client left, before it was charged); nothing if already settled. */
+export async function releaseReservation(db: Executor, reservationId: string): Promise<void> {
+  await db.delete(creditReservations).where(eq(creditReservations.id, reservationId));
+}
+
 /**
  * Charges credits inside the transaction that stores the effect being paid for, so either both
  * happen or neither does. Refuses (402, nothing written) when a usage limit is reached, or passed by a
@@ -197,6 +257,9 @@ export async function chargeCredits(tx: Transaction, charge: ChargeRequest): Pro
   const pricing = charge.pricing ?? 'fixed';
   const period = billingPeriod(charge.now);
   const { account, limited } = await lockScope(tx, charge, true);
+  if (charge.reservationId) await tx.delete(creditReservations).where(eq(creditReservations.id, charge.reservationId));
+  // Credits that running token-priced calls hold are not this charge's to take.
+  const heldByOthers = await creditsHeld(tx, account.id, charge.now);
 
   const usedBefore = new Map<Limited, number>();
   for (const scope of limited) {
@@ -210,7 +273,7 @@ export async function chargeCredits(tx: Transaction, charge: ChargeRequest): Pro
   }
 
   let balance = account.creditBalance;
-  if (balance < charge.amount && account.autoRechargeEnabled && account.autoRechargeCredits > 0) {
+  if (balance - heldByOthers < charge.amount && account.autoRechargeEnabled && account.autoRechargeCredits > 0) {
     balance = await grantCreditsIn(tx, {
       accountId: account.id,
       amount: account.autoRechargeCredits,
@@ -219,11 +282,11 @@ export async function chargeCredits(tx: Transaction, charge: ChargeRequest): Pro
       now: charge.now,
     });
   }
-  if (pricing === 'fixed' && balance < charge.amount) {
-    throw apiError('insufficient_credits', `This request needs ${charge.amount} credits but the account has ${balance} left.`);
+  if (pricing === 'fixed' && balance - heldByOthers < charge.amount) {
+    throw apiError('insufficient_credits', `This request needs ${charge.amount} credits but the account has ${Math.max(0, balance - heldByOthers)} available.`);
   }
-  // Output beyond the estimate takes the balance at most to zero.
-  const charged = Math.min(charge.amount, Math.max(0, balance));
+  // Output beyond the estimate takes the balance at most to zero (to what other running calls hold).
+  const charged = Math.min(charge.amount, Math.max(0, balance - heldByOthers));
   if (charged === 0) return { ledgerId: null, charged: 0, balanceAfter: balance, budgetAlert: [] };
 
   const [updated] = await tx

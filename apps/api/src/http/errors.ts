@@ -11,11 +11,13 @@ const TYPE_OF_STATUS: Record<number, ErrorType> = {
   403: 'invalid_request_error',
   404: 'not_found',
   405: 'invalid_request_error',
+  408: 'invalid_request_error',
   409: 'invalid_request_error',
   413: 'invalid_request_error',
   415: 'invalid_request_error',
   // DECISIONS.md: range_not_satisfiable is in the invalid_request_error family.
   416: 'invalid_request_error',
+  431: 'invalid_request_error',
   429: 'rate_limit_error',
 };
 
@@ -36,6 +38,7 @@ export const STATUS_OF_CODE: Record<ErrorCode, number> = {
   file_too_large: 400,
   upload_not_found: 400,
   checksum_mismatch: 400,
+  malformed_request: 400,
   invalid_api_key: 401,
   invalid_upload_signature: 401,
   insufficient_credits: 402,
@@ -44,6 +47,7 @@ export const STATUS_OF_CODE: Record<ErrorCode, number> = {
   resource_not_found: 404,
   route_not_found: 404,
   method_not_allowed: 405,
+  request_timeout: 408,
   idempotency_key_reused: 409,
   idempotency_key_in_use: 409,
   invalid_state: 409,
@@ -51,6 +55,7 @@ export const STATUS_OF_CODE: Record<ErrorCode, number> = {
   request_too_large: 413,
   range_not_satisfiable: 416,
   unsupported_media_type: 415,
+  headers_too_large: 431,
   rate_limit_exceeded: 429,
   internal_error: 500,
   not_implemented: 501,

@@ -17,11 +17,25 @@ export interface StoredResponse {
 
 export type IdempotencyClaim = { kind: 'claimed' } | { kind: 'replay'; response: StoredResponse };
 
-/** Same method, path and body (keys in any order) give the same fingerprint. */
-export function requestFingerprint(method: string, path: string, body: unknown): string {
+/**
+ * Same method, path, body (keys in any order) and values of the behaviour-selecting headers give the
+ * same fingerprint. `headers` holds only the headers the operation declares as choosing what it does
+ * (see `fingerprintedHeaders`), by the name the contract spells; none sent fingerprints the body alone.
+ */
+export function requestFingerprint(method: string, path: string, body: unknown, headers: Record<string, string> = {}): string {
+  const fingerprinted = Object.keys(headers).length > 0 ? { body, ...headers } : body;
   return createHash('sha256')
-    .update(`${method} ${path}\n${stableStringify(body ?? null)}`)
+    .update(`${method} ${path}\n${stableStringify(fingerprinted ?? null)}`)
     .digest('hex');
+}
+
+/**
+ * The header parameters an operation declares in the contract are part of its request (the Persona-Id
+ * header chooses the persona as the body's persona_id does), so they belong in the fingerprint; the
+ * Idempotency-Key itself does not. Returns the lower-case name Node gives each, mapped to the contract's.
+ */
+export function fingerprintedHeaders(declared: Record<string, string>): [lowerCase: string, name: string][] {
+  return Object.entries(declared).filter(([lowerCase]) => lowerCase !== IDEMPOTENCY_HEADER.toLowerCase());
 }
 
 /**

@@ -27,7 +27,9 @@ export interface EventStream {
 export function clientDisconnectSignal(reply: FastifyReply): AbortSignal {
   const controller = new AbortController();
   const raw = reply.raw;
-  if (raw.destroyed && !raw.writableFinished) controller.abort(new Error('The client closed the connection.'));
+  // Gone already: the response, or the connection under it, was closed before this was asked.
+  const gone = raw.destroyed || raw.socket === null || raw.socket.destroyed;
+  if (gone && !raw.writableFinished) controller.abort(new Error('The client closed the connection.'));
   else {
     raw.once('close', () => {
       if (!raw.writableFinished) controller.abort(new Error('The client closed the connection.'));

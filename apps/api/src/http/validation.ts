@@ -3,6 +3,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 import { ApiError } from './errors.js';
+import { echoedName } from './input.js';
 
 // ajv-formats is CommonJS; under NodeNext its default export arrives wrapped.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
@@ -90,10 +91,37 @@ export function contractValidatorCompiler(spec: unknown): FastifySchemaCompiler<
     // Glue gives recursive schemas the same $id on every route; the latest compile wins.
     if (id && ajv.getSchema(id)) ajv.removeSchema(id);
     const validate = ajv.compile(schema as object);
-    const checked = httpPart === 'body' ? withUnionErrors(validate, ajv) : validate;
+    const checked = httpPart === 'body' ? withUnionErrors(validate, ajv) : withFiniteNumbers(validate);
     compiled.set(cacheKey, checked);
     return checked;
   };
+}
+
+/**
+ * Ajv coerces the text `Infinity` (or `1e400`) to a number that passes `type: integer` and skips
+ * `minimum`/`maximum` (they are guarded by isFinite), so `limit=Infinity` would reach a query. A
+ * non-finite number can only come from coercion (JSON has none): it is a type error.
+ */
+function withFiniteNumbers(validate: ValidateFunction): ValidateFunction {
+  const wrapped = ((data: unknown) => {
+    if (!validate(data)) {
+      wrapped.errors = validate.errors ?? null;
+      return false;
+    }
+    wrapped.errors = null;
+    for (const [name, value] of Object.entries(data && typeof data === 'object' ? data : {})) {
+      for (const item of Array.isArray(value) ? value : [value]) {
+        if (typeof item === 'number' && !Number.isFinite(item)) {
+          const instancePath = `/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+          wrapped.errors = [{ keyword: 'type', instancePath, schemaPath: '#', params: {}, message: 'must be a finite number' }];
+          return false;
+        }
+      }
+    }
+    return true;
+  }) as ValidateFunction;
+  wrapped.schema = validate.schema;
+  return wrapped;
 }
 
 /** A validator whose errors, for a failed `oneOf`, are those of the branch the value's tag selects. */
@@ -219,19 +247,21 @@ export function validationError(list: ErrorObject[], context: string | undefined
     .split('/')
     .slice(1)
     .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
+  // Field names are echoed bounded: an unknown key may be as long as the body.
+  const named = (name: string) => echoedName(name);
   const params = error.params as { missingProperty?: string; additionalProperty?: string; unevaluatedProperty?: string };
   let code: 'missing_parameter' | 'unknown_parameter' | 'invalid_parameter' = 'invalid_parameter';
   if (error.keyword === 'required' && params.missingProperty) {
-    path.push(params.missingProperty);
+    path.push(named(params.missingProperty));
     code = 'missing_parameter';
   } else if (error.keyword === 'additionalProperties' && params.additionalProperty) {
-    path.push(params.additionalProperty);
+    path.push(named(params.additionalProperty));
     code = 'unknown_parameter';
   } else if (error.keyword === 'unevaluatedProperties' && params.unevaluatedProperty) {
-    path.push(params.unevaluatedProperty);
+    path.push(named(params.unevaluatedProperty));
     code = 'unknown_parameter';
   }
-  let param = path.length > 0 ? path.join('.') : null;
+  let param = path.length > 0 ? path.map(named).join('.') : null;
   if (context === 'headers' && param) param = headerNames[param.toLowerCase()] ?? param;
   // A model the service does not offer has its own code (DECISIONS.md, Errors).
   if (context === 'body' && param === 'model' && code === 'invalid_parameter') {

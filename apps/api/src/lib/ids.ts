@@ -18,6 +18,7 @@ export type IdPrefix =
   | 'ws'
   | 'proj'
   | 'txn'
+  | 'hold'
   | 'alert'
   | 'thr'
   | 'va'

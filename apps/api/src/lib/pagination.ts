@@ -1,5 +1,30 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { createHash } from 'node:crypto';
 import { and, asc, desc, eq, gt, lt, or, type AnyColumn, type SQL } from 'drizzle-orm';
+import stableStringify from 'safe-stable-stringify';
 import { errors } from '../http/errors.js';
+
+/**
+ * The account a request runs for, set around every handler (app/routes.ts), so that every list's
+ * cursors are bound to it without each list passing it along: a cursor given to another account, or
+ * to the same list with other filters, is a 400 invalid_cursor (DECISIONS.md), not a page of a
+ * different list.
+ */
+const cursorOwner = new AsyncLocalStorage<string>();
+
+/** Runs `work` (a handler) with the caller's account as the owner of the cursors it makes and reads. */
+export function withCursorOwner<T>(accountId: string | null, work: () => T): T {
+  return cursorOwner.run(accountId ?? '', work);
+}
+
+/** What a cursor is bound to: the account, the list and its filters (every query field but limit and cursor). */
+function cursorScope(list: string, query: object): string {
+  const { limit: _limit, cursor: _cursor, ...filters } = query as Record<string, unknown>;
+  return createHash('sha256')
+    .update(`${cursorOwner.getStore() ?? ''}\n${list}\n${stableStringify(filters)}`)
+    .digest('base64url')
+    .slice(0, 16);
+}
 
 /**
  * The one cursor helper every list uses (DECISIONS.md, Lists and pagination): newest first by a
@@ -14,25 +39,27 @@ interface CursorPayload {
   t: number;
   /** Tie-breaker id of the last item returned. */
   id: string;
+  /** The scope it belongs to: a hash of the account, the list and its filters (cursorScope). */
+  s?: string;
 }
 
 const ID_SHAPE = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 
-export function encodeCursor(list: string, sortKey: Date, id: string): string {
-  const payload: CursorPayload = { l: list, t: sortKey.getTime(), id };
+export function encodeCursor(list: string, sortKey: Date, id: string, scope?: string): string {
+  const payload: CursorPayload = { l: list, t: sortKey.getTime(), id, ...(scope === undefined ? {} : { s: scope }) };
   return Buffer.from(JSON.stringify(payload), 'utf8').toString('base64url');
 }
 
 /** Decodes a cursor of `list`; anything else (garbled, tampered, another list's) is a 400 invalid_cursor. */
-export function decodeCursor(list: string, cursor: string): { sortKey: Date; id: string } {
+export function decodeCursor(list: string, cursor: string, scope?: string): { sortKey: Date; id: string } {
   let payload: unknown;
   try {
     payload = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
   } catch {
     throw errors.invalidCursor();
   }
-  const { l, t, id } = (payload ?? {}) as Partial<CursorPayload>;
-  if (l !== list || typeof t !== 'number' || !Number.isSafeInteger(t) || t < 0 || typeof id !== 'string' || !ID_SHAPE.test(id)) {
+  const { l, t, id, s } = (payload ?? {}) as Partial<CursorPayload>;
+  if (l !== list || s !== scope || typeof t !== 'number' || !Number.isSafeInteger(t) || t < 0 || typeof id !== 'string' || !ID_SHAPE.test(id)) {
     throw errors.invalidCursor();
   }
   return { sortKey: new Date(t), id };
@@ -43,6 +70,8 @@ export interface PageRequest {
   list: string;
   limit: number;
   cursor?: string | undefined;
+  /** The account, list and filters the cursors are bound to (see cursorScope). */
+  scope?: string;
 }
 
 export interface KeysetColumns {
@@ -62,7 +91,7 @@ export function keyset(
 ): { after: SQL | undefined; orderBy: SQL[]; fetch: number } {
   let after: SQL | undefined;
   if (request.cursor !== undefined) {
-    const { sortKey, id } = decodeCursor(request.list, request.cursor);
+    const { sortKey, id } = decodeCursor(request.list, request.cursor, request.scope);
     // (sort_key, id) < (cursor.sort_key, cursor.id), written out so it can use the composite index on
     // both drivers; it still works when the cursor's item has since been deleted.
     const beyond = order === 'asc' ? gt : lt;
@@ -95,7 +124,7 @@ export function toPage<Row, Item>(
     object: 'list',
     data: pageRows.map(toItem),
     has_more: hasMore,
-    next_cursor: lastKey ? encodeCursor(request.list, lastKey.sortKey, lastKey.id) : null,
+    next_cursor: lastKey ? encodeCursor(request.list, lastKey.sortKey, lastKey.id, request.scope) : null,
   };
 }
 
@@ -145,7 +174,7 @@ export interface ListSpec<Row, Item> {
  *       keyOf: (row) => ({ sortKey: row.createdAt, id: row.id }), toItem: toProject })
  */
 export async function listPage<Row, Item>(query: ListQuery, spec: ListSpec<Row, Item>): Promise<Page<Item>> {
-  const request: PageRequest = { list: spec.list, limit: limitOf(query), cursor: query.cursor };
+  const request: PageRequest = { list: spec.list, limit: limitOf(query), cursor: query.cursor, scope: cursorScope(spec.list, query) };
   const { after, orderBy, fetch } = keyset(request, spec.keyset, spec.order);
   const rows = await spec.rows({ where: and(...(spec.filters ?? []), after), orderBy, fetch });
   return toPage(request, rows, spec.keyOf, spec.toItem);
@@ -156,8 +185,8 @@ export async function listPage<Row, Item>(query: ListQuery, spec: ListSpec<Row, 
  * envelope as a keyset query.
  */
 export function pageOf<Item>(query: ListQuery, list: string, items: readonly Item[], keyOf: (item: Item) => { sortKey: Date; id: string }): Page<Item> {
-  const request: PageRequest = { list, limit: limitOf(query), cursor: query.cursor };
-  const after = query.cursor === undefined ? null : decodeCursor(list, query.cursor);
+  const request: PageRequest = { list, limit: limitOf(query), cursor: query.cursor, scope: cursorScope(list, query) };
+  const after = query.cursor === undefined ? null : decodeCursor(list, query.cursor, request.scope);
   const newestFirst = [...items].sort((x, y) => {
     const a = keyOf(x);
     const b = keyOf(y);

@@ -219,10 +219,16 @@ export interface Vocabulary {
   terms: string[];
 }
 
+/** Bounds on the words a description lends to templates, so no composed field outgrows its contract bound (500). */
+const ROLE_MAX = 80;
+const TERM_MAX = 40;
+
 export function vocabulary(description: string): Vocabulary {
-  const role = rolePhrase(description);
+  const role = clip(rolePhrase(description), ROLE_MAX);
   const roleStems = stemSet(role);
-  const terms = keywords(description, 8).filter((term) => !roleStems.has(stem(term)));
+  const terms = keywords(description, 8)
+    .filter((term) => !roleStems.has(stem(term)))
+    .map((term) => clip(term, TERM_MAX));
   return { role, focus: terms[0] ?? 'their work', second: terms[1] ?? terms[0] ?? 'everyday tasks', terms };
 }
 

@@ -262,7 +262,8 @@ export function keySentence(text: string): string | null {
 export function clip(text: string, max: number): string {
   const clean = text.replace(/\s+/g, ' ').trim();
   if (clean.length <= max) return clean;
-  const cut = clean.slice(0, max - 1);
+  // Never cut between the two halves of a surrogate pair: a lone surrogate cannot be stored or served.
+  const cut = clean.slice(0, max - 1).replace(/[\uD800-\uDBFF]$/, '');
   const space = cut.lastIndexOf(' ');
   return `${(space > max * 0.5 ? cut.slice(0, space) : cut).replace(/[\s,;:.-]+$/, '')}…`;
 }

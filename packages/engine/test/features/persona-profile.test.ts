@@ -29,6 +29,25 @@ function asCustomPersona(generated: GeneratedPersona) {
 }
 
 describe('offline persona generation', () => {
+  it('keeps every generated field within its contract bound, whatever the description (the server stores and serves it)', async () => {
+    const descriptions = [
+      'x'.repeat(600),
+      `${'y'.repeat(700)} who buys ${'z'.repeat(900)} for a ${'w'.repeat(300)} team`,
+      `A ${'procurement '.repeat(80)}manager`,
+      `${'😀'.repeat(400)} at ${'مرحبا'.repeat(120)}`,
+      `${'a'.repeat(79)}😀${'b'.repeat(600)}`,
+    ];
+    for (const description of descriptions) {
+      for (const type of ['B2B', 'B2C'] as const) {
+        for (const pipeline_type of ['north_star', 'advanced'] as const) {
+          const generated = await engine.generatePersona({ description, type, pipeline_type });
+          expect(contractErrors('CustomPersona', asCustomPersona(generated))).toEqual([]);
+          expect(JSON.stringify(generated)).not.toMatch(/\\ud[89ab][0-9a-f]{2}(?!\\ud[c-f])/i);
+        }
+      }
+    }
+  });
+
   it('generates a valid custom persona for each pipeline', async () => {
     for (const pipeline_type of ['north_star', 'intermediate', 'advanced'] as const) {
       const generated = await engine.generatePersona({

@@ -94,3 +94,22 @@ export const idempotencyKeys = pgTable(
   },
   (t) => [primaryKey({ columns: [t.apiKeyId, t.key] }), index('idempotency_keys_created_idx').on(t.createdAt)],
 );
+
+/**
+ * Credits held for token-priced calls that are running (DECISIONS.md, Credits): the balance minus the
+ * unexpired holds is what a new call may take. The hold is removed in the transaction that charges the
+ * call, or when its request ends; one left by a crashed process stops counting at `expires_at`.
+ */
+export const creditReservations = pgTable(
+  'credit_reservations',
+  {
+    id: text('id').primaryKey(),
+    accountId: text('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    credits: bigint('credits', { mode: 'number' }).notNull(),
+    createdAt: timestampMs('created_at').notNull(),
+    expiresAt: timestampMs('expires_at').notNull(),
+  },
+  (t) => [index('credit_reservations_account_idx').on(t.accountId, t.expiresAt)],
+);
