@@ -1,5 +1,5 @@
 import { and, desc, eq, inArray, isNotNull } from 'drizzle-orm';
-import { DOCUMENT_TYPES, readDocumentSource } from '../../resources/brand-voices/reading.js';
+import { DOCUMENT_TYPES, readDocumentSource } from '../source-text.js';
 import { linksAt } from '../../resources/files/settings.js';
 import { signedDownloadUrl } from '../../resources/files/mappers.js';
 import { files } from '../../resources/files/table.js';
