@@ -6,6 +6,8 @@ import { botJobs, syncProviderBot } from '../../src/resources/meetings/bot-sync.
 import { meetingJobs, type MeetingJobDeps } from '../../src/resources/meetings/jobs.js';
 import { type MeetingBotProvider, recallProvider, verifyStandardWebhook, WebhookRefused } from '../../src/resources/meetings/recall.js';
 import { BOT_WEBHOOK_PATH } from '../../src/resources/meetings/webhook.js';
+import { meetingSettingsFrom } from '../../src/resources/meetings/settings.js';
+import { ConfigError, loadConfig } from '../../src/config.js';
 import { createOfflineEngine } from '@persona-api/engine';
 import { openTestDatabase } from '../support/database.js';
 import { FAKE_RECORDING, startFakeRecall, type FakeRecall, type WebhookDelivery } from '../support/fake-recall.js';
@@ -215,5 +217,19 @@ describe('Recall.ai-compatible provider', () => {
     await deliver([fake.advance(second.botId)!, fake.advance(second.botId)!, fake.advance(second.botId)!]);
     expect((await h.delete(`/meetings/${second.meeting.id}`, t.key)).status).toBe(200);
     expect(fake.bots.get(second.botId)!.removed).toBe(true);
+  });
+});
+
+describe('configuration', () => {
+  it('reads the provider and speech-to-text settings from config.ts, and refuses a key without its webhook secret', () => {
+    const secret = `whsec_${Buffer.from('a webhook secret of thirty-two bytes!').toString('base64')}`;
+    const settings = meetingSettingsFrom(
+      loadConfig({ RECALL_API_KEY: 'rk_test', RECALL_WEBHOOK_SECRET: secret, RECALL_REGION: 'eu-central-1', TRANSCRIPTION_BASE_URL: 'http://127.0.0.1:9/v1' }),
+    );
+    expect(settings.bot?.name).toBe('recall');
+    expect(settings.transcriber).not.toBeNull();
+    expect(meetingSettingsFrom(loadConfig({}))).toEqual({ transcriber: null, bot: null });
+    expect(() => loadConfig({ RECALL_API_KEY: 'rk_test' })).toThrow(ConfigError);
+    expect(() => loadConfig({ RECALL_API_KEY: 'rk_test', RECALL_WEBHOOK_SECRET: secret, RECALL_REGION: 'mars-1' })).toThrow(/RECALL_REGION/);
   });
 });
