@@ -43,19 +43,17 @@ beforeAll(async () => {
   const bytes = Buffer.from(MEMO, 'utf8');
   await storage.put(uploadObjectKey(key), Readable.from([bytes]));
   const now = h.clock.now();
-  await h.db
-    .insert(files)
-    .values({
-      id: newId('file'),
-      workspaceId: t.workspaceId,
-      name: 'pricing-memo.txt',
-      type: 'text/plain',
-      sizeBytes: bytes.length,
-      size: bytes.length,
-      storageKey: key,
-      createdAt: now,
-      updatedAt: now,
-    });
+  await h.db.insert(files).values({
+    id: newId('file'),
+    workspaceId: t.workspaceId,
+    name: 'pricing-memo.txt',
+    type: 'text/plain',
+    sizeBytes: bytes.length,
+    size: bytes.length,
+    storageKey: key,
+    createdAt: now,
+    updatedAt: now,
+  });
 });
 afterAll(async () => {
   await h.close();
