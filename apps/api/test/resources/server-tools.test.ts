@@ -1,10 +1,15 @@
+import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { createOfflineEngine, type Engine } from '@persona-api/engine';
 import type { FakeUpstream } from '@persona-api/engine/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { searxngProvider } from '../../src/ai/tools/web-search.js';
+import { createGuardedFetcher } from '../../src/lib/guarded-fetch.js';
 import { newId } from '../../src/lib/ids.js';
 import { uploadObjectKey } from '../../src/resources/files/keys.js';
 import { files } from '../../src/resources/files/table.js';
@@ -202,6 +207,38 @@ describe('web search on /responses', () => {
       expectAnnotationsResolve(res.body);
     } finally {
       await web.close();
+    }
+  });
+});
+
+describe('the SearXNG-compatible provider', () => {
+  it('asks the configured endpoint for JSON and keeps only results with an http(s) address', async () => {
+    const asked: string[] = [];
+    const server = createServer((req, res) => {
+      asked.push(req.url ?? '');
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          results: [
+            { url: 'https://prices.example/a', title: 'Price index', content: 'Prices rose 14 percent.', publishedDate: '2026-11-01T00:00:00Z' },
+            { url: 'javascript:alert(1)', title: 'Bad', content: 'x' },
+            { url: 'https://prices.example/b', title: '', content: 'No title.', publishedDate: 'not a date' },
+          ],
+        }),
+      );
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    try {
+      const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}/search`;
+      const sources = await searxngProvider(endpoint, createGuardedFetcher()).search('saas prices');
+      expect(asked).toEqual(['/search?q=saas+prices&format=json']);
+      expect(sources).toEqual([
+        { title: 'Price index', url: 'https://prices.example/a', snippet: 'Prices rose 14 percent.', publishedAt: new Date('2026-11-01T00:00:00Z') },
+        { title: 'https://prices.example/b', url: 'https://prices.example/b', snippet: 'No title.', publishedAt: null },
+      ]);
+    } finally {
+      server.close();
     }
   });
 });
