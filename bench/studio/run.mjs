@@ -238,17 +238,19 @@ async function generationTimings(baseUrl, key, upstreamUrl) {
       isDelta: isDeltaType('response.output_text.delta'),
     },
   };
+  // Interleaved, one sample of each case in turn, so the machine's load falls on all four alike.
+  const entries = Object.entries(cases);
+  for (let i = 0; i < 5; i++) for (const [, c] of entries) await timed(c.url, c.headers, c.body(true), c.isDelta); // warm-up
+  const streamed = Object.fromEntries(entries.map(([name]) => [name, []]));
+  const plain = Object.fromEntries(entries.map(([name]) => [name, []]));
+  for (let i = 0; i < STREAMS; i++) for (const [name, c] of entries) streamed[name].push(await timed(c.url, c.headers, c.body(true), c.isDelta));
+  for (let i = 0; i < REQUESTS; i++) for (const [name, c] of entries) plain[name].push(await timed(c.url, c.headers, c.body(false), () => false));
   const out = {};
-  for (const [name, c] of Object.entries(cases)) {
-    for (let i = 0; i < 5; i++) await timed(c.url, c.headers, c.body(true), c.isDelta); // warm-up
-    const streamed = [];
-    for (let i = 0; i < STREAMS; i++) streamed.push(await timed(c.url, c.headers, c.body(true), c.isDelta));
-    const plain = [];
-    for (let i = 0; i < REQUESTS; i++) plain.push(await timed(c.url, c.headers, c.body(false), () => false));
+  for (const [name] of entries) {
     out[name] = {
-      first_delta: summary(streamed.map((r) => r.firstDeltaMs)),
-      stream_total: summary(streamed.map((r) => r.totalMs)),
-      total: summary(plain.map((r) => r.totalMs)),
+      first_delta: summary(streamed[name].map((r) => r.firstDeltaMs)),
+      stream_total: summary(streamed[name].map((r) => r.totalMs)),
+      total: summary(plain[name].map((r) => r.totalMs)),
     };
   }
   return out;
