@@ -1,4 +1,4 @@
-import { createEngine } from '@persona-api/engine';
+import { createEngine, createOfflineEngine } from '@persona-api/engine';
 import type { FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
 import { bootstrapIfEmpty } from './admin/accounts.js';
@@ -84,7 +84,8 @@ export async function startServer(config: Config, logger: Logger = createLogger(
       );
     }
     await addNewsFeeds(database.db, config.NEWS_FEEDS, new Date());
-    const bundledStories = await loadBundledNewsIfEmpty(database.db, engine, new Date());
+    // The bundled files are classified offline: a start never waits on, or fails with, a model server.
+    const bundledStories = await loadBundledNewsIfEmpty(database.db, createOfflineEngine(), new Date());
     if (bundledStories > 0) logger.info({ stories: bundledStories }, 'empty news corpus: loaded the bundled feeds');
     rateLimiter = config.REDIS_URL ? new RedisRateLimiter(config.REDIS_URL) : new MemoryRateLimiter();
     const limiter = rateLimiter;

@@ -1,14 +1,14 @@
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createOfflineEngine, type Engine } from '@persona-api/engine';
+import { createOfflineEngine, newsClassification, type Engine } from '@persona-api/engine';
 import type { FakeUpstream } from '@persona-api/engine/testing';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newsFeeds, newsStories } from '../../src/db/schema/index.js';
 import { createGuardedFetcher } from '../../src/lib/guarded-fetch.js';
 import { addNewsFeeds, loadBundledNewsIfEmpty, pollAllFeeds } from '../../src/resources/news/feeds.js';
-import { canonicalUrl, languageOf, titleKey } from '../../src/resources/news/ingest.js';
+import { canonicalUrl, ingestFeed, languageOf, titleKey } from '../../src/resources/news/ingest.js';
 import { balanceOf, chargesOf, fakeUpstreamEngine, SwitchableEngine } from '../support/ai.js';
 import { errorOf, Harness, type Tenant } from '../support/harness.js';
 
@@ -159,6 +159,36 @@ describe('polling feeds', () => {
       .from(newsFeeds)
       .where(eq(newsFeeds.url, `${base}/wire.xml`));
     expect(row!.lastError).toBeTruthy();
+  });
+
+  it('classifies with the offline keyword classifier when the model fails, keeping the story', async () => {
+    const item = {
+      title: 'Central bank raises interest rates to fight inflation',
+      summary: 'The central bank raised its interest rate by half a point as inflation stayed high across the economy.',
+      url: 'https://wire.example/central-bank-rates',
+      imageUrl: null,
+      author: null,
+      publishedAt: null,
+      language: 'en',
+      categories: [],
+    };
+    // The fake upstream's default echo is no valid classification: the model call fails.
+    const seen = fake.requests.length;
+    const added = await ingestFeed(
+      h.db,
+      upstreamEngine,
+      { sourceName: 'Wire', sourceUrl: 'https://wire.example/', language: 'en', items: [item] },
+      {
+        feedUrl: 'https://wire.example/feed.xml',
+        now: h.clock.now(),
+      },
+    );
+    expect(fake.requests.length).toBeGreaterThan(seen);
+    expect(added).toBe(1);
+    const [row] = await h.db.select().from(newsStories).where(eq(newsStories.canonicalUrl, 'https://wire.example/central-bank-rates'));
+    const { output } = await createOfflineEngine().run(newsClassification, { title: item.title, summary: row!.summary, categories: [] });
+    expect(row!.topics).toEqual(output.topics);
+    expect(row!.topics.length).toBeGreaterThan(0);
   });
 
   it('keys stories by canonical URL and normalised headline, and detects undeclared languages', () => {

@@ -2,7 +2,7 @@
 // canonical URL and normalised headline (the two dedup keys) → language (the item's or feed's declared
 // language, else franc on the text) → topics and region (the engine's news_classification feature) →
 // rows, inserted with ON CONFLICT DO NOTHING on both keys, so a story seen twice is stored once.
-import { newsClassification, type Engine } from '@persona-api/engine';
+import { createOfflineEngine, newsClassification, type Engine } from '@persona-api/engine';
 import { parseFeed } from 'feedsmith';
 import { franc } from 'franc-min';
 import type { Executor } from '../../db/client.js';
@@ -209,6 +209,18 @@ const httpUrl = (raw: string | null): string | null => {
   }
 };
 
+const offlineClassifier = createOfflineEngine();
+
+/** The engine's classification; when the model fails, the offline keyword classifier's (DECISIONS.md). */
+async function classify(engine: Engine, input: Parameters<typeof newsClassification.offline>[0], signal: AbortSignal | undefined) {
+  try {
+    return (await engine.run(newsClassification, input, signal ? { signal } : {})).output;
+  } catch (error) {
+    if (signal?.aborted) throw error;
+    return (await offlineClassifier.run(newsClassification, input)).output;
+  }
+}
+
 /**
  * Stores the feed's new stories: each classified by the engine, inserted unless its canonical URL or
  * headline is already known. Items without a headline or a usable link are skipped. Returns how many
@@ -228,11 +240,7 @@ export async function ingestFeed(
     const key = titleKey(item.title);
     if (!url || !canonical || key.length === 0) continue;
     const summary = extractiveSummary(item.summary, item.title);
-    const { output } = await engine.run(
-      newsClassification,
-      { title: item.title, summary, categories: item.categories },
-      options.signal ? { signal: options.signal } : {},
-    );
+    const output = await classify(engine, { title: item.title, summary, categories: item.categories }, options.signal);
     const inserted = await db
       .insert(newsStories)
       .values({
