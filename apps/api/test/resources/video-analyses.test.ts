@@ -19,6 +19,8 @@ import { events, fakeUpstreamEngine, SwitchableEngine, typesOf } from '../suppor
 import { errorOf, Harness, TestClock, type Tenant } from '../support/harness.js';
 import { openTestJobQueue } from '../support/jobs.js';
 import { testServices } from '../support/services.js';
+import { fakeSpeechToText } from '../support/speech.js';
+import { openAiTranscriber } from '../../src/resources/meetings/transcriber.js';
 import { makeVideo, storeUpload } from '../support/videos.js';
 
 let dir: string;
@@ -367,6 +369,43 @@ it('on an upstream model that reads images: the frames of every chunk go to it l
     for (const chunk of [0, 1, 2]) expect(labelled).toContain(`Frame of chunk ${chunk} at`);
   } finally {
     await fake.close();
+  }
+}, 120_000);
+
+it('transcribes speech through the /audio/transcriptions setting meetings use: per-chunk transcript and spoken brand mentions', async () => {
+  const stt = await fakeSpeechToText(() => ({
+    status: 200,
+    json: {
+      text: 'x',
+      duration: 15,
+      segments: [
+        { start: 0.5, end: 3.5, text: ' Stride Athletics gets you running.' },
+        { start: 6, end: 9, text: ' Join the Stride Athletics 5K.' },
+      ],
+    },
+  }));
+  try {
+    const t = await h.tenant({ credits: 1000 });
+    const fileId = await storeUpload(database.db, storage, t.workspaceId, videos.brand!);
+    const created = await h.post('/video-analyses', t.key, { file_id: fileId, brand: 'Stride Athletics', chunk_duration: 5, frames_per_chunk: 1 });
+    const transcriber = openAiTranscriber({ baseUrl: stt.url, model: 'whisper-test', apiKey: 'sk-stt' });
+    const [job] = videoAnalysisJobs(services, { transcriber });
+    await job!.run({ id: created.body.id }, { jobId: 'speech', attempt: 0, signal: new AbortController().signal, log: pino({ level: 'silent' }) });
+    // One upload of the sound track, as MP3, with the configured model and key.
+    expect(stt.bodies).toHaveLength(1);
+    expect(stt.bodies[0]).toMatch(/^POST \/v1\/audio\/transcriptions Bearer sk-stt/);
+    expect(stt.bodies[0]).toContain('whisper-test');
+    expect(stt.bodies[0]).toContain('Content-Type: audio/mpeg');
+    const result = (await h.get(`/video-analyses/${created.body.id}`, t.key)).body.result;
+    expect(result.chunks[0].transcript).toContain('Stride Athletics gets you running.');
+    expect(result.chunks[1].transcript).toContain('Join the Stride Athletics 5K.');
+    // The on-screen text stays next to the speech.
+    expect(result.chunks[1].transcript).toContain('STRIDE ATHLETICS');
+    expect(result.chunks[2].transcript).not.toContain('Stride Athletics gets');
+    expect(result.brand_presence.spoken_mentions).toBe(2);
+    expect(result.summary).toMatch(/Speech was transcribed/);
+  } finally {
+    stt.server.close();
   }
 }, 120_000);
 
