@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createOfflineEngine } from '@persona-api/engine';
@@ -19,6 +19,8 @@ import { events, fakeUpstreamEngine, SwitchableEngine, typesOf } from '../suppor
 import { errorOf, Harness, TestClock, type Tenant } from '../support/harness.js';
 import { openTestJobQueue } from '../support/jobs.js';
 import { testServices } from '../support/services.js';
+import { fileJobs } from '../../src/resources/files/jobs.js';
+import { uploadAndRecord } from './files/flow.js';
 import { fakeSpeechToText } from '../support/speech.js';
 import { openAiTranscriber } from '../../src/resources/meetings/transcriber.js';
 import { makeVideo, storeUpload } from '../support/videos.js';
@@ -33,15 +35,21 @@ const clock = new TestClock();
 // The server's engine: offline, or the OpenAI-compatible engine on a fake upstream while a test says so.
 const engine = new SwitchableEngine(createOfflineEngine());
 const videos: Record<string, string> = {};
+const PUBLIC_BASE = 'https://api.example.test/api/v1';
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'video-analyses-test-'));
   database = await openTestDatabase();
   storage = createLocalStorage(join(dir, 'storage'));
-  services = testServices(database.db, { engine, storage, clock });
-  queue = await openTestJobQueue(database, videoAnalysisJobs(services));
+  // An https public base, as production has: the service's own upload links pass `video_url`'s https rule.
+  const files = await Harness.fileSettings(database, PUBLIC_BASE);
+  services = testServices(database.db, { engine, storage, clock, files });
+  queue = await openTestJobQueue(database, [
+    ...videoAnalysisJobs(services),
+    ...fileJobs({ db: database.db, storage, now: clock.now, ffmpegPath: files.ffmpegPath }),
+  ]);
   services.jobs = queue;
-  h = await Harness.create({ database, clock, engine, logger: pino({ level: 'error' }), services: { storage, jobs: queue } });
+  h = await Harness.create({ database, clock, engine, logger: pino({ level: 'error' }), services: { storage, jobs: queue, files } });
   // 15 s in three 5 s segments: a moving pattern, the brand on navy, other text on green; a tone for 10 s, then silence.
   videos.brand = await makeVideo(
     join(dir, 'stride-spot.mp4'),
@@ -212,6 +220,23 @@ describe('video analyses', () => {
     const denied = await h.post('/video-analyses', viewer.key, { video_url: 'https://videos.example/a.mp4', workspace_id: owner.workspaceId });
     expect(errorOf(denied)).toMatchObject({ code: 'permission_denied' });
   });
+
+  it('reads a video named by its own upload link (the files flow) from storage, never over the network; only in its workspace', async () => {
+    const t = await h.tenant({ credits: 1000 });
+    const { file } = await uploadAndRecord(h, t, await readFile(videos.brand!), 'video/mp4', { file_name: 'own-link.mp4' });
+    expect(file.url.startsWith(`${PUBLIC_BASE}/uploads/`)).toBe(true);
+    // Another workspace cannot name it.
+    const other = await h.tenant({ credits: 1000 });
+    expect(errorOf(await h.post('/video-analyses', other.key, { video_url: file.url }))).toMatchObject({ code: 'resource_not_found', param: 'video_url' });
+    expect(await balanceOf(other)).toBe(1000);
+    const created = await h.post('/video-analyses', t.key, { video_url: file.url, brand: 'Stride Athletics', chunk_duration: 5, frames_per_chunk: 1 });
+    expect(created.body).toMatchObject({ video_url: file.url, file_id: null, title: 'own-link.mp4' });
+    await queue.drain();
+    // api.example.test does not resolve: a fetch over the network would have failed the analysis.
+    const read = (await h.get(`/video-analyses/${created.body.id}`, t.key)).body;
+    expect(read).toMatchObject({ status: 'completed', error: null });
+    expect(read.result.chunks.map((c: { brand_visible: boolean }) => c.brand_visible)).toEqual([false, true, false]);
+  }, 120_000);
 
   it('fails a URL the guarded fetcher refuses, with the reason, and refunds', async () => {
     const t = await h.tenant({ credits: 1000 });

@@ -18,7 +18,7 @@ import { files } from '../files/table.js';
 import { MAX_TRANSCRIPTION_BYTES, TranscriptionError, type Transcriber } from '../meetings/transcriber.js';
 import { extractFrame, extractSpeechAudio, measure, MediaError, probe, type MeasuredChunk } from './media.js';
 import { openTextReader } from './ocr.js';
-import { readVideoAnalysis, updateRunning } from './repository.js';
+import { ownUploadFile, readVideoAnalysis, updateRunning } from './repository.js';
 import { videoAnalyses } from './table.js';
 
 export const VIDEO_ANALYSIS_JOB = 'video-analysis.process';
@@ -104,10 +104,13 @@ export function videoAnalysisJobs(services: Services, options: VideoAnalysisJobO
   }
 
   /** The video's bytes into `target`: an upload from storage, anything else through the guarded fetcher. */
-  async function download(row: { videoUrl: string | null; fileId: string | null }, target: string, signal: AbortSignal): Promise<void> {
+  async function download(row: { videoUrl: string | null; fileId: string | null; workspaceId: string }, target: string, signal: AbortSignal): Promise<void> {
     let url = row.videoUrl;
-    if (row.fileId) {
-      const [file] = await services.db.select().from(files).where(eq(files.id, row.fileId));
+    // The service's own upload link is read from storage like a file id, never fetched over the network.
+    const own = row.videoUrl ? await ownUploadFile(services.db, services.files.baseUrl, row.videoUrl, row.workspaceId) : undefined;
+    if (own === null) throw new MediaError('The uploaded video was deleted before it could be analysed.');
+    if (row.fileId || own) {
+      const [file] = own ? [own] : await services.db.select().from(files).where(eq(files.id, row.fileId!));
       if (!file) throw new MediaError(`The file ${row.fileId} was deleted before it could be analysed.`);
       if (file.storageKey) {
         if (file.sizeBytes > MAX_VIDEO_BYTES) throw new MediaError('The video is larger than 2 GB.');
