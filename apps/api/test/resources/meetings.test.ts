@@ -1,6 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/db/client.js';
@@ -14,6 +12,7 @@ import { meetings } from '../../src/resources/meetings/table.js';
 import { errorOf, TestClock, useHarness, useTenant, type Tenant } from '../support/harness.js';
 import { openTestDatabase } from '../support/database.js';
 import { openTestJobQueue } from '../support/jobs.js';
+import { fakeSpeechToText } from '../support/speech.js';
 import { MemoryStorage } from './files/memory-storage.js';
 
 // Meetings: imports of WebVTT/SRT/JSON transcripts, the development simulator walking the state machine,
@@ -165,23 +164,6 @@ describe('imported meetings', () => {
     });
   });
 });
-
-/** A local stand-in for an OpenAI-compatible speech-to-text server (verbose_json with segment times). */
-async function fakeSpeechToText(answer: (body: string) => { status: number; json: unknown }): Promise<{ url: string; bodies: string[]; server: Server }> {
-  const bodies: string[] = [];
-  const server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const body = Buffer.concat(chunks).toString('latin1');
-      bodies.push(`${request.method} ${request.url} ${request.headers.authorization ?? ''}\n${body}`);
-      const { status, json } = answer(body);
-      response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(json));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, bodies, server };
-}
 
 describe('imported recordings (speech-to-text)', () => {
   it('transcribes audio through the configured /audio/transcriptions server, or fails with its answer', async () => {

@@ -33,6 +33,7 @@ describe('models', () => {
           upstream_model: null,
           context_window: 128_000,
           max_output_tokens: 32_768,
+          accepts_images: false,
         },
       ],
       has_more: false,

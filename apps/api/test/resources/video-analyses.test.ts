@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createOfflineEngine } from '@persona-api/engine';
@@ -19,6 +19,10 @@ import { events, fakeUpstreamEngine, SwitchableEngine, typesOf } from '../suppor
 import { errorOf, Harness, TestClock, type Tenant } from '../support/harness.js';
 import { openTestJobQueue } from '../support/jobs.js';
 import { testServices } from '../support/services.js';
+import { fileJobs } from '../../src/resources/files/jobs.js';
+import { uploadAndRecord } from './files/flow.js';
+import { fakeSpeechToText } from '../support/speech.js';
+import { openAiTranscriber } from '../../src/resources/meetings/transcriber.js';
 import { makeVideo, storeUpload } from '../support/videos.js';
 
 let dir: string;
@@ -31,15 +35,21 @@ const clock = new TestClock();
 // The server's engine: offline, or the OpenAI-compatible engine on a fake upstream while a test says so.
 const engine = new SwitchableEngine(createOfflineEngine());
 const videos: Record<string, string> = {};
+const PUBLIC_BASE = 'https://api.example.test/api/v1';
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'video-analyses-test-'));
   database = await openTestDatabase();
   storage = createLocalStorage(join(dir, 'storage'));
-  services = testServices(database.db, { engine, storage, clock });
-  queue = await openTestJobQueue(database, videoAnalysisJobs(services));
+  // An https public base, as production has: the service's own upload links pass `video_url`'s https rule.
+  const files = await Harness.fileSettings(database, PUBLIC_BASE);
+  services = testServices(database.db, { engine, storage, clock, files });
+  queue = await openTestJobQueue(database, [
+    ...videoAnalysisJobs(services),
+    ...fileJobs({ db: database.db, storage, now: clock.now, ffmpegPath: files.ffmpegPath }),
+  ]);
   services.jobs = queue;
-  h = await Harness.create({ database, clock, engine, logger: pino({ level: 'error' }), services: { storage, jobs: queue } });
+  h = await Harness.create({ database, clock, engine, logger: pino({ level: 'error' }), services: { storage, jobs: queue, files } });
   // 15 s in three 5 s segments: a moving pattern, the brand on navy, other text on green; a tone for 10 s, then silence.
   videos.brand = await makeVideo(
     join(dir, 'stride-spot.mp4'),
@@ -211,6 +221,23 @@ describe('video analyses', () => {
     expect(errorOf(denied)).toMatchObject({ code: 'permission_denied' });
   });
 
+  it('reads a video named by its own upload link (the files flow) from storage, never over the network; only in its workspace', async () => {
+    const t = await h.tenant({ credits: 1000 });
+    const { file } = await uploadAndRecord(h, t, await readFile(videos.brand!), 'video/mp4', { file_name: 'own-link.mp4' });
+    expect(file.url.startsWith(`${PUBLIC_BASE}/uploads/`)).toBe(true);
+    // Another workspace cannot name it.
+    const other = await h.tenant({ credits: 1000 });
+    expect(errorOf(await h.post('/video-analyses', other.key, { video_url: file.url }))).toMatchObject({ code: 'resource_not_found', param: 'video_url' });
+    expect(await balanceOf(other)).toBe(1000);
+    const created = await h.post('/video-analyses', t.key, { video_url: file.url, brand: 'Stride Athletics', chunk_duration: 5, frames_per_chunk: 1 });
+    expect(created.body).toMatchObject({ video_url: file.url, file_id: null, title: 'own-link.mp4' });
+    await queue.drain();
+    // api.example.test does not resolve: a fetch over the network would have failed the analysis.
+    const read = (await h.get(`/video-analyses/${created.body.id}`, t.key)).body;
+    expect(read).toMatchObject({ status: 'completed', error: null });
+    expect(read.result.chunks.map((c: { brand_visible: boolean }) => c.brand_visible)).toEqual([false, true, false]);
+  }, 120_000);
+
   it('fails a URL the guarded fetcher refuses, with the reason, and refunds', async () => {
     const t = await h.tenant({ credits: 1000 });
     // A name that resolves to a private address: the guarded fetcher refuses it.
@@ -367,6 +394,43 @@ it('on an upstream model that reads images: the frames of every chunk go to it l
     for (const chunk of [0, 1, 2]) expect(labelled).toContain(`Frame of chunk ${chunk} at`);
   } finally {
     await fake.close();
+  }
+}, 120_000);
+
+it('transcribes speech through the /audio/transcriptions setting meetings use: per-chunk transcript and spoken brand mentions', async () => {
+  const stt = await fakeSpeechToText(() => ({
+    status: 200,
+    json: {
+      text: 'x',
+      duration: 15,
+      segments: [
+        { start: 0.5, end: 3.5, text: ' Stride Athletics gets you running.' },
+        { start: 6, end: 9, text: ' Join the Stride Athletics 5K.' },
+      ],
+    },
+  }));
+  try {
+    const t = await h.tenant({ credits: 1000 });
+    const fileId = await storeUpload(database.db, storage, t.workspaceId, videos.brand!);
+    const created = await h.post('/video-analyses', t.key, { file_id: fileId, brand: 'Stride Athletics', chunk_duration: 5, frames_per_chunk: 1 });
+    const transcriber = openAiTranscriber({ baseUrl: stt.url, model: 'whisper-test', apiKey: 'sk-stt' });
+    const [job] = videoAnalysisJobs(services, { transcriber });
+    await job!.run({ id: created.body.id }, { jobId: 'speech', attempt: 0, signal: new AbortController().signal, log: pino({ level: 'silent' }) });
+    // One upload of the sound track, as MP3, with the configured model and key.
+    expect(stt.bodies).toHaveLength(1);
+    expect(stt.bodies[0]).toMatch(/^POST \/v1\/audio\/transcriptions Bearer sk-stt/);
+    expect(stt.bodies[0]).toContain('whisper-test');
+    expect(stt.bodies[0]).toContain('Content-Type: audio/mpeg');
+    const result = (await h.get(`/video-analyses/${created.body.id}`, t.key)).body.result;
+    expect(result.chunks[0].transcript).toContain('Stride Athletics gets you running.');
+    expect(result.chunks[1].transcript).toContain('Join the Stride Athletics 5K.');
+    // The on-screen text stays next to the speech.
+    expect(result.chunks[1].transcript).toContain('STRIDE ATHLETICS');
+    expect(result.chunks[2].transcript).not.toContain('Stride Athletics gets');
+    expect(result.brand_presence.spoken_mentions).toBe(2);
+    expect(result.summary).toMatch(/Speech was transcribed/);
+  } finally {
+    stt.server.close();
   }
 }, 120_000);
 

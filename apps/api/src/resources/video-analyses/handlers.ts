@@ -11,7 +11,7 @@ import { files } from '../files/table.js';
 import { chatWithVideoAnalysis } from './chat.js';
 import { framesPrefix, VIDEO_ANALYSIS_JOB } from './jobs.js';
 import { toVideoAnalysis, type VideoAnalysisRow } from './mapper.js';
-import { deleteVideoAnalysisRow, findVideoAnalysis, insertVideoAnalysis, listVideoAnalysesOf } from './repository.js';
+import { deleteVideoAnalysisRow, findVideoAnalysis, insertVideoAnalysis, listVideoAnalysesOf, ownUploadFile } from './repository.js';
 
 /** DECISIONS.md, Credits: a video analysis costs a flat 100, refunded when it fails. */
 export const VIDEO_ANALYSIS_CREDITS = 100;
@@ -52,7 +52,10 @@ export const videoAnalysisHandlers = {
       if (!file || file.workspaceId !== workspaceId) throw errors.notFound('file', body.file_id, 'file_id');
       title ??= file.name.slice(0, 200);
     } else {
-      title ??= fileNameOf(body.video_url!);
+      // The service's own upload link: only an upload recorded as a file of this workspace.
+      const own = await ownUploadFile(ctx.db, ctx.services.files.baseUrl, body.video_url!, workspaceId);
+      if (own === null) throw errors.notFound('uploaded file of this workspace at', body.video_url!, 'video_url');
+      title ??= own ? own.name.slice(0, 200) : fileNameOf(body.video_url!);
     }
     const now = ctx.now();
     const { row } = await chargedCreate(ctx, {

@@ -15,9 +15,10 @@ import { FetchError } from '../../lib/guarded-fetch.js';
 import type { Services } from '../../services.js';
 import { uploadObjectKey } from '../files/keys.js';
 import { files } from '../files/table.js';
-import { extractFrame, measure, MediaError, probe, type MeasuredChunk } from './media.js';
+import { MAX_TRANSCRIPTION_BYTES, TranscriptionError, type Transcriber } from '../meetings/transcriber.js';
+import { extractFrame, extractSpeechAudio, measure, MediaError, probe, type MeasuredChunk } from './media.js';
 import { openTextReader } from './ocr.js';
-import { readVideoAnalysis, updateRunning } from './repository.js';
+import { ownUploadFile, readVideoAnalysis, updateRunning } from './repository.js';
 import { videoAnalyses } from './table.js';
 
 export const VIDEO_ANALYSIS_JOB = 'video-analysis.process';
@@ -31,6 +32,8 @@ export const PROCESSING_LIMIT_MS = 60 * 60 * 1000;
 export interface VideoAnalysisJobOptions {
   /** How long one analysis may run before it fails (tests shorten it). */
   processingLimitMs?: number;
+  /** Speech-to-text (the OpenAI-compatible /audio/transcriptions setting meetings use); none: speech is not transcribed. */
+  transcriber?: Transcriber | null;
 }
 
 /** Where an analysis' frames are kept. */
@@ -59,6 +62,34 @@ async function framesForModel(chunks: MeasuredChunk[], frameDir: string): Promis
 
 export function videoAnalysisJobs(services: Services, options: VideoAnalysisJobOptions = {}): JobDefinition<Payload>[] {
   const limitMs = options.processingLimitMs ?? PROCESSING_LIMIT_MS;
+  const transcriber = options.transcriber ?? null;
+
+  /**
+   * Each chunk's `speech`: the text of the transcript's segments whose middle falls in it ('' for none).
+   * A server that hears no speech (music, silence) leaves every chunk ''; any other failure is retried.
+   */
+  async function transcribeSpeech(input: string, audioFile: string, chunks: VideoChunkMeasurements[], signal: AbortSignal): Promise<boolean> {
+    for (const chunk of chunks) chunk.speech = '';
+    // Silence all through (measured): nothing to send.
+    if (chunks.every((chunk) => chunk.silence_seconds >= chunk.end_seconds - chunk.start_seconds - 0.001)) return true;
+    await extractSpeechAudio(input, audioFile, signal);
+    const audio = await readFile(audioFile);
+    if (audio.length > MAX_TRANSCRIPTION_BYTES) throw new MediaError('The sound track is too long for one transcription upload.');
+    let segments: { start: number; end: number; text: string }[];
+    try {
+      segments = (await transcriber!.transcribe(audio, 'speech.mp3', 'audio/mpeg', signal)).segments;
+    } catch (error) {
+      // transcriber.ts reports a reply without segments this way: no speech, not a failure of the analysis.
+      if (error instanceof TranscriptionError && /heard no speech/.test(error.message)) return true;
+      throw error;
+    }
+    for (const segment of segments) {
+      const middle = (segment.start + segment.end) / 2;
+      const chunk = chunks.findLast((candidate) => candidate.start_seconds <= middle) ?? chunks[0]!;
+      chunk.speech = `${chunk.speech} ${segment.text}`.trim().slice(0, 5000);
+    }
+    return true;
+  }
 
   /** Ends the analysis as failed with `reason` and gives the credits back, once. */
   async function fail(id: string, reason: string): Promise<void> {
@@ -73,10 +104,13 @@ export function videoAnalysisJobs(services: Services, options: VideoAnalysisJobO
   }
 
   /** The video's bytes into `target`: an upload from storage, anything else through the guarded fetcher. */
-  async function download(row: { videoUrl: string | null; fileId: string | null }, target: string, signal: AbortSignal): Promise<void> {
+  async function download(row: { videoUrl: string | null; fileId: string | null; workspaceId: string }, target: string, signal: AbortSignal): Promise<void> {
     let url = row.videoUrl;
-    if (row.fileId) {
-      const [file] = await services.db.select().from(files).where(eq(files.id, row.fileId));
+    // The service's own upload link is read from storage like a file id, never fetched over the network.
+    const own = row.videoUrl ? await ownUploadFile(services.db, services.files.baseUrl, row.videoUrl, row.workspaceId) : undefined;
+    if (own === null) throw new MediaError('The uploaded video was deleted before it could be analysed.');
+    if (row.fileId || own) {
+      const [file] = own ? [own] : await services.db.select().from(files).where(eq(files.id, row.fileId!));
       if (!file) throw new MediaError(`The file ${row.fileId} was deleted before it could be analysed.`);
       if (file.storageKey) {
         if (file.sizeBytes > MAX_VIDEO_BYTES) throw new MediaError('The video is larger than 2 GB.');
@@ -144,6 +178,7 @@ export function videoAnalysisJobs(services: Services, options: VideoAnalysisJobO
       }
 
       const measured = await readChunks(id, chunks, frameDir, signal, (done) => setProgress(75 + Math.floor((done / chunks.length) * 20)));
+      const transcribed = transcriber && media.hasAudio ? await transcribeSpeech(input, join(workDir, 'speech.mp3'), measured, signal) : false;
       const frames = services.engine.describe().accepts_images ? await framesForModel(chunks, frameDir) : undefined;
       const { output } = await services.engine.run(
         videoAnalysis,
@@ -155,7 +190,7 @@ export function videoAnalysisJobs(services: Services, options: VideoAnalysisJobO
           goal: row.goal,
           duration_seconds: media.durationSeconds,
           has_audio: media.hasAudio,
-          speech_transcribed: false,
+          speech_transcribed: transcribed,
           chunks: measured,
           ...(frames ? { frames } : {}),
         },

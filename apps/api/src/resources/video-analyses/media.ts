@@ -255,3 +255,35 @@ export async function extractFrame(input: string, seconds: number, output: strin
   );
   if (code !== 0) throw new MediaError(`A frame at ${seconds}s could not be decoded (${stderr.trim().slice(0, 300)}).`);
 }
+
+/**
+ * The sound track as the speech-to-text server takes it: mono 16 kHz MP3 at 32 kbit/s, so 60 minutes is
+ * 14.4 MB, under the 25 MB of one /audio/transcriptions upload.
+ */
+export async function extractSpeechAudio(input: string, output: string, signal: AbortSignal): Promise<void> {
+  const { code, stderr } = await run(
+    FFMPEG,
+    [
+      '-hide_banner',
+      '-v',
+      'error',
+      '-protocol_whitelist',
+      'file',
+      '-i',
+      input,
+      '-vn',
+      '-ac',
+      '1',
+      '-ar',
+      '16000',
+      '-c:a',
+      'libmp3lame',
+      '-b:a',
+      '32k',
+      '-y',
+      output,
+    ],
+    signal,
+  );
+  if (code !== 0) throw new MediaError(`The sound track could not be decoded (${stderr.trim().slice(0, 300)}).`);
+}

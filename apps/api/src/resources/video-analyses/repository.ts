@@ -4,6 +4,8 @@ import { memberOf } from '../../db/scoped.js';
 import { errors } from '../../http/errors.js';
 import { containsPattern, listPage, type ListQuery } from '../../lib/pagination.js';
 import type { WorkspaceRole } from '../../workspaces/roles.js';
+import { ownUploadKey } from '../files/signing.js';
+import { files } from '../files/table.js';
 import { workspaceMembers } from '../workspaces/table.js';
 import { toVideoAnalysisSummary, type VideoAnalysisRow } from './mapper.js';
 import { videoAnalyses } from './table.js';
@@ -78,4 +80,19 @@ export async function updateRunning(db: Executor, id: string, changes: Partial<V
 
 export async function deleteVideoAnalysisRow(db: Executor, id: string): Promise<void> {
   await db.delete(videoAnalyses).where(eq(videoAnalyses.id, id));
+}
+
+/**
+ * A `video_url` that is this service's own upload link (`{PUBLIC_BASE_URL}/uploads/{key}`): the recorded
+ * file of `workspaceId` holding that upload, read from storage instead of over the network (DECISIONS.md).
+ * `undefined` when the URL is not an own link; `null` when it is one but names no file of the workspace.
+ */
+export async function ownUploadFile(db: Executor, baseUrl: string, url: string, workspaceId: string) {
+  const key = ownUploadKey(baseUrl, url);
+  if (key === null) return undefined;
+  const [file] = await db
+    .select()
+    .from(files)
+    .where(and(eq(files.storageKey, key), eq(files.workspaceId, workspaceId)));
+  return file ?? null;
 }
