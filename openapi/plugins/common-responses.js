@@ -39,6 +39,8 @@ const EVERY = {
 };
 const WITH_BODY = { 413: 'RequestTooLarge', 415: 'UnsupportedMediaType' };
 const WITH_KEY = { 401: 'Unauthorized' };
+/** An operation that names a resource (a path parameter, or a `…_id` filter such as `workspace_id`) can find none. */
+const NAMES_A_RESOURCE = { 404: 'NotFound' };
 
 function commonResponses() {
   let rootSecurity = [];
@@ -54,7 +56,7 @@ function commonResponses() {
       },
     },
     Operation: {
-      leave(operation) {
+      leave(operation, ctx) {
         const responses = (operation.responses ??= {});
         // As walk.js's requiresApiKey: `security: []` or an alternative `{}` makes the key optional.
         const security = operation.security ?? rootSecurity;
@@ -65,6 +67,8 @@ function commonResponses() {
         add(EVERY);
         if (operation.requestBody) add(WITH_BODY);
         if (needsKey) add(WITH_KEY);
+        const parameters = (operation.parameters ?? []).map((parameter) => (parameter.$ref ? ctx.resolve(parameter).node : parameter)).filter(Boolean);
+        if (parameters.some((parameter) => parameter.in === 'path' || (parameter.in === 'query' && /_id$/.test(parameter.name)))) add(NAMES_A_RESOURCE);
         // JSON object keys keep insertion order: statuses in ascending order, `default` last.
         const sorted = Object.keys(responses).sort((a, b) => (a === 'default' ? 1 : b === 'default' ? -1 : a.localeCompare(b)));
         const copy = Object.fromEntries(sorted.map((key) => [key, responses[key]]));

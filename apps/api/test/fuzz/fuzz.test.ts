@@ -20,8 +20,8 @@ import { openTestJobQueue } from '../support/jobs.js';
 import { fuzzOperations, fuzzRequest, seededRandom, type FuzzRequest } from './generate.js';
 
 const SEED = Number(process.env.FUZZ_SEED ?? Date.now() % 1_000_000);
-// `pnpm test` sends 5 000 per database (about a minute on PGlite on two cores); `pnpm fuzz` 20 000.
-const BUDGET = Number(process.env.FUZZ_REQUESTS ?? 5_000);
+// `pnpm test` sends 10 000 per database (about a minute on PGlite on two cores); `pnpm fuzz` 40 000.
+const BUDGET = Number(process.env.FUZZ_REQUESTS ?? 10_000);
 const CONCURRENCY = 8;
 
 let database: DatabaseHandle;
