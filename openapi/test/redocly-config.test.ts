@@ -2,7 +2,7 @@
 // document that breaks each of them, through scripts/redocly.mjs, which must keep errors and drop only the
 // Node 20 banner.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -54,6 +54,7 @@ let result: { status: number | null; stdout: string; stderr: string };
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'redocly-config-'));
   copyFileSync(join(PACKAGE_DIR, 'redocly.yaml'), join(dir, 'redocly.yaml'));
+  cpSync(join(PACKAGE_DIR, 'plugins'), join(dir, 'plugins'), { recursive: true });
   writeFileSync(join(dir, 'openapi.yaml'), BROKEN);
   const run = spawnSync(process.execPath, [join(PACKAGE_DIR, 'scripts', 'redocly.mjs'), 'lint', 'openapi.yaml', '--format=json'], {
     cwd: dir,

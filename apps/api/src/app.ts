@@ -97,6 +97,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       return typeof incoming === 'string' && REQUEST_ID_SHAPE.test(incoming) ? incoming : newRequestId();
     },
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    // Requests that arrive while the server closes are served (with Connection: close), not answered
+    // with Fastify's own 503 outside the envelope.
+    return503OnClosing: false,
     // Errors raised before any hook (router, HTTP parser) still answer in the envelope with a request id.
     frameworkErrors: frameworkErrorHandler(prefix, operations, () => authenticate),
     clientErrorHandler,
@@ -116,6 +119,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('onRequest', async (request, reply) => {
     request.meter = { promptTokens: 0, completionTokens: 0 };
     reply.header('x-request-id', request.id);
+    // Draining: still served, but the client reconnects (to another instance) for its next request.
+    if (shuttingDown) reply.header('connection', 'close');
   });
 
   registerErrorHandling(app, prefix, operations);

@@ -31,6 +31,9 @@ const configSchema = z
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     BOOTSTRAP_API_KEY: z.string().regex(API_KEY_PATTERN, 'must be svc_live_ followed by 32 to 128 letters or digits').optional(),
     SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(30_000),
+    // After SIGTERM the server keeps accepting for this long (readyz already 503, every answer closing
+    // its connection), so requests already on their way are served rather than reset.
+    SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).max(60_000).default(500),
     DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
     // Multiplies every tier's requests per minute: for load tests and staging only (bench/api sets it).
     RATE_LIMIT_MULTIPLIER: z.coerce.number().int().min(1).max(100_000).default(1),

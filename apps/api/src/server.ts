@@ -1,4 +1,6 @@
 import { createEngine, createOfflineEngine } from '@persona-api/engine';
+import type http from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
 import { bootstrapIfEmpty } from './admin/accounts.js';
@@ -107,6 +109,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
       rateLimitMultiplier: config.RATE_LIMIT_MULTIPLIER,
       readinessChecks: [() => storage.ping(), ...(limiter instanceof RedisRateLimiter ? [() => limiter.ping()] : [])],
     });
+    const connections = trackConnections(app.server);
     const url = await app.listen({ port: config.PORT, host: config.HOST });
     logger.info({ url: `${url}/api/v1`, rate_limits: config.REDIS_URL ? 'redis' : 'memory' }, 'persona-api listening');
 
@@ -115,6 +118,13 @@ export async function startServer(config: Config, logger: Logger = createLogger(
       closing ??= (async () => {
         logger.info({ reason }, 'shutting down: finishing in-flight requests and open streams');
         app.markShuttingDown();
+        // Requests that reached the socket just before the signal are parsed and served in this window.
+        await new Promise((resolve) => setTimeout(resolve, Math.min(config.SHUTDOWN_DRAIN_MS, config.SHUTDOWN_TIMEOUT_MS)));
+        // Node's close would destroy every connection without a request in progress, including one whose
+        // request has arrived but is not parsed yet (the event loop was busy): that client sees a reset.
+        // Only keep-alive connections that were answered and wait for nothing more are closed; a new one
+        // gets its request served (with Connection: close) until the shutdown timeout.
+        connections.closeOnlyAnswered(config.SHUTDOWN_DRAIN_MS * 4);
         await app.close();
         // Running jobs get the grace period to finish; then they are released to run again.
         await queue.stop({ timeoutMs: config.SHUTDOWN_TIMEOUT_MS });
@@ -133,4 +143,38 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     await database.close();
     throw err;
   }
+}
+
+/**
+ * The server's connections and whether each has had a request answered, so that shutdown closes the
+ * answered idle ones and leaves those whose first request may still be arriving.
+ */
+function trackConnections(server: http.Server) {
+  const answered = new WeakSet<Socket>();
+  const busy = new WeakSet<Socket>();
+  const open = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    open.add(socket);
+    socket.once('close', () => open.delete(socket));
+  });
+  server.on('request', (request: http.IncomingMessage, response: http.ServerResponse) => {
+    const socket = request.socket;
+    busy.add(socket);
+    response.once('close', () => {
+      busy.delete(socket);
+      answered.add(socket);
+    });
+  });
+  const closeAnsweredIdle = () => {
+    for (const socket of open) if (answered.has(socket) && !busy.has(socket)) socket.destroy();
+  };
+  return {
+    /** From now on, Node's idle sweep spares unanswered connections; after `graceMs` those still silent are closed too. */
+    closeOnlyAnswered(graceMs: number) {
+      server.closeIdleConnections = closeAnsweredIdle;
+      setTimeout(() => {
+        for (const socket of open) if (!busy.has(socket)) socket.destroy();
+      }, graceMs).unref();
+    },
+  };
 }
