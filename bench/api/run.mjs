@@ -86,6 +86,21 @@ try {
     const api = await startApi({ DATABASE_URL: pg.url, DATA_DIR: join(dataDir, 'unused') });
     rows.push(await measure('persona-api, PostgreSQL', api.url, api.headers));
     await stopProcess(api.child);
+    // The hand-written peer on the same database and key: the same two queries, no framework of ours.
+    const peerPort = await freePort();
+    const peer = await startProcess(
+      'hand-written peer',
+      process.execPath,
+      [join(import.meta.dirname, 'peer-server.mjs'), pg.url, String(peerPort)],
+      {},
+      /listening/,
+    );
+    const peerUrl = `http://127.0.0.1:${peerPort}${PATH}`;
+    const peerBody = await (await fetch(peerUrl, { headers: api.headers })).json();
+    const ours = JSON.parse(api.body);
+    if (JSON.stringify(peerBody.data) !== JSON.stringify(ours.data)) throw new Error('the peer does not answer the same workspaces as the API');
+    rows.push(await measure('hand-written Fastify + postgres.js peer', peerUrl, api.headers));
+    await stopProcess(peer);
   } else notes.push('PostgreSQL: not measured (no BENCH_DATABASE_URL or TEST_DATABASE_URL reachable).');
 
   const bodyFile = join(dataDir, 'body.json');

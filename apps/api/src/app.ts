@@ -6,7 +6,7 @@ import { clientErrorHandler, frameworkErrorHandler, MAX_PARAM_LENGTH, newRequest
 import { registerHealth } from './app/health.js';
 import { idempotencyHooks, purgeIdempotencyKeysHourly } from './app/idempotency.js';
 import { registerOperations } from './app/routes.js';
-import type { AuthContext } from './auth/api-keys.js';
+import { API_KEYS_CHANGED, apiKeyFinder, type AuthContext } from './auth/api-keys.js';
 import { UsageRecorder } from './billing/usage-recorder.js';
 import type { HandlerMap } from './contract/handler-types.js';
 import { basePath, listOperations, loadSpec, withOpenFreeFormObjects, type OpenApiDocument, type OperationInfo } from './contract/spec.js';
@@ -82,11 +82,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const operations = new Map<string, OperationInfo>(listOperations(spec).map((op) => [op.operationId, op]));
   const handlers: Partial<HandlerMap> = { ...defaultHandlers, ...options.handlers };
   let shuttingDown = false;
-  const authenticate = authentication(db, options.rateLimiter, options.rateLimitMultiplier ?? 1);
+  const findApiKey = apiKeyFinder(db);
+  // Revocations and tier changes, from any instance or the admin CLI, empty the key cache at once.
+  const stopListening = await options.database.listen(API_KEYS_CHANGED, () => findApiKey.forget());
+  const authenticate = authentication(findApiKey, options.rateLimiter, options.rateLimitMultiplier ?? 1);
 
   const app = Fastify({
     loggerInstance: options.logger,
     bodyLimit: BODY_LIMIT_BYTES,
+    // A request (headers and body) must arrive within 30 s: a client that trickles bytes or sends nothing
+    // gives its connection back (408 in the envelope). Responses, streams included, are not limited.
+    requestTimeout: 30_000,
     logController: new LogController({
       requestIdLogLabel: 'request_id',
       disableRequestLogging: (request) => request.url === '/healthz' || request.url === '/readyz',
@@ -190,6 +196,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   const purge = purgeIdempotencyKeysHourly(app, db, now);
   app.addHook('onClose', async () => {
+    await stopListening().catch(() => undefined);
     clearInterval(purge);
     await usageRecorder.close();
   });

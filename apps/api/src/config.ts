@@ -56,6 +56,11 @@ const configSchema = z
     // Background jobs: `on` runs the workers inside the API process; `off` leaves them to `pnpm worker`.
     WORKERS: z.enum(['on', 'off']).default('on'),
     WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+    // A job whose process died (crash, SIGKILL, lost machine) is retried this long after its last
+    // heartbeat, instead of after its whole deadline (up to 15 minutes). pg-boss's minimum is 10.
+    JOB_HEARTBEAT_SECONDS: z.coerce.number().int().min(10).max(3600).default(30),
+    // How often lost and overdue jobs are looked for (pg-boss's supervisor; its own default is 60 s).
+    JOB_SUPERVISE_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(600).default(10),
     // Object storage: files under DATA_DIR (local) or an S3-compatible bucket.
     STORAGE_DRIVER: z.enum(['local', 's3']).default('local'),
     S3_ENDPOINT: optionalUrl(['http:', 'https:']),

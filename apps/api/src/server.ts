@@ -76,7 +76,8 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   const { storage, engine } = services;
   try {
     logger.info({ driver: database.driver }, 'database ready: migrations applied, catalogs seeded');
-    const bootstrap = await bootstrapIfEmpty(database.db, { apiKey: config.BOOTSTRAP_API_KEY });
+    // Two instances starting together on an empty database must not both create the development account.
+    const bootstrap = await database.exclusively(() => bootstrapIfEmpty(database.db, { apiKey: config.BOOTSTRAP_API_KEY }));
     if (bootstrap) {
       logger.info({ account_id: bootstrap.accountId, workspace_id: bootstrap.workspaceId }, 'empty database: created a development account');
       // Printed once, outside the JSON log, so a person can copy it; only its hash is stored.
@@ -87,7 +88,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     }
     await addNewsFeeds(database.db, config.NEWS_FEEDS, new Date());
     // The bundled files are classified offline: a start never waits on, or fails with, a model server.
-    const bundledStories = await loadBundledNewsIfEmpty(database.db, createOfflineEngine(), new Date());
+    const bundledStories = await database.exclusively(() => loadBundledNewsIfEmpty(database.db, createOfflineEngine(), new Date()));
     if (bundledStories > 0) logger.info({ stories: bundledStories }, 'empty news corpus: loaded the bundled feeds');
     rateLimiter = config.REDIS_URL ? new RedisRateLimiter(config.REDIS_URL) : new MemoryRateLimiter();
     const limiter = rateLimiter;

@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,12 +8,12 @@ import { ConfigError, loadConfig } from '../src/config.js';
 import { openConfiguredDatabase } from '../src/db/open.js';
 import { jobDefinitions } from '../src/jobs/registry.js';
 import type { Services } from '../src/services.js';
+import { run, startServer } from './support/processes.js';
 
 // `pnpm start` serves /api/v1 with migrations applied and catalogs seeded, and on the
 // first start of an empty database creates a development account and prints its key once.
 // Runs the real entry point in a child process, on the suite's driver.
 
-const APP_DIR = join(import.meta.dirname, '..');
 const KEY = `svc_live_${randomBytes(20).toString('hex')}`;
 
 describe('configuration', () => {
@@ -44,45 +43,6 @@ describe('configuration', () => {
     expect(config.DATABASE_URL).toBeUndefined();
   });
 });
-
-interface Started {
-  child: ChildProcess;
-  url: string;
-  stdout: () => string;
-  exited: Promise<number | null>;
-}
-
-const children = new Set<ChildProcess>();
-afterAll(() => {
-  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
-});
-
-function run(script: string, args: string[], env: Record<string, string>): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
-    cwd: APP_DIR,
-    env: { PATH: process.env.PATH ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.add(child);
-  let output = '';
-  child.stdout?.on('data', (chunk) => (output += chunk));
-  child.stderr?.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, output: () => output, exited };
-}
-
-async function startServer(env: Record<string, string>): Promise<Started> {
-  const { child, output, exited } = run('src/main.ts', [], { PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env });
-  const deadline = Date.now() + 90_000;
-  while (Date.now() < deadline) {
-    const match = /"url":"(http:\/\/127\.0\.0\.1:\d+)\/api\/v1"/.exec(output());
-    if (match?.[1]) return { child, url: match[1], stdout: output, exited };
-    if (child.exitCode !== null) break;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  child.kill('SIGKILL');
-  throw new Error(`server did not start:\n${output()}`);
-}
 
 // A real process on a fresh on-disk database: slow on a busy machine, so generous timeouts.
 describe('pnpm start', { timeout: 120_000 }, () => {

@@ -19,7 +19,7 @@ export interface UpstreamConfig {
 }
 
 export type EngineConfig =
-  | { engine: 'offline'; seed: number; contextWindow: number; maxOutputTokens: number }
+  | { engine: 'offline'; seed: number; contextWindow: number; maxOutputTokens: number; chunkDelayMs?: number }
   | { engine: 'openai-compatible'; upstream: UpstreamConfig };
 
 export class EngineConfigError extends Error {
@@ -72,6 +72,8 @@ const schema = z
     MODEL_CONTEXT_WINDOW: integer('MODEL_CONTEXT_WINDOW', 1, 10_000_000, 128_000),
     MODEL_MAX_OUTPUT_TOKENS: integer('MODEL_MAX_OUTPUT_TOKENS', 1, 1_000_000, 32_768),
     OFFLINE_ENGINE_SEED: integer('OFFLINE_ENGINE_SEED', 0, 2 ** 31 - 1, 0),
+    // A pause between the offline engine's streamed deltas, so demos and shutdown tests see a stream in progress.
+    OFFLINE_ENGINE_CHUNK_DELAY_MS: integer('OFFLINE_ENGINE_CHUNK_DELAY_MS', 0, 1000, 0),
   })
   .superRefine((env, context) => {
     if (env.MODEL_BASE_URL && !env.MODEL_NAME)
@@ -95,7 +97,13 @@ export function parseEngineConfig(env: Readonly<Record<string, string | undefine
   if (!parsed.success) throw new EngineConfigError(parsed.error.issues.map((issue) => issue.message));
   const values = parsed.data;
   if (!values.MODEL_BASE_URL) {
-    return { engine: 'offline', seed: values.OFFLINE_ENGINE_SEED, contextWindow: values.MODEL_CONTEXT_WINDOW, maxOutputTokens: values.MODEL_MAX_OUTPUT_TOKENS };
+    return {
+      engine: 'offline',
+      seed: values.OFFLINE_ENGINE_SEED,
+      contextWindow: values.MODEL_CONTEXT_WINDOW,
+      maxOutputTokens: values.MODEL_MAX_OUTPUT_TOKENS,
+      ...(values.OFFLINE_ENGINE_CHUNK_DELAY_MS > 0 ? { chunkDelayMs: values.OFFLINE_ENGINE_CHUNK_DELAY_MS } : {}),
+    };
   }
   return {
     engine: 'openai-compatible',

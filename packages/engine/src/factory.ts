@@ -9,6 +9,11 @@ import type { Engine } from './types.js';
  */
 export function createEngine(config: EngineConfig = parseEngineConfig(), options: OpenAICompatibleEngineOptions = {}): Engine {
   if (config.engine === 'offline')
-    return createOfflineEngine({ seed: config.seed, contextWindow: config.contextWindow, maxOutputTokens: config.maxOutputTokens });
+    return createOfflineEngine({
+      seed: config.seed,
+      contextWindow: config.contextWindow,
+      maxOutputTokens: config.maxOutputTokens,
+      ...(config.chunkDelayMs ? { chunkDelayMs: config.chunkDelayMs } : {}),
+    });
   return createOpenAICompatibleEngine(config.upstream, options);
 }

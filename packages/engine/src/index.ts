@@ -74,6 +74,15 @@ export {
   type MeetingSchemaExtractionInput,
   type SettledExtraction,
 } from './features/meeting-schema/index.js';
+export {
+  MEETING_TOPICS,
+  meetingAnalysis,
+  sentimentOf,
+  settleAnalysis,
+  type MeetingAnalysisDraft,
+  type MeetingAnalysisInput,
+  type MeetingAnalysisResult,
+} from './features/meeting-analysis/index.js';
 export { brandVoice, type BrandVoiceInput, type BrandVoiceSourceText, type LearnedBrandVoice } from './features/brand-voice/index.js';
 export { defineTextFeature, type TextFeature } from './features/define-text.js';
 export { contentGeneration, contentSystemPrompt, type ContentGenerationInput, type ContentVoice } from './features/content-generation/index.js';

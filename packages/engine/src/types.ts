@@ -203,6 +203,11 @@ export interface EngineCore {
    */
   run<Input, Output>(feature: Feature<Input, Output>, input: Input, options?: RunOptions): Promise<FeatureResult<Output>>;
   /**
+   * The input tokens `run(feature, input)` will count, before it runs: upstream, the prompt and the schema
+   * sent; offline, the input as the offline usage counts it. The floor of a feature call's price (credit holds).
+   */
+  inputTokensOf<Input>(feature: Pick<Feature<Input, unknown>, 'prompt' | 'schema'>, input: Input): number;
+  /**
    * A text feature (src/features/define-text.ts) as a stream of `text_delta` events, then `usage` and
    * `done`: the upstream model answering the feature's request, or the feature's offline text. Ends early,
    * without `done`, when the signal fires.

@@ -77,13 +77,19 @@ export interface Drained {
  * engine that produces events without waiting (the offline engine) would otherwise write the whole
  * answer before the connection's close is noticed, and a client that left would pay for all of it.
  */
-export async function drainEngineStream(started: StartedStream, onEvent: (event: EngineStreamEvent) => void): Promise<Drained> {
+export async function drainEngineStream(
+  started: StartedStream,
+  onEvent: (event: EngineStreamEvent) => void,
+  /** Backpressure: awaited before each event (EventStream.drained), so a slow reader slows the model stream. */
+  writable: () => Promise<void> = () => Promise.resolve(),
+): Promise<Drained> {
   let result: GenerateResult | null = null;
   try {
     let event = started.first;
     while (event) {
       // Checked before each event is written, after a turn of the event loop has delivered any close.
       await nextTurn();
+      await writable();
       if (started.signal.aborted) return { result: null, failure: null };
       if (event.type === 'done') result = event.result;
       else onEvent(event);

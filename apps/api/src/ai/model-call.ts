@@ -46,6 +46,9 @@ export interface PreparedCall {
  */
 export const DEFAULT_OUTPUT_ALLOWANCE_TOKENS = 1000;
 
+/** The same allowance in credits, held per model answer by the other token-priced features (holdCredits). */
+export const OUTPUT_ALLOWANCE_CREDITS = creditsForTokens(DEFAULT_OUTPUT_ALLOWANCE_TOKENS);
+
 /**
  * What every paid model call does before the model runs: the persona (404 naming `persona_id`), the
  * `ai.call` permission in the default workspace, and a hold on the credits it may cost (402 when the

@@ -1,6 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { apiKeyFinder, bearerToken } from '../auth/api-keys.js';
-import type { Database } from '../db/client.js';
+import { type ApiKeyFinder, bearerToken } from '../auth/api-keys.js';
 import { apiError, errors } from '../http/errors.js';
 import type { RateLimiter } from '../http/rate-limit.js';
 
@@ -8,8 +7,7 @@ import type { RateLimiter } from '../http/rate-limit.js';
  * The onRequest hook of every operation with `security`: the bearer key (missing, malformed, unknown
  * and revoked keys are the same 401), then the rate limit of the key's tier with its headers.
  */
-export function authentication(db: Database, rateLimiter: RateLimiter, rateLimitMultiplier: number) {
-  const findApiKey = apiKeyFinder(db);
+export function authentication(findApiKey: ApiKeyFinder, rateLimiter: RateLimiter, rateLimitMultiplier: number) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const token = bearerToken(request.headers.authorization);
     const auth = token ? await findApiKey(token) : null;

@@ -1,7 +1,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { and, eq, isNull, sql } from 'drizzle-orm';
+import { LRUCache } from 'lru-cache';
 import { API_KEY_PATTERN } from '../config.js';
-import type { Database } from '../db/client.js';
+import type { Database, Executor } from '../db/client.js';
 import { accounts, apiKeys, tiers } from '../db/schema/index.js';
 import { randomBase62 } from '../lib/ids.js';
 
@@ -38,12 +39,32 @@ export function bearerToken(header: string | undefined): string | null {
   return token && API_KEY_PATTERN.test(token) ? token : null;
 }
 
+/** The channel every change that can end a key's access is announced on (revocation, tier change). */
+export const API_KEYS_CHANGED = 'api_keys_changed';
+
+/** Announces, in the caller's transaction, that cached keys of `accountId` must be looked up again. */
+export async function announceApiKeysChanged(db: Executor, accountId: string): Promise<void> {
+  await db.execute(sql`select pg_notify(${API_KEYS_CHANGED}, ${accountId})`);
+}
+
+/** How long an authenticated key is trusted without a lookup, when no change is announced meanwhile. */
+export const API_KEY_CACHE_MS = 30_000;
+
+export interface ApiKeyFinder {
+  (key: string): Promise<AuthContext | null>;
+  /** Forgets every cached key (on an announced change: revocations are rare, lookups cheap). */
+  forget(): void;
+}
+
 /**
- * Returns the lookup of live keys by hash, prepared once (it runs on every request). The lookup is by
- * SHA-256 digest, so its timing depends on the digest and not on how many characters of a real key
+ * Returns the lookup of live keys by hash, prepared once (it runs on every request), with the keys it
+ * found cached by digest for API_KEY_CACHE_MS: a revocation or tier change is announced on
+ * API_KEYS_CHANGED (pg_notify, heard by every instance) and empties the cache at once; the time bound
+ * only covers a lost notification. Unknown keys are not cached (a guess costs a lookup). The lookup is
+ * by SHA-256 digest, so its timing depends on the digest and not on how many characters of a real key
  * were guessed; the final comparison is constant-time as well.
  */
-export function apiKeyFinder(db: Database): (key: string) => Promise<AuthContext | null> {
+export function apiKeyFinder(db: Database, cacheMs = API_KEY_CACHE_MS): ApiKeyFinder {
   const query = db
     .select({
       apiKeyId: apiKeys.id,
@@ -59,11 +80,16 @@ export function apiKeyFinder(db: Database): (key: string) => Promise<AuthContext
     .where(and(eq(apiKeys.keyHash, sql.placeholder('digest')), isNull(apiKeys.revokedAt)))
     .limit(1)
     .prepare('find_api_key');
-  return async (key) => {
+  const cache = cacheMs > 0 ? new LRUCache<string, AuthContext>({ max: 10_000, ttl: cacheMs }) : null;
+  const find = async (key: string) => {
     const digest = hashApiKey(key);
+    const cached = cache?.get(digest);
+    if (cached) return cached;
     const [row] = await query.execute({ digest });
     if (!row || !timingSafeEqual(Buffer.from(row.keyHash, 'hex'), Buffer.from(digest, 'hex'))) return null;
     const { keyHash: _hash, ...auth } = row;
+    cache?.set(digest, auth);
     return auth;
   };
+  return Object.assign(find, { forget: () => cache?.clear() });
 }

@@ -247,6 +247,40 @@ export async function releaseReservation(db: Executor, reservationId: string): P
   await db.delete(creditReservations).where(eq(creditReservations.id, reservationId));
 }
 
+/** A hold on credits for one token-priced call; `release()` gives it back and is a no-op once a charge took it. */
+export interface CreditHold {
+  id: string;
+  credits: number;
+  release(): Promise<void>;
+}
+
+/**
+ * The hold every token-priced feature takes before its model runs (generations, the research agent, news
+ * analyses and digests, focus groups; /responses through prepareModelCall): `floor` must be free (402
+ * otherwise, nothing done), `estimate` is held. The charge that stores the result names it
+ * (`reservationId: hold.id`) and so consumes it; callers release it in a `finally` for every other ending.
+ * A process that dies holding it loses it after RESERVATION_TTL_MS.
+ */
+export async function holdCredits(db: Database, scope: ChargeScope & { floor: number; estimate: number; now: Date }): Promise<CreditHold> {
+  const floor = Math.max(1, scope.floor);
+  const hold = await reserveCredits(db, { ...scope, floor, estimate: Math.max(floor, scope.estimate), reservationId: newId('hold') });
+  return { ...hold, release: () => releaseReservation(db, hold.id) };
+}
+
+/** Runs `run` under a credit hold (holdCredits), released however it ends; the charge inside names `hold.id`. */
+export async function withCreditHold<T>(
+  db: Database,
+  scope: ChargeScope & { floor: number; estimate: number; now: Date },
+  run: (hold: CreditHold) => Promise<T>,
+): Promise<T> {
+  const hold = await holdCredits(db, scope);
+  try {
+    return await run(hold);
+  } finally {
+    await hold.release();
+  }
+}
+
 /**
  * Charges credits inside the transaction that stores the effect being paid for, so either both
  * happen or neither does. Refuses (402, nothing written) when a usage limit is reached, or passed by a

@@ -24,7 +24,18 @@ export interface DatabaseHandle {
   connection: { driver: 'pglite'; client: PGlite } | { driver: 'postgres'; url: string };
   /** Applies the versioned migrations in drizzle/ that have not run yet. */
   migrate(): Promise<void>;
+  /**
+   * Runs `work` while no other instance runs startup work on this database (PostgreSQL: a session-level
+   * advisory lock; PGlite: one process owns the data directory). For first-start work such as the bootstrap
+   * account, which two instances starting together must not both do.
+   */
+  exclusively<T>(work: () => Promise<T>): Promise<T>;
   ping(): Promise<void>;
+  /**
+   * Subscribes to a PostgreSQL notification channel (`pg_notify`), on both drivers: what one instance (or
+   * the admin CLI) changes, every instance hears within milliseconds. Returns the unsubscribe.
+   */
+  listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -33,6 +44,23 @@ export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../drizzle', import.m
 
 // Any constant works; it only has to be the same for every server instance.
 const MIGRATION_LOCK_ID = 7_310_201;
+const STARTUP_LOCK_ID = 7_310_202;
+
+/** Holds a session-level advisory lock on its own connection while `work` runs. */
+async function withAdvisoryLock<T>(url: string, lockId: number, work: (lockDb: ReturnType<typeof drizzlePostgres>) => Promise<T>): Promise<T> {
+  const lockClient = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    const lockDb = drizzlePostgres({ client: lockClient });
+    await lockDb.execute(sql`select pg_advisory_lock(${lockId})`);
+    try {
+      return await work(lockDb);
+    } finally {
+      await lockDb.execute(sql`select pg_advisory_unlock(${lockId})`);
+    }
+  } finally {
+    await lockClient.end();
+  }
+}
 
 export type OpenDatabaseOptions = { driver: 'postgres'; url: string; poolSize?: number } | { driver: 'pglite'; dataDir?: string; loadDataDir?: Blob };
 
@@ -50,6 +78,11 @@ async function openPglite(dataDir: string | undefined, loadDataDir: Blob | undef
     driver: 'pglite',
     connection: { driver: 'pglite', client },
     migrate: () => migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER }),
+    exclusively: (work) => work(),
+    listen: async (channel, onNotify) => {
+      const unlisten = await client.listen(channel, onNotify);
+      return () => unlisten();
+    },
     ping: async () => {
       await client.query('select 1');
     },
@@ -64,21 +97,14 @@ async function openPostgres(url: string, poolSize: number): Promise<DatabaseHand
     db: db as unknown as Database,
     driver: 'postgres',
     connection: { driver: 'postgres', url },
-    migrate: async () => {
-      // One connection, so the session-level advisory lock covers the whole migration:
-      // several instances starting at once apply each migration exactly once.
-      const lockClient = postgres(url, { max: 1, onnotice: () => {} });
-      try {
-        const lockDb = drizzlePostgres({ client: lockClient });
-        await lockDb.execute(sql`select pg_advisory_lock(${MIGRATION_LOCK_ID})`);
-        try {
-          await migratePostgres(lockDb, { migrationsFolder: MIGRATIONS_FOLDER });
-        } finally {
-          await lockDb.execute(sql`select pg_advisory_unlock(${MIGRATION_LOCK_ID})`);
-        }
-      } finally {
-        await lockClient.end();
-      }
+    // One connection, so the session-level advisory lock covers the whole migration: several instances
+    // starting at once apply each migration exactly once.
+    migrate: () => withAdvisoryLock(url, MIGRATION_LOCK_ID, (lockDb) => migratePostgres(lockDb, { migrationsFolder: MIGRATIONS_FOLDER })),
+    exclusively: (work) => withAdvisoryLock(url, STARTUP_LOCK_ID, () => work()),
+    listen: async (channel, onNotify) => {
+      // postgres.js keeps one dedicated connection for LISTEN and re-subscribes after a reconnect.
+      const { unlisten } = await client.listen(channel, (payload) => onNotify(payload));
+      return unlisten;
     },
     ping: async () => {
       await client`select 1`;

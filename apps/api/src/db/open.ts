@@ -8,7 +8,7 @@ import { seedCatalogs } from './seed.js';
  * PGlite is one process's database: a second process opening the same directory would corrupt it.
  * A pid file in DATA_DIR keeps the server and the admin CLI from running on it at the same time.
  */
-function lockDataDir(dataDir: string, holder: string): () => void {
+export function lockDataDir(dataDir: string, holder: string): () => void {
   mkdirSync(dataDir, { recursive: true });
   const lockFile = join(dataDir, 'pglite.lock');
   for (let attempt = 0; attempt < 2; attempt++) {
@@ -20,7 +20,8 @@ function lockDataDir(dataDir: string, holder: string): () => void {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const [pid, owner] = readFileSync(lockFile, 'utf8').trim().split(' ');
-      if (pid && isAlive(Number(pid))) {
+      // Our own pid is a predecessor's: a container's server restarts as the same pid (often 1).
+      if (pid && Number(pid) !== process.pid && isAlive(Number(pid))) {
         throw new Error(
           `The database in ${dataDir} is in use by process ${pid} (${owner ?? 'unknown'}). PGlite allows one process at a time: stop it first, or use DATABASE_URL with PostgreSQL.`,
         );

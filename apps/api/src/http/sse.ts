@@ -18,7 +18,19 @@ export interface EventStream {
   abandon(): Streamed;
   /** Whether the client has gone away. */
   readonly closed: boolean;
+  /**
+   * Resolves when the socket's buffer has room again (at once when it has, or when the client is gone).
+   * Producers await it before pulling the next piece of work, so a client that reads slowly slows the
+   * model stream down instead of growing the server's buffers (backpressure).
+   */
+  drained(): Promise<void>;
 }
+
+/**
+ * Gauges for tests and diagnostics: streams whose producer waits for a slow client to read, and the most
+ * bytes any stream had buffered in the server when it wrote (bounded by backpressure, not by answer size).
+ */
+export const sseBackpressure = { waiting: 0, maxBuffered: 0 };
 
 /**
  * An AbortSignal that fires when the client closes the connection before the response is complete
@@ -65,17 +77,21 @@ export function openEventStream(ctx: RequestContext): EventStream {
   raw.on('close', () => {
     closed = true;
   });
+  // The transcript an Idempotency-Key retry replays; without a key nothing is kept, so a long stream
+  // costs the server only what the socket's buffer holds.
+  const recording = Boolean(ctx.request.idempotencyKey);
   let transcript = '';
   return {
     send(data, event) {
       const chunk = `${event ? `event: ${event}\n` : ''}data: ${JSON.stringify(data)}\n\n`;
-      transcript += chunk;
-      if (!closed) raw.write(chunk);
+      if (recording) transcript += chunk;
+      if (closed) return;
+      raw.write(chunk);
+      if (raw.writableLength > sseBackpressure.maxBuffered) sseBackpressure.maxBuffered = raw.writableLength;
     },
     async done() {
-      transcript += 'data: [DONE]\n\n';
       // Recorded before the end: the end of the response releases a key that has no stored response.
-      await ctx.recordForReplay({ status: 200, body: transcript, contentType });
+      if (recording) await ctx.recordForReplay({ status: 200, body: `${transcript}data: [DONE]\n\n`, contentType });
       if (!closed) raw.end('data: [DONE]\n\n');
       return STREAMED;
     },
@@ -85,6 +101,20 @@ export function openEventStream(ctx: RequestContext): EventStream {
     },
     get closed() {
       return closed;
+    },
+    drained() {
+      if (closed || !raw.writableNeedDrain) return Promise.resolve();
+      sseBackpressure.waiting++;
+      return new Promise<void>((resolve) => {
+        const go = () => {
+          raw.off('drain', go);
+          raw.off('close', go);
+          sseBackpressure.waiting--;
+          resolve();
+        };
+        raw.on('drain', go);
+        raw.on('close', go);
+      });
     },
   };
 }

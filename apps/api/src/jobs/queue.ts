@@ -9,6 +9,7 @@ import type { EnqueueOptions, JobContext, JobDefinition, JobQueue, QueueStats } 
 export const JOBS_SCHEMA = 'pgboss';
 const DEFAULT_RETRY_LIMIT = 2;
 const DEFAULT_RETRY_DELAY_SECONDS = 5;
+const DEFAULT_HEARTBEAT_SECONDS = 30;
 
 export interface JobQueueOptions {
   database: DatabaseHandle;
@@ -34,6 +35,16 @@ export interface JobQueueOptions {
     | 'cronWorkerIntervalSeconds'
     | 'clockMonitorIntervalSeconds'
   >;
+  /**
+   * Running jobs refresh a heartbeat this often (seconds, at least 10): a job whose process died is
+   * failed (and retried) once it is missed, not only after its whole deadline. Default 30.
+   */
+  heartbeatSeconds?: number;
+  /**
+   * Fails (so retries) every job still active when the queue starts, before any worker runs. Only for
+   * a process that owns the database alone (PGlite): there, an active job's process is gone.
+   */
+  releaseActiveOnStart?: boolean;
   /** PostgreSQL only: size of pg-boss's own pool (default 4). */
   poolSize?: number;
 }
@@ -149,6 +160,18 @@ export function createJobQueue(options: JobQueueOptions): JobRuntime {
     await definition.onFailure?.((job.data ?? {}) as Record<string, unknown>, error, context);
   };
 
+  /** Fails the jobs left active by a process that died, so that they retry (or fail for good) now. */
+  const releaseActive = async () => {
+    const names = [...byKind.values()].flatMap((d) => (d.onFailure ? [d.kind, deadLetterQueue(d.kind)] : [d.kind]));
+    const { rows } = await boss.getDb().executeSql(`select id, name from ${JOBS_SCHEMA}.job where state = 'active' and name = any($1::text[])`, [names]);
+    const byName = new Map<string, string[]>();
+    for (const row of rows as { id: string; name: string }[]) byName.set(row.name, [...(byName.get(row.name) ?? []), row.id]);
+    for (const [name, ids] of byName) {
+      log.warn({ queue: name, jobs: ids.length }, 'releasing jobs left active by a process that died');
+      await boss.fail(name, ids, { message: 'The process running the job died.' });
+    }
+  };
+
   const statsOf = async (): Promise<QueueStats[]> => {
     const kinds = [...byKind.keys()];
     if (kinds.length === 0) return [];
@@ -171,11 +194,20 @@ export function createJobQueue(options: JobQueueOptions): JobRuntime {
           retryLimit: definition.retryLimit ?? DEFAULT_RETRY_LIMIT,
           retryDelay: definition.retryDelaySeconds ?? DEFAULT_RETRY_DELAY_SECONDS,
           retryBackoff: true,
+          // Without a heartbeat, a job active when its process was killed stays active until its
+          // deadline passes (5 to 15 minutes here) before it is retried.
+          heartbeatSeconds: options.heartbeatSeconds ?? DEFAULT_HEARTBEAT_SECONDS,
           ...(definition.onFailure ? { deadLetter: deadLetterQueue(definition.kind) } : {}),
         };
         if (definition.onFailure) {
           // The dead letter's own job is onFailure: a few quick retries if it throws.
-          const dead = { expireInSeconds: 300, retryLimit: 5, retryDelay: 5, retryBackoff: true };
+          const dead = {
+            expireInSeconds: 300,
+            retryLimit: 5,
+            retryDelay: 5,
+            retryBackoff: true,
+            heartbeatSeconds: options.heartbeatSeconds ?? DEFAULT_HEARTBEAT_SECONDS,
+          };
           await boss.createQueue(deadLetterQueue(definition.kind), dead);
           await boss.updateQueue(deadLetterQueue(definition.kind), dead);
         }
@@ -184,6 +216,7 @@ export function createJobQueue(options: JobQueueOptions): JobRuntime {
         // createQueue leaves an existing queue as it was: bring its options up to the code's.
         await boss.updateQueue(definition.kind, { ...queueOptions, deadLetter: queueOptions.deadLetter ?? null });
       }
+      if (options.releaseActiveOnStart) await releaseActive();
       if (!workers) return;
       const workOptions = { pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2, localConcurrency: options.concurrency ?? 2 };
       for (const definition of byKind.values()) {
@@ -248,6 +281,7 @@ export function createJobQueue(options: JobQueueOptions): JobRuntime {
         for (const definition of byKind.values()) {
           const names = definition.onFailure ? [definition.kind, deadLetterQueue(definition.kind)] : [definition.kind];
           for (const name of names) {
+            if (completed + failed >= maxJobs) break;
             const [job] = await boss.fetch<unknown>(name, { includeMetadata: true, ignoreStartAfter });
             if (!job) continue;
             progressed = true;

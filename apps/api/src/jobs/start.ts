@@ -9,7 +9,7 @@ import { jobDefinitions } from './registry.js';
  * without, and set as `services.jobs` so handlers and jobs enqueue through it.
  */
 export async function startJobQueue(
-  config: Pick<Config, 'WORKER_CONCURRENCY'>,
+  config: Pick<Config, 'WORKER_CONCURRENCY' | 'JOB_HEARTBEAT_SECONDS' | 'JOB_SUPERVISE_INTERVAL_SECONDS'>,
   deps: { database: DatabaseHandle; services: Services; workers: boolean },
 ): Promise<JobRuntime> {
   const queue = createJobQueue({
@@ -18,6 +18,11 @@ export async function startJobQueue(
     definitions: jobDefinitions(deps.services),
     workers: deps.workers,
     concurrency: config.WORKER_CONCURRENCY,
+    heartbeatSeconds: config.JOB_HEARTBEAT_SECONDS,
+    tuning: { superviseIntervalSeconds: config.JOB_SUPERVISE_INTERVAL_SECONDS, monitorIntervalSeconds: config.JOB_SUPERVISE_INTERVAL_SECONDS },
+    // PGlite is opened by one process only (DATA_DIR's lock): a job still active at start belonged to
+    // a process that died, and is released at once instead of after a missed heartbeat.
+    releaseActiveOnStart: deps.database.driver === 'pglite',
   });
   deps.services.jobs = queue;
   await queue.start();

@@ -48,10 +48,6 @@ describe('shutdown', { timeout: 120_000 }, () => {
     const during = send(port, '/api/v1/workspaces');
     const answers = await Promise.all([...before, during]);
     await closing;
-    console.log(
-      'ANSWERS',
-      answers.map((a) => a.slice(0, 120)),
-    );
     for (const answer of answers) {
       const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1]);
       expect([200, 503], answer.slice(0, 200)).toContain(status);

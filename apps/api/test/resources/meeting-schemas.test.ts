@@ -8,6 +8,7 @@ import { uploadObjectKey } from '../../src/resources/files/keys.js';
 import { BUILT_IN_SCHEMAS } from '../../src/resources/meeting-schemas/built-ins.js';
 import { schemaResultJobs } from '../../src/resources/meeting-schemas/jobs.js';
 import { meetingJobs, type MeetingJobDeps } from '../../src/resources/meetings/jobs.js';
+import { simulatorProvider } from '../../src/resources/meetings/simulator.js';
 import { fakeUpstreamEngine, SwitchableEngine } from '../support/ai.js';
 import { openTestDatabase } from '../support/database.js';
 import { errorOf, TestClock, useHarness, useTenant, type Tenant } from '../support/harness.js';
@@ -33,7 +34,7 @@ afterAll(async () => {
 
 const h = useHarness(async () => {
   database = await openTestDatabase();
-  const deps: MeetingJobDeps = { db: database.db, storage, clock, jobs: undefined as unknown as MeetingJobDeps['jobs'] };
+  const deps: MeetingJobDeps = { db: database.db, storage, clock, engine, bot: simulatorProvider(clock), jobs: undefined as unknown as MeetingJobDeps['jobs'] };
   queue = await openTestJobQueue(database, [...meetingJobs(deps), ...schemaResultJobs({ db: database.db, engine, clock })]);
   deps.jobs = queue;
   return { database, clock, engine, services: { jobs: queue, storage } };

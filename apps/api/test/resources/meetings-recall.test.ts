@@ -39,7 +39,7 @@ const h = useHarness(async () => {
   fake = await startFakeRecall();
   provider = recallProvider({ apiKey: fake.apiKey, region: 'us-west-2', baseUrl: fake.baseUrl, webhookSecret: fake.webhookSecret });
   database = await openTestDatabase();
-  deps = { db: database.db, storage, clock, jobs: undefined as unknown as MeetingJobDeps['jobs'], bot: provider };
+  deps = { db: database.db, storage, clock, engine: createOfflineEngine(), jobs: undefined as unknown as MeetingJobDeps['jobs'], bot: provider };
   queue = await openTestJobQueue(database, [
     ...meetingJobs(deps),
     ...botJobs(deps),

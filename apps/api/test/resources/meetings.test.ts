@@ -7,8 +7,11 @@ import type { JobRuntime } from '../../src/jobs/queue.js';
 import { uploadObjectKey } from '../../src/resources/files/keys.js';
 import { expireMeetingMedia, meetingJobs, type MeetingJobDeps } from '../../src/resources/meetings/jobs.js';
 import { withChange } from '../../src/resources/meetings/lifecycle.js';
+import { botJobs } from '../../src/resources/meetings/bot-sync.js';
+import { SIMULATED_TIMELINE, simulatorProvider } from '../../src/resources/meetings/simulator.js';
 import { openAiTranscriber } from '../../src/resources/meetings/transcriber.js';
 import { meetings } from '../../src/resources/meetings/table.js';
+import { fakeUpstreamEngine, SwitchableEngine } from '../support/ai.js';
 import { errorOf, TestClock, useHarness, useTenant, type Tenant } from '../support/harness.js';
 import { openTestDatabase } from '../support/database.js';
 import { openTestJobQueue } from '../support/jobs.js';
@@ -21,6 +24,7 @@ import { MemoryStorage } from './files/memory-storage.js';
 const fixture = (name: string) => readFileSync(new URL(`./meetings/fixtures/${name}`, import.meta.url));
 const storage = new MemoryStorage();
 const clock = new TestClock();
+const engine = new SwitchableEngine();
 let database: DatabaseHandle;
 let queue: JobRuntime;
 let deps: MeetingJobDeps;
@@ -32,10 +36,10 @@ afterAll(async () => {
 
 const h = useHarness(async () => {
   database = await openTestDatabase();
-  deps = { db: database.db, storage, clock, jobs: undefined as unknown as MeetingJobDeps['jobs'] };
-  queue = await openTestJobQueue(database, meetingJobs(deps));
+  deps = { db: database.db, storage, clock, engine, bot: simulatorProvider(clock), jobs: undefined as unknown as MeetingJobDeps['jobs'] };
+  queue = await openTestJobQueue(database, [...meetingJobs(deps), ...botJobs(deps)]);
   deps.jobs = queue;
-  return { database, clock, services: { jobs: queue, storage } };
+  return { database, clock, engine, services: { jobs: queue, storage } };
 });
 const t = useTenant(h);
 
@@ -107,6 +111,82 @@ describe('imported meetings', () => {
     expect(analysis.action_items.map((a: { owner: string }) => a.owner)).toContain('Priya Natarajan');
     expect(analysis.risks.some((risk: { text: string; severity: string }) => risk.text.includes('competitor'))).toBe(true);
     expect(analysis.topics.map((topic: { name: string }) => topic.name)).toEqual(expect.arrayContaining(['Renewal', 'Onboarding', 'Competition']));
+  });
+
+  it('asks an upstream model for the summary, action items and risks, keeping measurements in code and owners real', async () => {
+    const { fake, engine: upstream } = await fakeUpstreamEngine();
+    try {
+      fake.enqueue({
+        content: JSON.stringify({
+          summary: 'Quarterly review: the report export is slow and puts the April renewal at risk; support escalation and analyst training agreed.',
+          key_points: ['About forty analysts use the reports every week.', 'A competitor is being evaluated for analytics.'],
+          action_items: [
+            { text: 'Escalate the export bug to support and send the ticket number', owner_speaker_id: 'spk_1', due: null },
+            { text: 'Share the renewal budget', owner_speaker_id: 'spk_9', due: '2026-02-30' },
+            { text: 'Confirm Tuesday for the training', owner_speaker_id: 'spk_2', due: '2026-11-17' },
+          ],
+          next_steps: ['Training session on Tuesday afternoon.'],
+          risks: [{ text: 'Renewal in April depends on the export speed.', severity: 'high' }],
+          sentiment: {
+            overall: { label: 'mixed', score: -0.1 },
+            per_speaker: [
+              { speaker_id: 'spk_2', label: 'negative', score: -0.4 },
+              { speaker_id: 'spk_2', label: 'positive', score: 0.9 },
+            ],
+          },
+        }),
+      });
+      const meeting = await imported('cs-renewal.vtt', 'text/vtt');
+      await engine.using(upstream, () => queue.drain());
+      expect(fake.pending).toBe(0);
+      // The model got the speaker-labelled, timed transcript and the measured talk ratio, and a schema to answer in.
+      const request = fake.requests.at(-1)!.body;
+      expect(request.response_format).toMatchObject({ type: 'json_schema', json_schema: { name: 'meeting_analysis' } });
+      const prompt = request.messages.map((message: { content: string }) => message.content).join('\n');
+      expect(prompt).toContain('spk_2 (Tom Becker): About forty analysts.');
+      expect(prompt).toMatch(/talk ratio Tom Becker \d+%/);
+
+      const analysis = (await h.get(`/meetings/${meeting.id}/analysis`, t.key)).body;
+      expect(analysis.summary).toMatch(/^Quarterly review/);
+      expect(analysis.action_items).toEqual([
+        { text: 'Escalate the export bug to support and send the ticket number', owner: 'Priya Natarajan', owner_speaker_id: 'spk_1', due: null },
+        // An owner who is not a speaker of the call, and a date that does not exist, are not kept.
+        { text: 'Share the renewal budget', owner: null, owner_speaker_id: null, due: null },
+        { text: 'Confirm Tuesday for the training', owner: 'Tom Becker', owner_speaker_id: 'spk_2', due: '2026-11-17' },
+      ]);
+      expect(analysis.risks).toEqual([{ text: 'Renewal in April depends on the export speed.', severity: 'high' }]);
+      // One sentiment per real speaker, named from the transcript.
+      expect(analysis.sentiment.per_speaker).toEqual([{ speaker_id: 'spk_2', speaker: 'Tom Becker', label: 'negative', score: -0.4 }]);
+      // Measured in code, never taken from the model: the same as on the offline engine.
+      expect(analysis.talk_ratio.find((entry: { speaker: string }) => entry.speaker === 'Tom Becker').talk_time_seconds).toBeCloseTo(42.6, 1);
+      expect(analysis.questions).toHaveLength(2);
+    } finally {
+      await fake.close();
+    }
+  });
+
+  it('keeps the transcript when the analysis model fails: done, analysis failed with the reason', async () => {
+    const { fake, engine: upstream } = await fakeUpstreamEngine();
+    try {
+      fake.setDefault({
+        status: 400,
+        errorBody: { error: { message: 'context length exceeded', type: 'invalid_request_error', code: 'context_length_exceeded' } },
+      });
+      const meeting = await imported('cs-renewal.vtt', 'text/vtt');
+      await engine.using(upstream, () => queue.drain());
+      const done = (await h.get(`/meetings/${meeting.id}`, t.key)).body;
+      expect(done).toMatchObject({
+        status: 'done',
+        analysis_status: 'failed',
+        has_analysis: false,
+        status_detail: { code: 'done', sub_code: 'analysis_failed' },
+      });
+      expect(done.status_detail.message).toMatch(/^The transcript is ready; the analysis failed: /);
+      expect((await h.get(`/meetings/${meeting.id}/transcript`, t.key)).body.segments).toHaveLength(9);
+      expect(errorOf(await h.get(`/meetings/${meeting.id}/analysis`, t.key)).code).toBe('invalid_state');
+    } finally {
+      await fake.close();
+    }
   });
 
   it('imports SRT with "Name:" speakers and JSON segments', async () => {
@@ -230,6 +310,16 @@ describe('the simulated bot', () => {
     // The same call under another link form is the same meeting: one bot per call.
     const duplicate = await h.post('/meetings', t.key, { workspace_id: t.workspaceId, meeting_url: 'https://zoom.us/j/84512739046' });
     expect(errorOf(duplicate)).toMatchObject({ code: 'duplicate_resource', param: 'meeting_url' });
+    // The simulated bot is created; its first poll is due when it starts joining (now).
+    await queue.drain({ maxJobs: 1 });
+    await queue.drain({ ignoreStartAfter: true, maxJobs: 1 });
+    expect((await h.get(`/meetings/${created.body.id}`, t.key)).body.status).toBe('joining_call');
+    // Half way through its timeline, one poll reads every change since: the call is being recorded.
+    clock.advance(60_000);
+    await queue.drain({ ignoreStartAfter: true, maxJobs: 1 });
+    expect((await h.get(`/meetings/${created.body.id}`, t.key)).body.status).toBe('in_call_recording');
+    // After the call, the next poll fetches the sample transcript and finishes the meeting.
+    clock.advance(10 * 60_000);
     await queue.drain({ ignoreStartAfter: true });
     const done = (await h.get(`/meetings/${created.body.id}`, t.key)).body;
     expect(done.status_changes.map((c: { code: string }) => c.code)).toEqual([
@@ -296,7 +386,13 @@ describe('the simulated bot', () => {
         meeting_url: 'https://teams.microsoft.com/l/meetup-join/19%3ameeting_abc%40thread.v2/0',
       })
     ).body;
-    for (let i = 0; i < steps; i++) await queue.drain({ ignoreStartAfter: true, maxJobs: 1 });
+    // The bot is created (still pending); then time moves to the step's change and one poll reads it.
+    await queue.drain({ maxJobs: 1 });
+    if (steps > 0) {
+      const untilChange = SIMULATED_TIMELINE.slice(0, steps).reduce((sum, step) => sum + step.afterSeconds, 0);
+      clock.advance(untilChange * 1000);
+      await queue.drain({ ignoreStartAfter: true, maxJobs: 1 });
+    }
     expect((await h.get(`/meetings/${meeting.id}`, tenant.key)).body.status).toBe(status);
     const cancelled = await h.post(`/meetings/${meeting.id}/cancel`, tenant.key, { reason: 'Customer asked not to record' });
     expect(cancelled.body).toMatchObject({ id: meeting.id, status: 'cancelled', cancelled_by: tenant.userId, cancel_reason: 'Customer asked not to record' });

@@ -239,6 +239,8 @@ export function createOfflineEngine(options: OfflineEngineOptions = {}): Engine 
     },
     stream,
     streamText,
+    // What `run` counts below: the input itself.
+    inputTokensOf: (_feature, input) => countTokens(JSON.stringify(input)),
     async run<Input, Output>(feature: Feature<Input, Output>, input: Input, options: RunOptions = {}): Promise<FeatureResult<Output>> {
       throwIfAborted(options.signal);
       const output = feature.offline(input, { seed });

@@ -523,6 +523,11 @@ export function createOpenAICompatibleEngine(config: UpstreamConfig, options: Op
     generate,
     stream,
     run,
+    inputTokensOf: (feature, input) =>
+      countPromptTokens(
+        [],
+        feature.prompt(input).map((message) => ({ role: message.role, content: message.content })),
+      ) + countTokens(JSON.stringify(feature.schema(input))),
     streamText: (feature, input, options = {}) => stream(feature.request(input), options.signal),
   });
 }

@@ -41,6 +41,8 @@ export interface AnswerEvents {
   source(index: number, source: AgentMessageSource): void;
   /** The next piece of the checked answer text. */
   delta(text: string): void;
+  /** Backpressure: resolves when the reader has room for more (a streamed answer's EventStream.drained). */
+  writable?(): Promise<void>;
 }
 
 export interface AnswerUsage {
@@ -150,11 +152,18 @@ async function generateTitle(ctx: RequestContext, question: string, usage: Answe
 }
 
 /** Streams one engine round, passing its text through the citation filter. */
-async function streamRound(ctx: RequestContext, request: GenerateRequest, filter: CitationFilter, emit: (text: string) => void): Promise<GenerateResult> {
+async function streamRound(
+  ctx: RequestContext,
+  request: GenerateRequest,
+  filter: CitationFilter,
+  emit: (text: string) => void,
+  writable: () => Promise<void>,
+): Promise<GenerateResult> {
   let result: GenerateResult | null = null;
   for await (const event of ctx.engine.stream(request)) {
     if (event.type === 'text_delta') emit(filter.push(event.delta));
     else if (event.type === 'done') result = event.result;
+    await writable();
   }
   if (!result) throw new EngineError('upstream_error', 'The model stream ended without a result.');
   return result;
@@ -197,7 +206,13 @@ export async function researchAnswer(ctx: RequestContext, input: AnswerInput, ev
       const tools = input.tools.map(engineToolOf);
       for (let round = 0; round <= MAX_TOOL_ROUNDS; round += 1) {
         const last = round === MAX_TOOL_ROUNDS;
-        const result = await streamRound(ctx, { persona: input.persona, instructions, messages, tools, tool_choice: last ? 'none' : 'auto' }, filter, emit);
+        const result = await streamRound(
+          ctx,
+          { persona: input.persona, instructions, messages, tools, tool_choice: last ? 'none' : 'auto' },
+          filter,
+          emit,
+          () => events.writable?.() ?? Promise.resolve(),
+        );
         usage.inputTokens += result.usage.input_tokens;
         usage.outputTokens += result.usage.output_tokens;
         if (result.tool_calls.length === 0 || last) break;

@@ -4,7 +4,8 @@ import { and, eq } from 'drizzle-orm';
 import { resolveCitations } from '../../ai/citations.js';
 import { apiErrorOf, budgetAlertBeforeStream } from '../../ai/model-call.js';
 import { researchTools } from '../../ai/tools/index.js';
-import { budgetAlertHeader, chargeCredits, checkCredits } from '../../billing/credits.js';
+import { budgetAlertHeader, chargeCredits, holdCredits } from '../../billing/credits.js';
+import { DEFAULT_OUTPUT_ALLOWANCE_TOKENS } from '../../ai/model-call.js';
 import type { HandlerMap, Streamed } from '../../contract/handler-types.js';
 import type { RequestContext } from '../../http/context.js';
 import { errors } from '../../http/errors.js';
@@ -14,7 +15,7 @@ import { deleted } from '../../lib/wire.js';
 import { defaultWorkspace, requireMembership, requireRole, type Membership } from '../../workspaces/access.js';
 import { personaForCall } from '../personas/repository.js';
 import { projects } from '../projects/table.js';
-import { AnswerFailure, promptFloor, researchAnswer, type Answer } from './answer.js';
+import { AnswerFailure, MAX_TOOL_ROUNDS, promptFloor, researchAnswer, type Answer } from './answer.js';
 import { toAgentMessage, toAgentThread, type AgentMessageRow, type AgentThreadRow } from './mapper.js';
 import {
   chargeThread,
@@ -59,6 +60,8 @@ type AgentEvent = AgentStreamEvent extends infer Event ? (Event extends AgentStr
 interface Run {
   thread: AgentThreadRow;
   answer: AgentMessageRow;
+  /** The credit hold the charge consumes (holdCredits). */
+  holdId: string;
 }
 
 /** Stores a completed answer and its charge in one transaction (DECISIONS.md, Credits). */
@@ -73,6 +76,7 @@ async function settle(ctx: RequestContext, run: Run, result: Answer): Promise<{ 
       apiKeyId: ctx.auth.apiKeyId,
       amount: creditsForTokens(tokens),
       pricing: 'metered',
+      reservationId: run.holdId,
       description: `Research answer ${run.answer.id} (${tokens} tokens)`,
       operationId: ctx.operationId,
       requestId: ctx.requestId,
@@ -129,6 +133,7 @@ async function streamAnswer(ctx: RequestContext, run: Run, produce: (events: Par
         // AgentMessageDeltaEvent.delta is at most 4000 characters.
         for (let at = 0; at < text.length; at += 4000) send({ type: 'agent.message.delta', message_id: run.answer.id, delta: text.slice(at, at + 4000) });
       },
+      writable: () => stream.drained(),
     });
     const { message } = await settle(ctx, run, result);
     send({ type: 'agent.message.completed', message });
@@ -210,77 +215,104 @@ export const agentHandlers = {
     const persona = await threadPersona(ctx, thread);
     const history = historyOf(await conversationOf(ctx.db, thread.id, CONTEXT_MESSAGES));
     const tools = researchTools(ctx.services);
-    // The prompt's tokens are the floor of the cost: 402 before anything is stored.
-    await checkCredits(ctx.db, {
+    // The prompt's tokens are the floor of the cost: 402 before anything is stored. The hold covers what an
+    // answer usually costs: the prompt sent in every tool round, the answer and its title, so concurrent
+    // questions cannot all run on the same credits.
+    const floorTokens = promptFloor({ persona, history, question: body.content, tools });
+    const hold = await holdCredits(ctx.db, {
       accountId: ctx.auth.accountId,
       workspaceId: thread.workspaceId,
       projectId: thread.projectId,
-      estimate: creditsForTokens(promptFloor({ persona, history, question: body.content, tools })),
-      pricing: 'metered',
+      floor: creditsForTokens(floorTokens),
+      estimate: creditsForTokens(floorTokens * (MAX_TOOL_ROUNDS + 2) + 2 * DEFAULT_OUTPUT_ALLOWANCE_TOKENS),
       now: ctx.now(),
     });
-
-    const now = ctx.now();
-    const user: AgentMessageRow = {
-      id: newId('msg'),
-      threadId: thread.id,
-      role: 'user',
-      content: body.content,
-      status: 'completed',
-      sources: [],
-      inputTokens: 0,
-      outputTokens: 0,
-      creditsUsed: 0,
-      error: null,
-      createdAt: now,
-      updatedAt: now,
-    };
-    // One millisecond later, so the answer always lists after its question.
-    const answerAt = new Date(now.getTime() + 1);
-    const answer: AgentMessageRow = {
-      ...user,
-      id: newId('msg'),
-      role: 'assistant',
-      content: '',
-      status: 'in_progress',
-      createdAt: answerAt,
-      updatedAt: answerAt,
-    };
-    const started = await ctx.db.transaction(async (tx) => {
-      await failStaleAnswer(tx, thread.id, new Date(now.getTime() - STALE_ANSWER_MS), now);
-      return startAnswer(tx, user, answer);
-    });
-    if (!started) throw errors.conflict('invalid_state', 'An answer is already in progress in this thread; wait for it before sending the next message.');
-
-    const run: Run = { thread, answer };
-    const produce = (events: Parameters<typeof researchAnswer>[2]) =>
-      researchAnswer(
-        ctx,
-        {
-          persona,
-          history,
-          question: body.content,
-          tools,
-          scope: { db: ctx.db, services: ctx.services, workspaceId: thread.workspaceId, now, documentCache: new Map() },
-          // From the thread's first message (this one, unless an earlier answer failed before titling it).
-          titleFrom: thread.titlePending ? (history.find((message) => message.role === 'user')?.content ?? body.content) : null,
-        },
-        events,
-      );
-    if (body.stream) return streamAnswer(ctx, run, produce);
     try {
-      const result = await produce({ source: () => {}, delta: () => {} });
-      const { message, alert } = await settle(ctx, run, result);
-      if (alert) ctx.setHeader('budget-alert', alert);
-      return message;
-    } catch (error) {
-      const failure =
-        error instanceof AnswerFailure ? error : new AnswerFailure(error, { content: '', sources: [], usage: { inputTokens: 0, outputTokens: 0 } });
-      await fail(ctx, run, failure);
-      throw apiErrorOf(ctx, failure.failure);
+      return await answerWithHold(ctx, { thread, persona, history, tools, body, holdId: hold.id });
+    } finally {
+      await hold.release();
     }
   },
 } satisfies Pick<
   HandlerMap,
   'listAgentThreads' | 'createAgentThread' | 'getAgentThread' | 'updateAgentThread' | 'deleteAgentThread' | 'listAgentMessages' | 'createAgentMessage'
 >;
+
+/** Stores the question, then answers it (streamed or not), the charge consuming the hold `holdId`. */
+async function answerWithHold(
+  ctx: RequestContext,
+  {
+    thread,
+    persona,
+    history,
+    tools,
+    body,
+    holdId,
+  }: {
+    thread: AgentThreadRow;
+    persona: Awaited<ReturnType<typeof threadPersona>>;
+    history: ReturnType<typeof historyOf>;
+    tools: ReturnType<typeof researchTools>;
+    body: { content: string; stream?: boolean | null };
+    holdId: string;
+  },
+) {
+  const now = ctx.now();
+  const user: AgentMessageRow = {
+    id: newId('msg'),
+    threadId: thread.id,
+    role: 'user',
+    content: body.content,
+    status: 'completed',
+    sources: [],
+    inputTokens: 0,
+    outputTokens: 0,
+    creditsUsed: 0,
+    error: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  // One millisecond later, so the answer always lists after its question.
+  const answerAt = new Date(now.getTime() + 1);
+  const answer: AgentMessageRow = {
+    ...user,
+    id: newId('msg'),
+    role: 'assistant',
+    content: '',
+    status: 'in_progress',
+    createdAt: answerAt,
+    updatedAt: answerAt,
+  };
+  const started = await ctx.db.transaction(async (tx) => {
+    await failStaleAnswer(tx, thread.id, new Date(now.getTime() - STALE_ANSWER_MS), now);
+    return startAnswer(tx, user, answer);
+  });
+  if (!started) throw errors.conflict('invalid_state', 'An answer is already in progress in this thread; wait for it before sending the next message.');
+
+  const run: Run = { thread, answer, holdId };
+  const produce = (events: Parameters<typeof researchAnswer>[2]) =>
+    researchAnswer(
+      ctx,
+      {
+        persona,
+        history,
+        question: body.content,
+        tools,
+        scope: { db: ctx.db, services: ctx.services, workspaceId: thread.workspaceId, now, documentCache: new Map() },
+        // From the thread's first message (this one, unless an earlier answer failed before titling it).
+        titleFrom: thread.titlePending ? (history.find((message) => message.role === 'user')?.content ?? body.content) : null,
+      },
+      events,
+    );
+  if (body.stream) return streamAnswer(ctx, run, produce);
+  try {
+    const result = await produce({ source: () => {}, delta: () => {} });
+    const { message, alert } = await settle(ctx, run, result);
+    if (alert) ctx.setHeader('budget-alert', alert);
+    return message;
+  } catch (error) {
+    const failure = error instanceof AnswerFailure ? error : new AnswerFailure(error, { content: '', sources: [], usage: { inputTokens: 0, outputTokens: 0 } });
+    await fail(ctx, run, failure);
+    throw apiErrorOf(ctx, failure.failure);
+  }
+}

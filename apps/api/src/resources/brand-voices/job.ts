@@ -125,8 +125,10 @@ export const brandVoiceJobs = (services: Services): JobDefinition<{ id: string }
     run: ({ id }, { signal }) => learn(services, id, signal),
     // The 10-minute rule: pg-boss abandons a run past it (its signal aborts the fetches and the model call).
     deadlineSeconds: BRAND_VOICE_DEADLINE_SECONDS,
-    // A retry would run past the deadline; a voice that fails is re-created by the caller (DECISIONS.md).
-    retryLimit: 0,
+    // A run lost with its process (a crash) is retried within seconds (the queue's heartbeat); learn()
+    // itself fails the voice once the 10-minute rule is past, so a retry never outlives it.
+    retryLimit: 2,
+    retryDelaySeconds: 2,
     onFailure: ({ id }, error) => failBrandVoice(services, id, `The voice could not be learned: ${error instanceof Error ? error.message : 'the job failed'}.`),
   },
 ];

@@ -119,23 +119,27 @@ async function completeStreamed(call: Call, ctx: RequestContext, signal: AbortSi
   let text = '';
   const calls = new Map<number, { call_id: string; name: string; arguments: string }>();
   send(chunk({ role: 'assistant', content: '' }));
-  const { result, failure } = await drainEngineStream(started, (event) => {
-    if (event.type === 'text_delta') {
-      text += event.delta;
-      for (const piece of pieces(event.delta)) send(chunk({ content: piece }));
-    } else if (event.type === 'tool_call_start') {
-      calls.set(event.index, { call_id: event.call_id, name: event.name, arguments: '' });
-      send(chunk({ tool_calls: [{ index: event.index, id: event.call_id, type: 'function', function: { name: event.name, arguments: '' } }] }));
-    } else if (event.type === 'tool_call_arguments_delta' || event.type === 'tool_call_done') {
-      const call = calls.get(event.index);
-      if (!call) return;
-      // `done` carries the complete arguments: send whatever the deltas did not.
-      const delta =
-        event.type === 'tool_call_done' ? (event.arguments.startsWith(call.arguments) ? event.arguments.slice(call.arguments.length) : '') : event.delta;
-      call.arguments += delta;
-      for (const piece of pieces(delta)) send(chunk({ tool_calls: [{ index: event.index, function: { arguments: piece } }] }));
-    }
-  });
+  const { result, failure } = await drainEngineStream(
+    started,
+    (event) => {
+      if (event.type === 'text_delta') {
+        text += event.delta;
+        for (const piece of pieces(event.delta)) send(chunk({ content: piece }));
+      } else if (event.type === 'tool_call_start') {
+        calls.set(event.index, { call_id: event.call_id, name: event.name, arguments: '' });
+        send(chunk({ tool_calls: [{ index: event.index, id: event.call_id, type: 'function', function: { name: event.name, arguments: '' } }] }));
+      } else if (event.type === 'tool_call_arguments_delta' || event.type === 'tool_call_done') {
+        const call = calls.get(event.index);
+        if (!call) return;
+        // `done` carries the complete arguments: send whatever the deltas did not.
+        const delta =
+          event.type === 'tool_call_done' ? (event.arguments.startsWith(call.arguments) ? event.arguments.slice(call.arguments.length) : '') : event.delta;
+        call.arguments += delta;
+        for (const piece of pieces(delta)) send(chunk({ tool_calls: [{ index: event.index, function: { arguments: piece } }] }));
+      }
+    },
+    () => stream.drained(),
+  );
 
   const errorLine = (error: ApiError): ChatStreamError => ({ object: 'error', error: error.toBody().error });
   try {

@@ -1,7 +1,7 @@
-import { countTokens, creditsForTokens, focusGroupAnswer, focusGroupSummary, sentimentBreakdown, type EnginePersona } from '@persona-api/engine';
+import { creditsForTokens, focusGroupAnswer, focusGroupSummary, sentimentBreakdown, type EnginePersona } from '@persona-api/engine';
 import type { FocusGroupAnswer, PersonaReference } from '@persona-api/types';
-import { apiErrorOf } from '../../ai/model-call.js';
-import { budgetAlertHeader, chargeCredits, checkCredits } from '../../billing/credits.js';
+import { apiErrorOf, OUTPUT_ALLOWANCE_CREDITS } from '../../ai/model-call.js';
+import { budgetAlertHeader, chargeCredits, withCreditHold } from '../../billing/credits.js';
 import type { HandlerMap } from '../../contract/handler-types.js';
 import type { RequestContext } from '../../http/context.js';
 import { errors } from '../../http/errors.js';
@@ -20,7 +20,6 @@ async function targetWorkspace(ctx: RequestContext, workspaceId: string | undefi
 }
 
 /** Tokens a feature's prompt sends: the floor of what the call costs (the 402 check before any work). */
-const promptTokens = (messages: readonly { content: string }[]) => messages.reduce((sum, message) => sum + 4 + countTokens(message.content), 3);
 
 /**
  * Runs the group: the row is stored `in_progress` first; every persona answers in parallel, and each
@@ -29,7 +28,7 @@ const promptTokens = (messages: readonly { content: string }[]) => messages.redu
  * transaction. A persona whose answer fails stops the others: the group is `failed` and costs nothing.
  * A client that leaves does not stop the run (DECISIONS.md): the group is stored, charged and readable.
  */
-async function runFocusGroup(ctx: RequestContext, row: FocusGroupRow, personas: readonly EnginePersona[]): Promise<FocusGroupRow> {
+async function runFocusGroup(ctx: RequestContext, row: FocusGroupRow, personas: readonly EnginePersona[], holdId: string): Promise<FocusGroupRow> {
   const { db, engine } = ctx;
   const answers: (FocusGroupAnswer | null)[] = personas.map(() => null);
   let inputTokens = 0;
@@ -80,6 +79,7 @@ async function runFocusGroup(ctx: RequestContext, row: FocusGroupRow, personas: 
         apiKeyId: ctx.auth.apiKeyId,
         amount: creditsForTokens(inputTokens + outputTokens),
         pricing: 'metered',
+        reservationId: holdId,
         description: `Focus group ${row.id} (${inputTokens + outputTokens} tokens)`,
         operationId: ctx.operationId,
         requestId: ctx.requestId,
@@ -112,33 +112,40 @@ export const focusGroupHandlers = {
     for (const [index, id] of body.persona_ids.entries()) personas.push((await personaForCall(ctx.db, ctx.auth.userId, id, `persona_ids.${index}`)).persona);
     const instructions = body.instructions ?? null;
     // The prompts' input tokens are the floor of the cost: 402 before anything is stored.
-    const estimate = personas.reduce((sum, persona) => sum + promptTokens(focusGroupAnswer.prompt({ question: body.question, instructions, persona })), 0);
-    await checkCredits(ctx.db, {
-      accountId: ctx.auth.accountId,
-      workspaceId: membership.workspace.id,
-      estimate: creditsForTokens(estimate),
-      pricing: 'metered',
-      now: ctx.now(),
-    });
-    const now = ctx.now();
-    const row: FocusGroupRow = {
-      id: newId('fg'),
-      accountId: ctx.auth.accountId,
-      workspaceId: membership.workspace.id,
-      createdByUserId: ctx.auth.userId,
-      question: body.question,
-      instructions,
-      personas: personas.map((persona): PersonaReference => ({ id: persona.id, name: persona.name.slice(0, 100), category: persona.category.slice(0, 100) })),
-      status: 'in_progress',
-      answers: personas.map(() => null),
-      summary: null,
-      inputTokens: 0,
-      outputTokens: 0,
-      creditsUsed: 0,
-      createdAt: now,
-      updatedAt: now,
-    };
-    await insertFocusGroup(ctx.db, row);
-    return toFocusGroup(await runFocusGroup(ctx, row, personas));
+    const estimate = personas.reduce((sum, persona) => sum + ctx.engine.inputTokensOf(focusGroupAnswer, { question: body.question, instructions, persona }), 0);
+    return withCreditHold(
+      ctx.db,
+      {
+        accountId: ctx.auth.accountId,
+        workspaceId: membership.workspace.id,
+        floor: creditsForTokens(estimate),
+        estimate: creditsForTokens(estimate) + OUTPUT_ALLOWANCE_CREDITS * (personas.length + 1),
+        now: ctx.now(),
+      },
+      async (hold) => {
+        const now = ctx.now();
+        const row: FocusGroupRow = {
+          id: newId('fg'),
+          accountId: ctx.auth.accountId,
+          workspaceId: membership.workspace.id,
+          createdByUserId: ctx.auth.userId,
+          question: body.question,
+          instructions,
+          personas: personas.map(
+            (persona): PersonaReference => ({ id: persona.id, name: persona.name.slice(0, 100), category: persona.category.slice(0, 100) }),
+          ),
+          status: 'in_progress',
+          answers: personas.map(() => null),
+          summary: null,
+          inputTokens: 0,
+          outputTokens: 0,
+          creditsUsed: 0,
+          createdAt: now,
+          updatedAt: now,
+        };
+        await insertFocusGroup(ctx.db, row);
+        return toFocusGroup(await runFocusGroup(ctx, row, personas, hold.id));
+      },
+    );
   },
 } satisfies Pick<HandlerMap, 'listFocusGroups' | 'createFocusGroup' | 'getFocusGroup'>;

@@ -23,6 +23,8 @@ export interface GenerationPlan {
   input: ContentGenerationInput;
   avoidTerms: readonly string[];
   stream: boolean;
+  /** The credit hold the charge consumes (holdCredits). */
+  holdId: string;
 }
 
 const createResult = (row: GenerationRow, usage: EngineUsage, charged: number): GenerationCreateResult => ({
@@ -57,6 +59,7 @@ async function settle(
               apiKeyId: ctx.auth.apiKeyId,
               amount: credits,
               pricing: 'metered',
+              reservationId: plan.holdId,
               description: `Generation ${row.id} (${total} tokens)`,
               operationId: ctx.operationId,
               requestId: ctx.requestId,
@@ -100,6 +103,7 @@ async function drain(
   started: Awaited<ReturnType<typeof start>>,
   output: GenerationOutput,
   emit: (delta: string) => void,
+  writable: () => Promise<void> = () => Promise.resolve(),
 ): Promise<{ usage: EngineUsage | null; failure: unknown; text: string }> {
   let text = '';
   // What is emitted is what is stored: cut at the contract's bound, in deltas within theirs.
@@ -114,6 +118,7 @@ async function drain(
     while (event) {
       if (event.type === 'text_delta') send(output.push(event.delta));
       else if (event.type === 'done') usage = event.result.usage;
+      await writable();
       const step = await started.events.next();
       event = step.done ? null : step.value;
     }
@@ -150,7 +155,12 @@ export async function generateStreamed(ctx: RequestContext, plan: GenerationPlan
   send({ type: 'generation.created', generation: toGeneration({ ...plan.row, output: '' }) });
 
   const output = new GenerationOutput(plan.avoidTerms, plan.row.contentType);
-  const { usage, failure, text } = await drain(started, output, (delta) => send({ type: 'generation.output_text.delta', generation_id: plan.row.id, delta }));
+  const { usage, failure, text } = await drain(
+    started,
+    output,
+    (delta) => send({ type: 'generation.output_text.delta', generation_id: plan.row.id, delta }),
+    () => stream.drained(),
+  );
   try {
     if (!usage) {
       // The model server failed after the stream began: nothing stored or charged.

@@ -1,7 +1,7 @@
-import { generationAppTemplate, renderTemplate, type ContentVoice } from '@persona-api/engine';
+import { countTokens, creditsForTokens, generationAppTemplate, renderTemplate, type ContentVoice } from '@persona-api/engine';
 import { clip } from '../../ai/source-text.js';
 import type { GenerationCreateRequest } from '@persona-api/types';
-import { checkCredits } from '../../billing/credits.js';
+import { holdCredits } from '../../billing/credits.js';
 import type { HandlerMap } from '../../contract/handler-types.js';
 import type { RequestContext } from '../../http/context.js';
 import { ApiError, errors } from '../../http/errors.js';
@@ -91,13 +91,15 @@ export const generationHandlers = {
     const voice = body.brand_voice_id ? await voiceOf(ctx, body.brand_voice_id, membership.workspace.id) : null;
     const template = generationAppTemplate(app.id);
     if (!template) throw errors.notFound('generation_app', app.id, 'app_id');
-    // 402 before any work unless the balance covers the app's estimate (DECISIONS.md).
-    await checkCredits(ctx.db, {
+    // 402 before any work unless the credits no other call holds cover the app's estimate (DECISIONS.md);
+    // the hold covers the longest answer the app allows.
+    const prompt = renderTemplate(template, values);
+    const hold = await holdCredits(ctx.db, {
       accountId: ctx.auth.accountId,
       workspaceId: membership.workspace.id,
       projectId,
-      estimate: app.estimatedCredits,
-      pricing: 'metered',
+      floor: app.estimatedCredits,
+      estimate: creditsForTokens(countTokens(prompt) + app.maxOutputTokens),
       now: ctx.now(),
     });
     const avoidTerms = voice?.vocabulary.avoid_terms ?? [];
@@ -124,15 +126,20 @@ export const generationHandlers = {
       },
       input: {
         app: { id: app.id, name: app.name, category: app.category, description: app.description, max_output_tokens: app.maxOutputTokens },
-        prompt: renderTemplate(template, values),
+        prompt,
         values,
         persona: persona?.persona ?? null,
         voice,
       },
       avoidTerms,
       stream: body.stream ?? false,
+      holdId: hold.id,
     };
-    return plan.stream ? generateStreamed(ctx, plan) : generate(ctx, plan);
+    try {
+      return plan.stream ? await generateStreamed(ctx, plan) : await generate(ctx, plan);
+    } finally {
+      await hold.release();
+    }
   },
 
   getGeneration: async ({ params }, ctx) => {

@@ -10,6 +10,7 @@ import { INACTIVE } from './lifecycle.js';
 import { type MeetingBotProvider, moveFor, ProviderError } from './recall.js';
 import { loadMeeting, lockMeeting, updateMeeting } from './repository.js';
 import { meetingBotWebhooks } from './table.js';
+import { SIMULATED_PREFIX } from './simulator.js';
 import { buildTranscript, TranscriptFormatError } from './transcript-parse.js';
 
 export const BOT_JOBS = { create: 'meeting.bot-create', sync: 'meeting.bot-sync', prune: 'meeting.bot-webhook-prune' } as const;
@@ -17,14 +18,17 @@ export const BOT_JOBS = { create: 'meeting.bot-create', sync: 'meeting.bot-sync'
 /** Polling, the fallback when a webhook is lost: every minute while the bot is on its way or in the call. */
 export const POLL_SECONDS = 60;
 
-type BotDeps = MeetingJobDeps & { bot: MeetingBotProvider };
+type BotDeps = MeetingJobDeps;
+
+/** Our own messages about a simulated bot carry the simulator's label too. */
+const said = (bot: MeetingBotProvider, message: string) => (bot.simulated ? `${SIMULATED_PREFIX} ${message}` : message);
 
 /** Creates the provider's bot for a pending meeting (scheduled at `join_at`), then starts polling. */
 export async function createProviderBot(deps: BotDeps, payload: { id: string }, signal?: AbortSignal): Promise<void> {
   const row = await loadMeeting(deps.db, payload.id);
   if (row?.status !== 'pending' || row.providerBotId || !row.meetingUrl) return;
   const now = deps.clock.now();
-  let bot: { id: string };
+  let bot: { id: string; next_change_at?: string | null };
   try {
     bot = await deps.bot.createBot(
       { meetingUrl: row.meetingUrl, botName: row.botName, joinAt: row.joinType === 'scheduled' ? row.joinAt : null, meetingId: row.id },
@@ -42,14 +46,23 @@ export async function createProviderBot(deps: BotDeps, payload: { id: string }, 
     if (!locked) return;
     await updateMeeting(tx, row.id, { providerBotId: bot.id, updatedAt: now });
     // Cancelled while the bot was being created: the bot is removed after the transaction.
-    if (locked.status === 'pending') await schedulePoll(deps, tx, row.id, new Date(Math.max(now.getTime(), row.joinAt.getTime())));
+    if (locked.status === 'pending') await schedulePoll(deps, tx, row.id, new Date(Math.max(now.getTime(), row.joinAt.getTime())), bot.next_change_at);
   });
   const after = await loadMeeting(deps.db, row.id);
   if (after && after.status === 'cancelled') await deps.bot.removeBot(bot.id);
 }
 
-async function schedulePoll(deps: MeetingJobDeps, tx: Parameters<MeetingJobDeps['jobs']['enqueue']>[0], id: string, after: Date): Promise<void> {
-  const at = new Date(after.getTime() + POLL_SECONDS * 1000);
+/** The next poll: a minute after `after`, or at the provider's announced next change when that is sooner. */
+async function schedulePoll(
+  deps: MeetingJobDeps,
+  tx: Parameters<MeetingJobDeps['jobs']['enqueue']>[0],
+  id: string,
+  after: Date,
+  nextChangeAt?: string | null,
+): Promise<void> {
+  const regular = after.getTime() + POLL_SECONDS * 1000;
+  const announced = nextChangeAt ? Date.parse(nextChangeAt) : Number.NaN;
+  const at = new Date(Number.isFinite(announced) ? Math.min(regular, Math.max(after.getTime(), announced)) : regular);
   await deps.jobs.enqueue(tx, BOT_JOBS.sync, { id, poll: true }, { singletonKey: `${id}:poll:${Math.floor(at.getTime() / 1000)}`, startAfter: at });
 }
 
@@ -80,14 +93,20 @@ export async function syncProviderBot(deps: BotDeps, payload: { id: string; poll
     if (!bot.video_url && !bot.transcript_url) {
       // Nothing was recorded (never admitted, or left before recording): done without a transcript.
       await deps.db.transaction((tx) =>
-        moveMeeting(tx, row.id, { code: 'done', sub_code: 'nothing_recorded', message: 'The call ended before anything was recorded.' }, now),
+        moveMeeting(tx, row.id, { code: 'done', sub_code: 'nothing_recorded', message: said(deps.bot, 'The call ended before anything was recorded.') }, now),
       );
       return 'done';
     }
     await deps.db.transaction((tx) =>
-      moveMeeting(tx, row.id, { code: 'recording_done', sub_code: 'fetching_media', message: 'The recording is being fetched and transcribed.' }, now, {
-        analysisStatus: 'processing',
-      }),
+      moveMeeting(
+        tx,
+        row.id,
+        { code: 'recording_done', sub_code: 'fetching_media', message: said(deps.bot, 'The recording is being fetched and transcribed.') },
+        now,
+        {
+          analysisStatus: 'processing',
+        },
+      ),
     );
     status = 'recording_done';
   }
@@ -96,7 +115,7 @@ export async function syncProviderBot(deps: BotDeps, payload: { id: string; poll
     return (await loadMeeting(deps.db, row.id))?.status as MeetingStatus;
   }
   if (!INACTIVE.includes(status) && payload.poll !== false) {
-    await deps.db.transaction((tx) => schedulePoll(deps, tx, row.id, now));
+    await deps.db.transaction((tx) => schedulePoll(deps, tx, row.id, now, bot.next_change_at));
   }
   return status;
 }
@@ -138,7 +157,7 @@ async function fetchMedia(deps: BotDeps, id: string, bot: Awaited<ReturnType<Mee
       createdAt: now,
     });
   }
-  await finishWithTranscript(deps, id, transcript, recordingKey ? { recordingKey } : {});
+  await finishWithTranscript(deps, id, transcript, recordingKey ? { recordingKey } : {}, signal);
   // Deleted or cancelled meanwhile: the bytes must not outlive the meeting.
   const after = await loadMeeting(deps.db, id);
   if (recordingKey && after?.recordingKey !== recordingKey) await deleteRecording(deps, recordingKey);
@@ -162,10 +181,6 @@ export async function pruneWebhookIds(deps: Pick<MeetingJobDeps, 'db'>, now: Dat
 }
 
 export function botJobs(deps: MeetingJobDeps): JobDefinition<any>[] {
-  const bot = deps.bot;
-  if (!bot) return [];
-  // Inherits from deps rather than copying it: `jobs` is set on the services after the definitions are built.
-  const withBot: BotDeps = Object.assign(Object.create(deps) as MeetingJobDeps, { bot });
   return [
     { kind: BOT_JOBS.prune, schedule: '41 * * * *', deadlineSeconds: 120, run: () => pruneWebhookIds(deps, deps.clock.now()) },
     {
@@ -173,7 +188,7 @@ export function botJobs(deps: MeetingJobDeps): JobDefinition<any>[] {
       deadlineSeconds: 60,
       retryLimit: 3,
       retryDelaySeconds: 10,
-      run: (payload: { id: string }, context) => createProviderBot(withBot, payload, context.signal),
+      run: (payload: { id: string }, context) => createProviderBot(deps, payload, context.signal),
       onFailure: (payload: { id: string }, error) =>
         fail(
           deps,
@@ -187,7 +202,7 @@ export function botJobs(deps: MeetingJobDeps): JobDefinition<any>[] {
       deadlineSeconds: 900,
       retryLimit: 5,
       retryDelaySeconds: 15,
-      run: async (payload: { id: string; poll?: boolean }, context) => void (await syncProviderBot(withBot, payload, context.signal)),
+      run: async (payload: { id: string; poll?: boolean }, context) => void (await syncProviderBot(deps, payload, context.signal)),
       onFailure: async (payload: { id: string }, error) => {
         // A sync that keeps failing while media is being fetched fails the meeting with the reason; earlier, the next poll retries.
         const row = await loadMeeting(deps.db, payload.id);

@@ -19,6 +19,7 @@ import { toAnalysis, toMeeting, toTranscript, type MeetingRow } from './mapper.j
 import { meetingKeyOf } from './meeting-url.js';
 import { activeMeetingFor, deleteMeetingRow, transcriptionMinutesUsed, findMeeting, findTranscript, insertMeeting, listMeetingsOf } from './repository.js';
 import { SIMULATED_PREFIX } from './simulator.js';
+import { meetingBotOf } from './settings.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const MAX_SCHEDULE_DAYS = 90;
@@ -101,7 +102,7 @@ async function createMeeting(body: CreateBody, ctx: RequestContext) {
   // A transcript file is not transcribed; bots and recordings need minutes left (a running meeting is never stopped).
   if (source.kind === 'bot' || source.param === 'recording_file_id') await requireTranscriptionMinutes(ctx, now);
   const join = source.kind === 'bot' ? joinOf(body, now) : { joinType: 'immediate' as const, joinAt: now };
-  const provider = ctx.services.meetings?.bot ?? null;
+  const provider = meetingBotOf(ctx.services);
   const row: MeetingRow = {
     id: newId('mtg'),
     workspaceId: membership.workspace.id,
@@ -110,7 +111,7 @@ async function createMeeting(body: CreateBody, ctx: RequestContext) {
     meetingUrl: source.kind === 'bot' ? source.url : null,
     meetingKey: source.kind === 'bot' ? source.key : null,
     // Without a configured provider bots are simulated, and say so.
-    source: source.kind === 'bot' ? (provider ? 'bot' : 'simulated_bot') : 'import',
+    source: source.kind === 'bot' ? (provider.simulated ? 'simulated_bot' : 'bot') : 'import',
     sourceFileId: source.kind === 'import' ? source.fileId : null,
     botName: source.kind === 'bot' ? (body.bot_name ?? 'Persona Notetaker') : 'Persona Notetaker',
     joinType: join.joinType,
@@ -119,7 +120,7 @@ async function createMeeting(body: CreateBody, ctx: RequestContext) {
     status: 'pending',
     statusChanges: withChange(
       [],
-      source.kind === 'bot' && provider
+      source.kind === 'bot' && !provider.simulated
         ? { code: 'pending', sub_code: 'bot_scheduled', message: `A ${provider.name} bot will join the call at join_at.` }
         : source.kind === 'bot'
           ? {
@@ -150,10 +151,8 @@ async function createMeeting(body: CreateBody, ctx: RequestContext) {
       if (active) throw errors.conflict('duplicate_resource', `${active} already has a bot for this call; cancel it first.`, 'meeting_url');
     }
     await insertMeeting(tx, row);
-    if (source.kind === 'bot' && provider) {
+    if (source.kind === 'bot') {
       await ctx.services.jobs.enqueue(tx, BOT_JOBS.create, { id: row.id }, { singletonKey: row.id });
-    } else if (source.kind === 'bot') {
-      await ctx.services.jobs.enqueue(tx, MEETING_JOBS.advance, { id: row.id, from: 'pending' }, { singletonKey: `${row.id}:pending`, startAfter: row.joinAt });
     } else {
       await ctx.services.jobs.enqueue(tx, MEETING_JOBS.import, { id: row.id }, { singletonKey: row.id });
     }
@@ -261,10 +260,9 @@ function linksFor(ctx: RequestContext, row: MeetingRow): LinkContext | null {
 
 /** Best effort: the meeting is already cancelled or deleted on our side; a provider error is logged, not raised. */
 async function removeProviderBot(ctx: RequestContext, botId: string | null): Promise<void> {
-  const provider = ctx.services.meetings?.bot;
-  if (!botId || !provider) return;
+  if (!botId) return;
   try {
-    await provider.removeBot(botId);
+    await meetingBotOf(ctx.services).removeBot(botId);
   } catch (error) {
     ctx.log.warn({ err: error, bot_id: botId }, 'the meeting-bot provider did not remove the bot');
   }

@@ -3,7 +3,7 @@ import { meetingHandlers } from './handlers.js';
 import { meetingIsolation, seedMeeting } from './isolation.js';
 import { botJobs } from './bot-sync.js';
 import { meetingJobs } from './jobs.js';
-import { meetingsUnconfigured } from './settings.js';
+import { meetingBotOf, meetingsUnconfigured } from './settings.js';
 
 export const meetingsModule = resourceModule({
   tag: 'Meetings',
@@ -13,7 +13,7 @@ export const meetingsModule = resourceModule({
   jobs: (services) => {
     const settings = services.meetings ?? meetingsUnconfigured;
     // Inherits from the services rather than copying them: `services.jobs` is set after the definitions are built.
-    const deps = Object.assign(Object.create(services) as typeof services, { transcriber: settings.transcriber, bot: settings.bot });
+    const deps = Object.assign(Object.create(services) as typeof services, { transcriber: settings.transcriber, bot: meetingBotOf(services) });
     return [...meetingJobs(deps), ...botJobs(deps)];
   },
 });

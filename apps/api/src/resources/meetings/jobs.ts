@@ -1,3 +1,4 @@
+import { type Engine, EngineError } from '@persona-api/engine';
 import type { MeetingStatus } from '@persona-api/types';
 import { and, eq, lt } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/client.js';
@@ -7,17 +8,16 @@ import type { ObjectStorage } from '../../storage/types.js';
 import { files, uploads } from '../files/table.js';
 import { SCHEMA_RESULTS_JOB } from '../meeting-schemas/jobs.js';
 import { uploadObjectKey } from '../files/keys.js';
-import { analyseTranscript } from './analysis.js';
+import { analyseTranscript, type ComputedAnalysis } from './analysis.js';
 import { canMove, withChange, type StatusMove } from './lifecycle.js';
 import type { MeetingRow } from './mapper.js';
 import type { MeetingBotProvider } from './recall.js';
 import { lockMeeting, updateMeeting, upsertTranscript } from './repository.js';
 import { meetings } from './table.js';
-import { SIMULATED_PARTICIPANTS, SIMULATED_TIMELINE, simulatedTranscript } from './simulator.js';
 import { MAX_TRANSCRIPTION_BYTES, TranscriptionError, type Transcriber } from './transcriber.js';
 import { parseTranscriptFile, transcriptFormatOf, TranscriptFormatError, type ParsedTranscript } from './transcript-parse.js';
 
-export const MEETING_JOBS = { advance: 'meeting.simulate', import: 'meeting.import', expireMedia: 'meeting.expire-media' } as const;
+export const MEETING_JOBS = { import: 'meeting.import', expireMedia: 'meeting.expire-media' } as const;
 
 const MEDIA_KEPT_MS = 30 * 24 * 60 * 60 * 1000;
 
@@ -26,10 +26,12 @@ export interface MeetingJobDeps {
   jobs: JobQueue;
   storage: ObjectStorage;
   clock: Clock;
+  /** Summary, key points, action items, risks and sentiment of the analysis (the `meeting_analysis` feature). */
+  engine: Engine;
   /** Speech-to-text for imported recordings; null: recordings fail with `transcription_not_configured`. */
   transcriber?: Transcriber | null;
-  /** The meeting-bot provider; null: bots are simulated. */
-  bot?: MeetingBotProvider | null;
+  /** The meeting-bot provider: the configured one or the development simulator (settings.ts, meetingBotOf). */
+  bot: MeetingBotProvider;
 }
 
 /** A transcript file larger than this is refused (20 000 segments of text stay well under it). */
@@ -53,9 +55,24 @@ export async function moveMeeting(tx: Executor, id: string, move: StatusMove, no
 }
 
 /** Stores transcript and analysis and finishes the meeting (recording_done → done), in one transaction. */
-export async function finishWithTranscript(deps: MeetingJobDeps, id: string, transcript: ParsedTranscript, extra: Partial<MeetingRow> = {}): Promise<void> {
+export async function finishWithTranscript(
+  deps: MeetingJobDeps,
+  id: string,
+  transcript: ParsedTranscript,
+  extra: Partial<MeetingRow> = {},
+  signal?: AbortSignal,
+): Promise<void> {
+  // The model runs before the transaction (it can take seconds). When it fails, the transcript is kept and
+  // the meeting is done with its analysis `failed` and the reason: the call's record must not be lost to it.
+  let analysis: ComputedAnalysis | null = null;
+  let analysisError: string | null = null;
+  try {
+    analysis = await analyseTranscript(deps.engine, transcript, signal);
+  } catch (error) {
+    if (!(error instanceof EngineError) || error.code === 'aborted') throw error;
+    analysisError = error.message;
+  }
   const now = deps.clock.now();
-  const analysis = analyseTranscript(transcript);
   await deps.db.transaction(async (tx) => {
     const row = await lockMeeting(tx, id);
     if (row?.status !== 'recording_done') return;
@@ -68,14 +85,22 @@ export async function finishWithTranscript(deps: MeetingJobDeps, id: string, tra
       wordCount: transcript.wordCount,
       analysis,
       createdAt: now,
-      analysedAt: now,
+      analysedAt: analysis ? now : null,
     });
-    const done = await moveMeeting(tx, id, { code: 'done' }, now, {
-      ...extra,
-      analysisStatus: 'completed',
-      recordedSeconds: transcript.durationSeconds,
-      participantCount: Math.max(row.participantCount, transcript.speakers.length),
-    });
+    const done = await moveMeeting(
+      tx,
+      id,
+      analysisError
+        ? { code: 'done', sub_code: 'analysis_failed', message: `The transcript is ready; the analysis failed: ${analysisError}`.slice(0, 1000) }
+        : { code: 'done' },
+      now,
+      {
+        ...extra,
+        analysisStatus: analysis ? 'completed' : 'failed',
+        recordedSeconds: transcript.durationSeconds,
+        participantCount: Math.max(row.participantCount, transcript.speakers.length),
+      },
+    );
     // The meeting's schemas run once it is done (results are empty until then).
     if (done && done.schemaIds.length > 0) await deps.jobs.enqueue(tx, SCHEMA_RESULTS_JOB, { id }, { singletonKey: id });
   });
@@ -83,27 +108,6 @@ export async function finishWithTranscript(deps: MeetingJobDeps, id: string, tra
 
 export async function fail(deps: Pick<MeetingJobDeps, 'db' | 'clock'>, id: string, subCode: string, message: string): Promise<void> {
   await deps.db.transaction((tx) => moveMeeting(tx, id, { code: 'fatal', sub_code: subCode, message }, deps.clock.now()));
-}
-
-/** One step of the simulator's timeline; each step enqueues the next, delayed by its realistic gap. */
-async function simulateStep(deps: MeetingJobDeps, payload: { id: string; from: MeetingStatus }): Promise<void> {
-  if (payload.from === 'recording_done') return finishWithTranscript(deps, payload.id, simulatedTranscript());
-  const step = SIMULATED_TIMELINE.find((candidate) => candidate.from === payload.from);
-  if (!step) return;
-  const now = deps.clock.now();
-  await deps.db.transaction(async (tx) => {
-    const extra: Partial<MeetingRow> = step.move.code === 'in_call_not_recording' ? { participantCount: SIMULATED_PARTICIPANTS } : {};
-    const moved = await moveMeeting(tx, payload.id, step.move, now, extra);
-    if (!moved) return;
-    const following = SIMULATED_TIMELINE.find((candidate) => candidate.from === step.move.code);
-    const delay = following?.afterSeconds ?? 1;
-    await deps.jobs.enqueue(
-      tx,
-      MEETING_JOBS.advance,
-      { id: payload.id, from: step.move.code },
-      { singletonKey: `${payload.id}:${step.move.code}`, startAfter: new Date(now.getTime() + delay * 1000) },
-    );
-  });
 }
 
 /** Reads an uploaded transcript through the files table and storage, and finishes the meeting from it. */
@@ -150,7 +154,7 @@ async function importFile(deps: MeetingJobDeps, payload: { id: string }, signal:
       if (error instanceof TranscriptionError || error instanceof TranscriptFormatError) return fail(deps, row.id, 'transcription_failed', error.message);
       throw error;
     }
-    return finishWithTranscript(deps, row.id, heard);
+    return finishWithTranscript(deps, row.id, heard, {}, signal);
   }
   const text = bytes.toString('utf8');
   const format = transcriptFormatOf(file.name, file.type.toLowerCase(), text.slice(0, 200));
@@ -162,7 +166,7 @@ async function importFile(deps: MeetingJobDeps, payload: { id: string }, signal:
     if (error instanceof TranscriptFormatError) return fail(deps, row.id, 'transcript_unreadable', `${file.name}: ${error.message}`);
     throw error;
   }
-  await finishWithTranscript(deps, row.id, transcript);
+  await finishWithTranscript(deps, row.id, transcript, {}, signal);
 }
 
 /**
@@ -206,14 +210,6 @@ export async function expireMeetingMedia(deps: MeetingJobDeps): Promise<string[]
 export function meetingJobs(deps: MeetingJobDeps): JobDefinition<any>[] {
   return [
     { kind: MEETING_JOBS.expireMedia, schedule: '23 * * * *', deadlineSeconds: 600, run: async () => void (await expireMeetingMedia(deps)) },
-    {
-      kind: MEETING_JOBS.advance,
-      deadlineSeconds: 60,
-      retryLimit: 3,
-      retryDelaySeconds: 5,
-      run: (payload: { id: string; from: MeetingStatus }) => simulateStep(deps, payload),
-      onFailure: (payload: { id: string }) => fail(deps, payload.id, 'simulator_failed', 'Simulated: the simulator failed to advance the meeting.'),
-    },
     {
       kind: MEETING_JOBS.import,
       deadlineSeconds: 300,

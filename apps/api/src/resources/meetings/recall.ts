@@ -22,10 +22,14 @@ export interface ProviderBot {
   /** Pre-signed links of the first recording, when one was made. */
   video_url: string | null;
   transcript_url: string | null;
+  /** When the provider knows its next change (the simulator does): the sync polls then rather than a minute later. */
+  next_change_at?: string | null;
 }
 
 export interface MeetingBotProvider {
-  readonly name: 'recall';
+  readonly name: 'recall' | 'simulator';
+  /** A development stand-in (no real call is joined): meetings say so (`source: simulated_bot`, "Simulated:" messages). */
+  readonly simulated: boolean;
   createBot(input: { meetingUrl: string; botName: string; joinAt: Date | null; meetingId: string }, signal?: AbortSignal): Promise<{ id: string }>;
   getBot(id: string, signal?: AbortSignal): Promise<ProviderBot>;
   /** Makes the bot leave the call (or never join): cancel and delete. A bot already gone is not an error. */
@@ -190,6 +194,7 @@ export function recallProvider(options: RecallOptions): MeetingBotProvider {
   };
   return {
     name: 'recall',
+    simulated: false,
     async createBot(input, signal) {
       const bot = (await call(
         'POST',

@@ -1,5 +1,7 @@
 import type { Config } from '../../config.js';
+import type { Clock } from '../../services.js';
 import { type MeetingBotProvider, recallProvider } from './recall.js';
+import { simulatorProvider } from './simulator.js';
 import { transcriberFromConfig, type Transcriber } from './transcriber.js';
 
 /**
@@ -29,4 +31,12 @@ export function meetingSettingsFrom(config: Config): MeetingSettings {
           })
         : null,
   };
+}
+
+/**
+ * The meeting-bot provider meetings use: the configured one, else the development simulator behind the
+ * same interface (it needs only the clock, so it is made where the services are at hand).
+ */
+export function meetingBotOf(services: { meetings?: MeetingSettings | null; clock: Clock }): MeetingBotProvider {
+  return services.meetings?.bot ?? simulatorProvider(services.clock);
 }

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.js';
 import { BOT_JOBS, firstDelivery } from './bot-sync.js';
 import { WebhookRefused } from './recall.js';
+import { meetingBotOf } from './settings.js';
 import { meetings } from './table.js';
 import { eq } from 'drizzle-orm';
 
@@ -20,8 +21,8 @@ export function registerMeetingBotWebhook(app: FastifyInstance, services: Servic
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'string', bodyLimit: 256 * 1024 }, (_request, body, done) => done(null, body));
     scope.post(BOT_WEBHOOK_PATH, async (request, reply) => {
-      const provider = services.meetings?.bot;
-      if (!provider)
+      const provider = meetingBotOf(services);
+      if (provider.simulated)
         return reply
           .code(404)
           .send({ error: { message: 'No meeting-bot provider is configured on this server.', type: 'not_found', code: 'resource_not_found', param: null } });

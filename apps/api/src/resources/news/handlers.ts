@@ -1,7 +1,7 @@
-import { countTokens, creditsForTokens, newsAnalysis, newsDigest, storyRelevance } from '@persona-api/engine';
+import { creditsForTokens, newsAnalysis, newsDigest, storyRelevance } from '@persona-api/engine';
 import type { NewsDigestItem, NewsTopic } from '@persona-api/types';
-import { apiErrorOf } from '../../ai/model-call.js';
-import { budgetAlertHeader, chargeCredits, checkCredits } from '../../billing/credits.js';
+import { apiErrorOf, OUTPUT_ALLOWANCE_CREDITS } from '../../ai/model-call.js';
+import { budgetAlertHeader, chargeCredits, withCreditHold } from '../../billing/credits.js';
 import type { HandlerMap } from '../../contract/handler-types.js';
 import type { RequestContext } from '../../http/context.js';
 import { errors } from '../../http/errors.js';
@@ -28,7 +28,6 @@ const PERIOD_LABEL = { last_24_hours: 'the last 24 hours', last_7_days: 'the las
 const PERIOD_CANDIDATES = 200;
 
 /** Tokens a feature's prompt sends: the floor of what the call costs (the 402 check before any work). */
-export const promptTokens = (messages: readonly { content: string }[]) => messages.reduce((sum, message) => sum + 4 + countTokens(message.content), 3);
 
 export const newsHandlers = {
   // Stories are shared by all accounts (DECISIONS.md): any authenticated caller lists and reads them.
@@ -42,41 +41,47 @@ export const newsHandlers = {
     const { id: personaId, persona } = await personaForCall(ctx.db, ctx.auth.userId, body.persona_id, 'persona_id');
     const workspaceId = await billedWorkspace(ctx, body.workspace_id);
     const input = { story: { name: story.name, summary: story.summary, source_name: story.sourceName }, persona };
-    await checkCredits(ctx.db, {
-      accountId: ctx.auth.accountId,
-      workspaceId,
-      estimate: creditsForTokens(promptTokens(newsAnalysis.prompt(input))),
-      pricing: 'metered',
-      now: ctx.now(),
-    });
-    const { output, usage } = await ctx.engine.run(newsAnalysis, input).catch((error: unknown) => {
-      throw apiErrorOf(ctx, error);
-    });
-    const now = ctx.now();
-    const charge = await ctx.db.transaction((tx) =>
-      chargeCredits(tx, {
+    return withCreditHold(
+      ctx.db,
+      {
         accountId: ctx.auth.accountId,
         workspaceId,
-        apiKeyId: ctx.auth.apiKeyId,
-        amount: creditsForTokens(usage.input_tokens + usage.output_tokens),
-        pricing: 'metered',
-        description: `News analysis of ${story.id} for ${personaId} (${usage.input_tokens + usage.output_tokens} tokens)`,
-        operationId: ctx.operationId,
-        requestId: ctx.requestId,
-        now,
-      }),
+        floor: creditsForTokens(ctx.engine.inputTokensOf(newsAnalysis, input)),
+        estimate: creditsForTokens(ctx.engine.inputTokensOf(newsAnalysis, input)) + OUTPUT_ALLOWANCE_CREDITS,
+        now: ctx.now(),
+      },
+      async (hold) => {
+        const { output, usage } = await ctx.engine.run(newsAnalysis, input).catch((error: unknown) => {
+          throw apiErrorOf(ctx, error);
+        });
+        const now = ctx.now();
+        const charge = await ctx.db.transaction((tx) =>
+          chargeCredits(tx, {
+            accountId: ctx.auth.accountId,
+            workspaceId,
+            apiKeyId: ctx.auth.apiKeyId,
+            amount: creditsForTokens(usage.input_tokens + usage.output_tokens),
+            pricing: 'metered',
+            reservationId: hold.id,
+            description: `News analysis of ${story.id} for ${personaId} (${usage.input_tokens + usage.output_tokens} tokens)`,
+            operationId: ctx.operationId,
+            requestId: ctx.requestId,
+            now,
+          }),
+        );
+        const alert = budgetAlertHeader(charge);
+        if (alert) ctx.setHeader('budget-alert', alert);
+        return {
+          object: 'news_story_analysis' as const,
+          story_id: story.id,
+          story_name: story.name,
+          persona: { id: personaId, name: persona.name.slice(0, 100), category: persona.category.slice(0, 100) },
+          analysis: output,
+          usage: { prompt_tokens: usage.input_tokens, completion_tokens: usage.output_tokens, credits_used: charge.charged },
+          analyzed_at: iso(now),
+        };
+      },
     );
-    const alert = budgetAlertHeader(charge);
-    if (alert) ctx.setHeader('budget-alert', alert);
-    return {
-      object: 'news_story_analysis' as const,
-      story_id: story.id,
-      story_name: story.name,
-      persona: { id: personaId, name: persona.name.slice(0, 100), category: persona.category.slice(0, 100) },
-      analysis: output,
-      usage: { prompt_tokens: usage.input_tokens, completion_tokens: usage.output_tokens, credits_used: charge.charged },
-      analyzed_at: iso(now),
-    };
   },
 
   listNewsDigests: async ({ query }, ctx) => {
@@ -120,65 +125,71 @@ export const newsHandlers = {
         ...relevance,
       })),
     };
-    await checkCredits(ctx.db, {
-      accountId: ctx.auth.accountId,
-      workspaceId,
-      estimate: creditsForTokens(promptTokens(newsDigest.prompt(input))),
-      pricing: 'metered',
-      now,
-    });
-    const { output, usage } = await ctx.engine.run(newsDigest, input).catch((error: unknown) => {
-      throw apiErrorOf(ctx, error);
-    });
-    const items: NewsDigestItem[] = ranked.map(({ row, relevance }) => ({
-      story_id: row.id,
-      story_name: row.name,
-      source_name: row.sourceName,
-      url: row.url,
-      published_at: iso(row.publishedAt),
-      topics: row.topics as NewsTopic[],
-      ...relevance,
-    }));
-    const published = ranked.map(({ row }) => row.publishedAt.getTime());
-    const created = ctx.now();
-    const row: NewsDigestRow = {
-      id: newId('dig'),
-      accountId: ctx.auth.accountId,
-      workspaceId,
-      personaId,
-      persona: { id: personaId, name: persona.name.slice(0, 100), category: persona.category.slice(0, 100) },
-      title: output.title,
-      summary: output.summary,
-      keyTakeaways: output.key_takeaways,
-      period,
-      topics,
-      // DECISIONS.md: a period's window, else the span of the stories chosen.
-      periodStart: period ? new Date(now.getTime() - PERIOD_MS[period]) : new Date(Math.min(...published)),
-      periodEnd: period ? now : new Date(Math.max(...published)),
-      items,
-      promptTokens: usage.input_tokens,
-      completionTokens: usage.output_tokens,
-      creditsUsed: 0,
-      createdAt: created,
-    };
-    const charge = await ctx.db.transaction(async (tx) => {
-      const result = await chargeCredits(tx, {
+    return withCreditHold(
+      ctx.db,
+      {
         accountId: ctx.auth.accountId,
         workspaceId,
-        apiKeyId: ctx.auth.apiKeyId,
-        amount: creditsForTokens(usage.input_tokens + usage.output_tokens),
-        pricing: 'metered',
-        description: `News digest ${row.id} (${usage.input_tokens + usage.output_tokens} tokens)`,
-        operationId: ctx.operationId,
-        requestId: ctx.requestId,
-        now: created,
-      });
-      row.creditsUsed = result.charged;
-      await insertDigest(tx, row);
-      return result;
-    });
-    const alert = budgetAlertHeader(charge);
-    if (alert) ctx.setHeader('budget-alert', alert);
-    return toNewsDigest(row);
+        floor: creditsForTokens(ctx.engine.inputTokensOf(newsDigest, input)),
+        estimate: creditsForTokens(ctx.engine.inputTokensOf(newsDigest, input)) + OUTPUT_ALLOWANCE_CREDITS,
+        now,
+      },
+      async (hold) => {
+        const { output, usage } = await ctx.engine.run(newsDigest, input).catch((error: unknown) => {
+          throw apiErrorOf(ctx, error);
+        });
+        const items: NewsDigestItem[] = ranked.map(({ row, relevance }) => ({
+          story_id: row.id,
+          story_name: row.name,
+          source_name: row.sourceName,
+          url: row.url,
+          published_at: iso(row.publishedAt),
+          topics: row.topics as NewsTopic[],
+          ...relevance,
+        }));
+        const published = ranked.map(({ row }) => row.publishedAt.getTime());
+        const created = ctx.now();
+        const row: NewsDigestRow = {
+          id: newId('dig'),
+          accountId: ctx.auth.accountId,
+          workspaceId,
+          personaId,
+          persona: { id: personaId, name: persona.name.slice(0, 100), category: persona.category.slice(0, 100) },
+          title: output.title,
+          summary: output.summary,
+          keyTakeaways: output.key_takeaways,
+          period,
+          topics,
+          // DECISIONS.md: a period's window, else the span of the stories chosen.
+          periodStart: period ? new Date(now.getTime() - PERIOD_MS[period]) : new Date(Math.min(...published)),
+          periodEnd: period ? now : new Date(Math.max(...published)),
+          items,
+          promptTokens: usage.input_tokens,
+          completionTokens: usage.output_tokens,
+          creditsUsed: 0,
+          createdAt: created,
+        };
+        const charge = await ctx.db.transaction(async (tx) => {
+          const result = await chargeCredits(tx, {
+            accountId: ctx.auth.accountId,
+            workspaceId,
+            apiKeyId: ctx.auth.apiKeyId,
+            amount: creditsForTokens(usage.input_tokens + usage.output_tokens),
+            pricing: 'metered',
+            reservationId: hold.id,
+            description: `News digest ${row.id} (${usage.input_tokens + usage.output_tokens} tokens)`,
+            operationId: ctx.operationId,
+            requestId: ctx.requestId,
+            now: created,
+          });
+          row.creditsUsed = result.charged;
+          await insertDigest(tx, row);
+          return result;
+        });
+        const alert = budgetAlertHeader(charge);
+        if (alert) ctx.setHeader('budget-alert', alert);
+        return toNewsDigest(row);
+      },
+    );
   },
 } satisfies Pick<HandlerMap, 'listNewsStories' | 'getNewsStory' | 'analyzeNewsStory' | 'listNewsDigests' | 'createNewsDigest' | 'getNewsDigest'>;

@@ -139,12 +139,16 @@ async function respondStreamed(call: Call, ctx: RequestContext, signal: AbortSig
   const writer = new ResponseEventWriter((event) => stream.send(event, event.type), annotateFor(call));
   writer.start(snapshotOf(call, { status: 'in_progress', output: [], usage: null }));
 
-  const { result, failure } = await drainEngineStream(started, (event) => {
-    if (event.type === 'text_delta') writer.textDelta(event.delta);
-    else if (event.type === 'tool_call_start') writer.toolCallStart(event.index, event.call_id, event.name);
-    else if (event.type === 'tool_call_arguments_delta') writer.toolCallDelta(event.index, event.delta);
-    else if (event.type === 'tool_call_done') writer.toolCallDone(event.index, event.arguments);
-  });
+  const { result, failure } = await drainEngineStream(
+    started,
+    (event) => {
+      if (event.type === 'text_delta') writer.textDelta(event.delta);
+      else if (event.type === 'tool_call_start') writer.toolCallStart(event.index, event.call_id, event.name);
+      else if (event.type === 'tool_call_arguments_delta') writer.toolCallDelta(event.index, event.delta);
+      else if (event.type === 'tool_call_done') writer.toolCallDone(event.index, event.arguments);
+    },
+    () => stream.drained(),
+  );
 
   try {
     if (signal.aborted || stream.closed) {

@@ -78,7 +78,10 @@ async function streamAnswer(ctx: RequestContext, chat: Chat, output: VideoChatOu
   const stream = openEventStream(ctx);
   const writer = new ResponseEventWriter((event) => stream.send(event, event.type));
   writer.start(snapshotOf(chat, { status: 'in_progress', output: [], usage: null }));
-  for (const delta of wordDeltas(output.answer)) writer.textDelta(delta);
+  for (const delta of wordDeltas(output.answer)) {
+    writer.textDelta(delta);
+    await stream.drained();
+  }
   writer.finishItems(false);
   // The whole answer was computed (and the model paid) before the first byte: it is charged even if the client left.
   const settled = await settle(ctx, chat, true, usage, (charged) => ({ status: 'completed', output: writer.output, usage: responseUsage(usage, charged) }));

@@ -1,0 +1,17 @@
+# The production image of the API server and its worker (docker-compose.yml runs both from it).
+# Node 24 LTS; pnpm from npm (corepack cannot always fetch it); ffmpeg for video thumbnails and analyses.
+FROM node:24-bookworm-slim AS build
+RUN apt-get update && apt-get install -y --no-install-recommends ffmpeg ca-certificates && rm -rf /var/lib/apt/lists/*
+RUN npm install --global --no-fund --no-audit pnpm@10.34.9
+WORKDIR /app
+COPY . .
+RUN pnpm install --frozen-lockfile && pnpm build --filter=@persona-api/api... && pnpm deploy --filter=@persona-api/api --prod --legacy /srv/api
+
+FROM node:24-bookworm-slim
+RUN apt-get update && apt-get install -y --no-install-recommends ffmpeg ca-certificates && rm -rf /var/lib/apt/lists/*
+WORKDIR /srv/api
+COPY --from=build /srv/api .
+ENV NODE_ENV=production PORT=8080
+EXPOSE 8080
+USER node
+CMD ["node", "dist/main.js"]

@@ -1,0 +1,101 @@
+// The offline meeting analysis: every summary line, key point, action item, next step and risk is a sentence
+// of the transcript itself, chosen by rule (extractive, never invented); sentiment is a lexicon count.
+import type { MeetingSentimentLabel, MeetingTranscriptSegment } from '@persona-api/types';
+import type { MeetingAnalysisDraft, MeetingAnalysisInput } from './index.js';
+
+interface Sentence {
+  text: string;
+  segment: MeetingTranscriptSegment;
+}
+
+/** The call topics a sentence can be about; the server measures each topic's time from the same list. */
+export const MEETING_TOPICS: Readonly<Record<string, RegExp>> = {
+  Pricing: /\b(price|pricing|cost|discount|quote|per seat|licen[cs]e)/i,
+  Budget: /\b(budget|spend|funding|approved amount)/i,
+  Timeline: /\b(timeline|deadline|by (?:the )?end of|quarter|q[1-4]|next (?:week|month)|go-live|launch date)/i,
+  Integration: /\b(integrat|api|salesforce|hubspot|sso|connector|webhook)/i,
+  'Security and compliance': /\b(security|soc ?2|gdpr|hipaa|compliance|encrypt|audit)/i,
+  Onboarding: /\b(onboard|training|rollout|implementation|set ?up)/i,
+  Support: /\b(support|ticket|outage|incident|response time|escalat)/i,
+  Competition: /\b(competitor|alternative|switch(?:ing)? (?:to|from)|gong|chorus|otter|vendor)/i,
+  'Decision process': /\b(decision|sign[- ]off|approv|procurement|legal|stakeholder|champion)/i,
+  Renewal: /\b(renew|contract|expir|churn|upsell|expansion)/i,
+  'Product feedback': /\b(feature|bug|roadmap|request|dashboard|report|workflow)/i,
+};
+const POSITIVE = /\b(great|good|love|like|happy|excited|helpful|perfect|excellent|works well|impressed|thanks|thank you|agree|definitely|glad)\b/gi;
+const NEGATIVE =
+  /\b(problem|issue|concern|worried|frustrat|slow|expensive|difficult|hard|broken|bug|churn|unhappy|disappoint|blocker|risk|delay|outage|not sure)\w*/gi;
+const COMMITMENT = /\b(I'll|I will|we'll|we will|let me|I can send|I'm going to|we're going to|I will follow up)\b/i;
+const NEXT_STEP = /\b(next step|follow[- ]up|schedule|send (?:over|you)|set up a|book a|circle back)\b/i;
+const RISK_HIGH = /\b(cancel|churn|budget freeze|no budget|switch(?:ing)? to|deal[- ]breaker|blocker|escalat)\w*/i;
+const RISK_MEDIUM = /\b(concern|worried|delay|competitor|legal review|not sure|outage|expensive|too (?:much|high))\w*/i;
+
+export function sentencesOf(segments: readonly MeetingTranscriptSegment[]): Sentence[] {
+  return segments.flatMap((segment) =>
+    (segment.text.match(/[^.!?]+[.!?]+|[^.!?]+$/g) ?? [])
+      .map((text) => text.trim())
+      .filter((text) => text.length > 0)
+      .map((text) => ({ text, segment })),
+  );
+}
+
+const round = (value: number, digits = 2) => Math.round(value * 10 ** digits) / 10 ** digits;
+const words = (text: string) => text.match(/\S+/g)?.length ?? 0;
+
+/** Lexicon sentiment: (positive − negative) / (positive + negative + 2), "mixed" when both are frequent and balanced. */
+export function sentimentOf(texts: readonly string[]): { label: MeetingSentimentLabel; score: number } {
+  let positive = 0;
+  let negative = 0;
+  for (const text of texts) {
+    positive += text.match(POSITIVE)?.length ?? 0;
+    negative += text.match(NEGATIVE)?.length ?? 0;
+  }
+  const score = round((positive - negative) / (positive + negative + 2));
+  const label: MeetingSentimentLabel =
+    positive >= 2 && negative >= 2 && Math.abs(score) < 0.25 ? 'mixed' : score > 0.15 ? 'positive' : score < -0.15 ? 'negative' : 'neutral';
+  return { label, score };
+}
+
+export function offlineMeetingAnalysis(input: MeetingAnalysisInput): MeetingAnalysisDraft {
+  const sentences = sentencesOf(input.segments);
+  const weight = (sentence: Sentence) =>
+    Object.values(MEETING_TOPICS).filter((pattern) => pattern.test(sentence.text)).length * 2 +
+    (/\d/.test(sentence.text) ? 1 : 0) +
+    (COMMITMENT.test(sentence.text) ? 2 : 0) +
+    (RISK_MEDIUM.test(sentence.text) || RISK_HIGH.test(sentence.text) ? 1 : 0) +
+    Math.min(2, words(sentence.text) / 12);
+  const substantive = sentences.filter((sentence) => words(sentence.text) >= 6 && !sentence.text.endsWith('?'));
+  const ranked = [...substantive].sort((x, y) => weight(y) - weight(x) || x.segment.start - y.segment.start);
+  const keySentences = ranked.slice(0, 8).sort((x, y) => x.segment.start - y.segment.start);
+
+  const minutes = Math.max(1, Math.round(input.duration_seconds / 60));
+  const lead = input.measured.talk_ratio[0];
+  const summary = [
+    `${input.speakers.length} speaker${input.speakers.length === 1 ? '' : 's'} over ${minutes} minute${minutes === 1 ? '' : 's'}` +
+      (lead ? `; ${lead.speaker} spoke ${Math.round(lead.ratio * 100)}% of the time` : '') +
+      (input.measured.topics.length > 0 ? `; topics: ${input.measured.topics.slice(0, 4).join(', ').toLowerCase()}.` : '.'),
+    ...keySentences.slice(0, 4).map((sentence) => `${sentence.segment.speaker}: "${sentence.text}"`),
+  ].join('\n\n');
+
+  const bySpeaker = new Map<string, string[]>();
+  for (const segment of input.segments) bySpeaker.set(segment.speaker_id, [...(bySpeaker.get(segment.speaker_id) ?? []), segment.text]);
+
+  return {
+    summary,
+    key_points: keySentences.map((sentence) => `${sentence.segment.speaker}: ${sentence.text}`),
+    action_items: substantive
+      .filter((sentence) => COMMITMENT.test(sentence.text))
+      .map((sentence) => ({ text: sentence.text, owner_speaker_id: sentence.segment.speaker_id, due: null })),
+    next_steps: substantive
+      .filter((sentence) => NEXT_STEP.test(sentence.text) || COMMITMENT.test(sentence.text))
+      .slice(-20)
+      .map((sentence) => sentence.text),
+    risks: substantive
+      .filter((sentence) => RISK_HIGH.test(sentence.text) || RISK_MEDIUM.test(sentence.text))
+      .map((sentence) => ({ text: sentence.text, severity: RISK_HIGH.test(sentence.text) ? 'high' : 'medium' })),
+    sentiment: {
+      overall: sentimentOf(input.segments.map((segment) => segment.text)),
+      per_speaker: [...bySpeaker.entries()].map(([speaker_id, texts]) => ({ speaker_id, ...sentimentOf(texts) })),
+    },
+  };
+}
