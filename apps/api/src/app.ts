@@ -6,7 +6,7 @@ import { clientErrorHandler, frameworkErrorHandler, MAX_PARAM_LENGTH, newRequest
 import { registerHealth } from './app/health.js';
 import { idempotencyHooks, purgeIdempotencyKeysHourly } from './app/idempotency.js';
 import { registerOperations } from './app/routes.js';
-import { API_KEYS_CHANGED, apiKeyFinder, type AuthContext } from './auth/api-keys.js';
+import { API_KEYS_CHANGED, apiKeyFinder, onApiKeysChangedHere, type AuthContext } from './auth/api-keys.js';
 import { UsageRecorder } from './billing/usage-recorder.js';
 import type { HandlerMap } from './contract/handler-types.js';
 import { basePath, listOperations, loadSpec, withOpenFreeFormObjects, type OpenApiDocument, type OperationInfo } from './contract/spec.js';
@@ -85,6 +85,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const findApiKey = apiKeyFinder(db);
   // Revocations and tier changes, from any instance or the admin CLI, empty the key cache at once.
   const stopListening = await options.database.listen(API_KEYS_CHANGED, () => findApiKey.forget());
+  const stopListeningHere = onApiKeysChangedHere(() => findApiKey.forget());
   const authenticate = authentication(findApiKey, options.rateLimiter, options.rateLimitMultiplier ?? 1);
 
   const app = Fastify({
@@ -196,6 +197,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   const purge = purgeIdempotencyKeysHourly(app, db, now);
   app.addHook('onClose', async () => {
+    stopListeningHere();
     await stopListening().catch(() => undefined);
     clearInterval(purge);
     await usageRecorder.close();

@@ -1,5 +1,5 @@
 import { and, count, desc, eq, isNull, sql } from 'drizzle-orm';
-import { announceApiKeysChanged, generateApiKey, hashApiKey, keyPrefix } from '../auth/api-keys.js';
+import { announceApiKeysChanged, apiKeysChangedHere, generateApiKey, hashApiKey, keyPrefix } from '../auth/api-keys.js';
 import { grantCreditsIn } from '../billing/credits.js';
 import type { Database, Executor } from '../db/client.js';
 import { accounts, apiKeys, users, workspaceMembers, workspaces } from '../db/schema/index.js';
@@ -110,7 +110,7 @@ export async function listApiKeys(db: Database, accountId?: string) {
 /** Revokes a key at once: the next request with it is a 401. Returns false for an unknown or revoked key. */
 /** Every instance hears it (API_KEYS_CHANGED) and forgets the keys it had cached. */
 export async function revokeApiKey(db: Database, keyId: string, now = new Date()): Promise<boolean> {
-  return db.transaction(async (tx) => {
+  const changed = await db.transaction(async (tx) => {
     const revoked = await tx
       .update(apiKeys)
       .set({ revokedAt: now })
@@ -119,15 +119,19 @@ export async function revokeApiKey(db: Database, keyId: string, now = new Date()
     if (revoked[0]) await announceApiKeysChanged(tx, revoked[0].accountId);
     return revoked.length > 0;
   });
+  if (changed) apiKeysChangedHere();
+  return changed;
 }
 
 /** The new tier's rate limit applies from the next request on every instance (API_KEYS_CHANGED). */
 export async function setTier(db: Database, accountId: string, tier: TierId): Promise<boolean> {
-  return db.transaction(async (tx) => {
+  const changed = await db.transaction(async (tx) => {
     const updated = await tx.update(accounts).set({ tierId: tier }).where(eq(accounts.id, accountId)).returning({ id: accounts.id });
     if (updated.length > 0) await announceApiKeysChanged(tx, accountId);
     return updated.length > 0;
   });
+  if (changed) apiKeysChangedHere();
+  return changed;
 }
 
 export async function listAccounts(db: Database) {

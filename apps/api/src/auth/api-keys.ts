@@ -47,6 +47,23 @@ export async function announceApiKeysChanged(db: Executor, accountId: string): P
   await db.execute(sql`select pg_notify(${API_KEYS_CHANGED}, ${accountId})`);
 }
 
+const inProcessListeners = new Set<() => void>();
+
+/**
+ * Subscribes to changes announced by this process. A notification reaches this process's own LISTEN
+ * connection some milliseconds after the commit; the revoking process itself forgets at once, so "the
+ * next request is a 401" holds without that delay. Returns the unsubscribe function.
+ */
+export function onApiKeysChangedHere(listener: () => void): () => void {
+  inProcessListeners.add(listener);
+  return () => inProcessListeners.delete(listener);
+}
+
+/** Call after the transaction that announced a change has committed. */
+export function apiKeysChangedHere(): void {
+  for (const listener of inProcessListeners) listener();
+}
+
 /** How long an authenticated key is trusted without a lookup, when no change is announced meanwhile. */
 export const API_KEY_CACHE_MS = 30_000;
 

@@ -2,7 +2,7 @@ import { lookup as dnsLookup, type LookupAddress, type LookupOneOptions } from '
 import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
-import { Transform, type Readable } from 'node:stream';
+import { pipeline, Transform, type Readable } from 'node:stream';
 
 /**
  * The one way the server fetches a URL a caller gave it (persona-suggestion sources today; brand-voice
@@ -46,6 +46,8 @@ export class FetchError extends Error {
     super(message);
   }
 }
+
+const timedOut = (url: URL) => new FetchError('timeout', `The fetch of ${url.href} took too long or was aborted`);
 
 export interface FetchedResponse {
   /** Where the last redirect led. */
@@ -137,7 +139,7 @@ function send(url: URL, policy: FetchPolicy, headers: Record<string, string>, si
     const req = request(url, { method: 'GET', signal, headers, ...(allowPrivate ? {} : { lookup: guardedLookup }) }, resolve);
     req.on('error', (error: NodeJS.ErrnoException) => {
       if (error.code === 'EPRIVATE') reject(new FetchError('blocked_address', error.message));
-      else if (signal.aborted) reject(new FetchError('timeout', `The fetch of ${url.href} took too long or was aborted`));
+      else if (signal.aborted) reject(timedOut(url));
       else reject(new FetchError('network', error.message));
     });
     req.end();
@@ -166,17 +168,35 @@ function charsetOf(contentType: string): string {
   }
 }
 
-async function readText(response: IncomingMessage, maxBytes: number, contentType: string): Promise<string> {
+/**
+ * The body through the size limit. pipeline, not pipe: when the time limit aborts the response mid-body
+ * (or the limit is passed), the error reaches the reader and both streams are destroyed; with pipe the
+ * reader would wait forever.
+ */
+function limitedBody(response: IncomingMessage, url: URL, maxBytes: number, signal: AbortSignal): Readable {
+  const body = limited(maxBytes);
+  const onAbort = () => body.destroy(timedOut(url));
+  // The request's own abort listener ran first and destroys the response; this names the reason.
+  signal.addEventListener('abort', onAbort, { once: true });
+  pipeline(response, body, () => signal.removeEventListener('abort', onAbort));
+  return body;
+}
+
+async function readText(response: IncomingMessage, url: URL, maxBytes: number, contentType: string, signal: AbortSignal): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of response) {
-    const buffer = chunk as Buffer;
-    chunks.push(buffer);
-    size += buffer.length;
-    if (size >= maxBytes) {
-      response.destroy();
-      break;
+  try {
+    for await (const chunk of response) {
+      const buffer = chunk as Buffer;
+      chunks.push(buffer);
+      size += buffer.length;
+      if (size >= maxBytes) {
+        response.destroy();
+        break;
+      }
     }
+  } catch (error) {
+    throw signal.aborted ? timedOut(url) : new FetchError('network', error instanceof Error ? error.message : String(error));
   }
   return new TextDecoder(charsetOf(contentType)).decode(Buffer.concat(chunks).subarray(0, maxBytes));
 }
@@ -219,11 +239,11 @@ export function createGuardedFetcher(defaults: Partial<FetchPolicy> = {}): Fetch
           mediaType: contentType ? (contentType.split(';')[0] ?? '').trim().toLowerCase() : null,
           get body() {
             once();
-            return response.pipe(limited(policy.maxBytes));
+            return limitedBody(response, url, policy.maxBytes, signal);
           },
           text() {
             once();
-            return readText(response, policy.maxBytes, contentType);
+            return readText(response, url, policy.maxBytes, contentType, signal);
           },
         };
       }

@@ -24,6 +24,10 @@ beforeAll(async () => {
     } else if (req.url === '/to-file') {
       res.writeHead(302, { location: 'file:///etc/passwd' });
       res.end();
+    } else if (req.url === '/stalls') {
+      // Headers and a first chunk, then nothing: only the time limit ends the read.
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.write('first chunk ');
     } else if (req.url === '/big') {
       res.writeHead(200, { 'content-type': 'text/plain' });
       res.end('x'.repeat(10_000));
@@ -36,7 +40,10 @@ beforeAll(async () => {
   await once(server, 'listening');
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
-afterAll(() => server.close());
+afterAll(() => {
+  server.closeAllConnections();
+  server.close();
+});
 
 const failure = (promise: Promise<unknown>) =>
   promise.then(
@@ -76,5 +83,17 @@ describe('the guarded fetcher', () => {
       for await (const chunk of streamed) chunks.push(chunk as Buffer);
     })();
     expect(await failure(read)).toBe('too_large');
+  });
+
+  it('ends a body that stalls after its headers at the time limit, streamed or as text', async () => {
+    const fetcher = createGuardedFetcher({ allowPrivateAddresses: true, timeoutMs: 300 });
+    const streamed = (await fetcher.get(`${base}/stalls`)).body;
+    const read = (async () => {
+      for await (const _chunk of streamed) {
+      }
+    })();
+    expect(await failure(read)).toBe('timeout');
+    expect(streamed.destroyed).toBe(true);
+    expect(await failure((await fetcher.get(`${base}/stalls`)).text())).toBe('timeout');
   });
 });

@@ -81,8 +81,9 @@ beforeAll(async () => {
   storageDir = await mkdtemp(join(tmpdir(), 'brand-voices-'));
   upstream = await fakeUpstreamEngine();
   database = await openTestDatabase();
-  // Only the test's own server is reachable on loopback: a redirect to any other private address is refused.
-  const fetcher = createGuardedFetcher({ timeoutMs: 500, maxBytes: 1024 * 1024, allowedPrivateHosts: [host] });
+  // Only the test’s own server is reachable on loopback: a redirect to any other private address is refused.
+  // 2 s: long enough for every other page on a loaded 2-core machine; /hang waits for it.
+  const fetcher = createGuardedFetcher({ timeoutMs: 2_000, maxBytes: 1024 * 1024, allowedPrivateHosts: [host] });
   storage = createLocalStorage(storageDir);
   const services = testServices(database.db, { engine, clock, fetcher, storage });
   queue = await openTestJobQueue(database, brandVoiceJobs(services));

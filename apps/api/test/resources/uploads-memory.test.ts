@@ -91,6 +91,10 @@ it('streams a 200 MiB upload to storage with the server’s RSS growth bounded',
   expect(res.status).toBe(200);
   expect(body).toMatchObject({ size: SIZE, checksum_sha256: checksum });
   expect(await stand.storage.head(uploadObjectKey(target.body.key))).toMatchObject({ size: SIZE });
-  // The client and the server share this process; both stream. Holding the body would add 200 MiB.
-  expect((peak - before) / MIB, `RSS grew by ${((peak - before) / MIB).toFixed(1)} MiB`).toBeLessThan(64);
+  // The client and the server share this process; both stream. Holding the body would add 200 MiB; the
+  // growth measured is 40–67 MiB (socket and file buffers, GC timing on a loaded machine), so the bound
+  // is half the body: it fails on any copy of the whole body and not on allocator noise.
+  const growth = (peak - before) / MIB;
+  console.log(`200 MiB upload: RSS grew by ${growth.toFixed(1)} MiB`);
+  expect(growth, `RSS grew by ${growth.toFixed(1)} MiB`).toBeLessThan(SIZE / MIB / 2);
 });
