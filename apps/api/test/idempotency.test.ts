@@ -1,8 +1,8 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createApiKey } from '../src/admin/accounts.js';
-import { accounts, agentThreads, workspaces } from '../src/db/schema/index.js';
-import { IDEMPOTENCY_TTL_MS } from '../src/http/idempotency.js';
+import { accounts, agentThreads, idempotencyKeys, workspaces } from '../src/db/schema/index.js';
+import { IDEMPOTENCY_LEASE_MS, IDEMPOTENCY_TTL_MS, requestFingerprint } from '../src/http/idempotency.js';
 import type { Handler } from '../src/contract/handler-types.js';
 import { openEventStream } from '../src/http/sse.js';
 import { chargedCallControl, chargedCreateAgentThread, PRICE } from './support/charged-handler.js';
@@ -109,6 +109,75 @@ describe('Idempotency-Key', () => {
     expect((await first).status).toBe(200);
     chargedCallControl.gate = undefined;
     expect((await h.post('/agent/threads', t.key, body, { 'idempotency-key': key })).headers['idempotent-replayed']).toBe('true');
+  });
+
+  it('lets a retry run the request once the claim of a process that died has lapsed, exactly once', async () => {
+    const key = freshKey();
+    const body = { name: 'Orphaned claim' };
+    const start = h.clock.ms();
+    try {
+      // What a process killed mid-request leaves: the key claimed in progress, its lease no longer renewed.
+      await h.db.insert(idempotencyKeys).values({
+        apiKeyId: t.apiKeyId,
+        key,
+        requestHash: requestFingerprint('POST', '/api/v1/workspaces', body),
+        state: 'in_progress',
+        createdAt: h.clock.now(),
+        lockedUntil: new Date(start + IDEMPOTENCY_LEASE_MS),
+      });
+      const early = await h.post('/workspaces', t.key, body, { 'idempotency-key': key });
+      expect(errorOf(early)).toMatchObject({ code: 'idempotency_key_in_use' });
+      h.clock.advance(IDEMPOTENCY_LEASE_MS + 1);
+      // Two retries at once: one takes the claim over and runs; the other meets it in use, or replays
+      // its answer if it had finished already.
+      const retries = await Promise.all([1, 2].map(() => h.post('/workspaces', t.key, body, { 'idempotency-key': key })));
+      const ran = retries.filter((r) => r.status === 200 && r.headers['idempotent-replayed'] === undefined);
+      expect(ran).toHaveLength(1);
+      const other = retries.find((r) => r !== ran[0]);
+      if (other?.status === 200) expect(other.body.id).toBe(ran[0]?.body.id);
+      else expect(errorOf(other)).toMatchObject({ code: 'idempotency_key_in_use' });
+      expect(await workspacesNamed('Orphaned claim')).toBe(1);
+      const replay = await h.post('/workspaces', t.key, body, { 'idempotency-key': key });
+      expect(replay.headers['idempotent-replayed']).toBe('true');
+      expect(replay.body.id).toBe(ran[0]?.body.id);
+      // A body that differs is still refused, lapsed claim or not.
+      expect(errorOf(await h.post('/workspaces', t.key, { name: 'Other' }, { 'idempotency-key': key }))).toMatchObject({ code: 'idempotency_key_reused' });
+    } finally {
+      h.clock.set(new Date(start));
+    }
+  });
+
+  it('keeps renewing the claim of a request that is still running, so a retry never runs it twice', async () => {
+    const key = freshKey();
+    const start = h.clock.ms();
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    let release!: () => void;
+    chargedCallControl.gate = new Promise((resolve) => (release = resolve));
+    try {
+      const body = { workspace_id: t.workspaceId, title: 'Long running' };
+      const first = h.post('/agent/threads', t.key, body, { 'idempotency-key': key });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const leaseOf = async () => (await h.db.select().from(idempotencyKeys).where(eq(idempotencyKeys.key, key)))[0]?.lockedUntil?.getTime();
+      expect(await leaseOf()).toBe(start + IDEMPOTENCY_LEASE_MS);
+      // Two renewals while the handler runs: the lease moves with the clock.
+      for (const step of [1, 2]) {
+        h.clock.advance(IDEMPOTENCY_LEASE_MS / 2);
+        vi.advanceTimersByTime(IDEMPOTENCY_LEASE_MS / 3);
+        await vi.waitFor(async () => expect(await leaseOf()).toBe(start + (step * IDEMPOTENCY_LEASE_MS) / 2 + IDEMPOTENCY_LEASE_MS));
+      }
+      // Past the first lease: without the renewals this retry would run the request a second time.
+      const retry = await h.post('/agent/threads', t.key, body, { 'idempotency-key': key });
+      expect(errorOf(retry)).toMatchObject({ code: 'idempotency_key_in_use' });
+      release();
+      expect((await first).status).toBe(200);
+      expect(await leaseOf()).toBeUndefined();
+      const replay = await h.post('/agent/threads', t.key, body, { 'idempotency-key': key });
+      expect(replay.headers['idempotent-replayed']).toBe('true');
+    } finally {
+      release();
+      vi.useRealTimers();
+      h.clock.set(new Date(start));
+    }
   });
 
   it('keeps keys apart per API key', async () => {

@@ -6,8 +6,10 @@ import {
   claimIdempotencyKey,
   completeIdempotencyKey,
   fingerprintedHeaders,
+  IDEMPOTENCY_LEASE_MS,
   purgeExpiredIdempotencyKeys,
   releaseIdempotencyKey,
+  renewIdempotencyLease,
   requestFingerprint,
 } from '../http/idempotency.js';
 import { operationIdOf } from './route-config.js';
@@ -42,6 +44,23 @@ export function idempotencyHooks(db: Database, now: () => Date, operations: Map<
         .send(claim.response.body);
     }
     request.idempotencyKey = key;
+    keepClaimed(request, request.auth.apiKeyId, key);
+  };
+
+  // Renews the claim's lease while the request holds it, so that only a dead process lets it lapse. Stops
+  // once the key is completed or released (its row is no longer in progress) or the request let go of it.
+  const keepClaimed = (request: FastifyRequest, apiKeyId: string, key: string) => {
+    const timer = setInterval(() => {
+      if (request.idempotencyKey !== key) return clearInterval(timer);
+      renewIdempotencyLease(db, apiKeyId, key, now()).then(
+        (held) => held || clearInterval(timer),
+        (err: unknown) => {
+          clearInterval(timer);
+          request.log.warn({ err }, 'renewing an idempotency lease failed');
+        },
+      );
+    }, IDEMPOTENCY_LEASE_MS / 3);
+    timer.unref();
   };
 
   const storeResponse = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { and, eq, lt } from 'drizzle-orm';
+import { and, eq, isNull, lt } from 'drizzle-orm';
 import stableStringify from 'safe-stable-stringify';
 import type { Database } from '../db/client.js';
 import { idempotencyKeys } from '../db/schema/index.js';
@@ -8,6 +8,12 @@ import { apiError } from './errors.js';
 /** Stripe's window: a key is remembered for 24 hours. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
+/**
+ * How long a claim lives without renewal. The request holding a key renews it every third of this while
+ * it runs (renewIdempotencyLease), so only a holder whose process died lets it lapse: a retry then runs
+ * the request again instead of meeting a 409 for 24 hours (brandur's "locked_at" on Stripe-like keys).
+ */
+export const IDEMPOTENCY_LEASE_MS = 60_000;
 
 export interface StoredResponse {
   status: number;
@@ -47,7 +53,7 @@ export async function claimIdempotencyKey(db: Database, apiKeyId: string, key: s
   for (let attempt = 0; attempt < 2; attempt++) {
     const inserted = await db
       .insert(idempotencyKeys)
-      .values({ apiKeyId, key, requestHash: fingerprint, state: 'in_progress', createdAt: now })
+      .values({ apiKeyId, key, requestHash: fingerprint, state: 'in_progress', createdAt: now, lockedUntil: leaseFrom(now) })
       .onConflictDoNothing()
       .returning({ key: idempotencyKeys.key });
     if (inserted.length > 0) return { kind: 'claimed' };
@@ -67,6 +73,26 @@ export async function claimIdempotencyKey(db: Database, apiKeyId: string, key: s
     if (existing.requestHash !== fingerprint) {
       throw apiError('idempotency_key_reused', 'This Idempotency-Key was used with a different request body.', IDEMPOTENCY_HEADER);
     }
+    if (existing.state === 'in_progress') {
+      // Rows from before leases existed have none: their lease ends IDEMPOTENCY_LEASE_MS after the claim.
+      const lockedUntil = existing.lockedUntil ?? leaseFrom(existing.createdAt);
+      if (lockedUntil.getTime() < now.getTime()) {
+        // Its holder is gone. Take the claim over, once: of two retries racing here, one updates the row.
+        const taken = await db
+          .update(idempotencyKeys)
+          .set({ lockedUntil: leaseFrom(now) })
+          .where(
+            and(
+              eq(idempotencyKeys.apiKeyId, apiKeyId),
+              eq(idempotencyKeys.key, key),
+              eq(idempotencyKeys.state, 'in_progress'),
+              lockedUntilIs(existing.lockedUntil),
+            ),
+          )
+          .returning({ key: idempotencyKeys.key });
+        if (taken.length > 0) return { kind: 'claimed' };
+      }
+    }
     if (existing.state !== 'completed' || existing.responseStatus === null || existing.responseBody === null) {
       throw apiError('idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed; retry after it completes.', IDEMPOTENCY_HEADER);
     }
@@ -78,11 +104,24 @@ export async function claimIdempotencyKey(db: Database, apiKeyId: string, key: s
   throw apiError('idempotency_key_in_use', 'A request with this Idempotency-Key is being processed.', IDEMPOTENCY_HEADER);
 }
 
+const leaseFrom = (time: Date) => new Date(time.getTime() + IDEMPOTENCY_LEASE_MS);
+const lockedUntilIs = (value: Date | null) => (value === null ? isNull(idempotencyKeys.lockedUntil) : eq(idempotencyKeys.lockedUntil, value));
+
+/** Extends the claim of a request still running; false when the key is no longer held in progress. */
+export async function renewIdempotencyLease(db: Database, apiKeyId: string, key: string, now: Date): Promise<boolean> {
+  const renewed = await db
+    .update(idempotencyKeys)
+    .set({ lockedUntil: leaseFrom(now) })
+    .where(and(eq(idempotencyKeys.apiKeyId, apiKeyId), eq(idempotencyKeys.key, key), eq(idempotencyKeys.state, 'in_progress')))
+    .returning({ key: idempotencyKeys.key });
+  return renewed.length > 0;
+}
+
 /** Stores the response of a claimed key so later retries replay it. */
 export async function completeIdempotencyKey(db: Database, apiKeyId: string, key: string, response: StoredResponse): Promise<void> {
   await db
     .update(idempotencyKeys)
-    .set({ state: 'completed', responseStatus: response.status, responseBody: response.body, responseContentType: response.contentType })
+    .set({ state: 'completed', responseStatus: response.status, responseBody: response.body, responseContentType: response.contentType, lockedUntil: null })
     .where(and(eq(idempotencyKeys.apiKeyId, apiKeyId), eq(idempotencyKeys.key, key)));
 }
 

@@ -91,6 +91,11 @@ export const idempotencyKeys = pgTable(
     responseBody: text('response_body'),
     responseContentType: text('response_content_type'),
     createdAt: timestampMs('created_at').notNull(),
+    /**
+     * While in_progress: the request holding the key renews this while it runs; past it, the holder is
+     * taken as dead (its process was killed) and a retry runs the request again. Null once completed.
+     */
+    lockedUntil: timestampMs('locked_until'),
   },
   (t) => [primaryKey({ columns: [t.apiKeyId, t.key] }), index('idempotency_keys_created_idx').on(t.createdAt)],
 );
