@@ -38,6 +38,8 @@ export interface PreparedCall {
   inputTokens: number;
   /** The credits held for this call until it is charged (reserveCredits). */
   reservationId: string;
+  /** True once the charge took the hold (or gave it back): nothing is left to release. */
+  settled: boolean;
 }
 
 /**
@@ -65,9 +67,11 @@ export async function prepareModelCall(
     membership?: Membership;
   },
 ): Promise<PreparedCall> {
-  const { id: personaId, persona } =
-    input.personaId === null ? { id: null, persona: null } : await personaForCall(ctx.db, ctx.auth.userId, input.personaId, 'persona_id');
-  const membership = input.membership ?? (await defaultWorkspace(ctx.db, ctx.auth.userId));
+  // Two independent reads: on PostgreSQL they go out together (one round trip of waiting, not two).
+  const [{ id: personaId, persona }, membership] = await Promise.all([
+    input.personaId === null ? { id: null, persona: null } : personaForCall(ctx.db, ctx.auth.userId, input.personaId, 'persona_id'),
+    input.membership ?? defaultWorkspace(ctx.db, ctx.auth.userId),
+  ]);
   if (membership) requireRole(membership.role, 'ai.call', 'make paid AI calls in this workspace');
   const request: GenerateRequest = { ...input.request, persona };
   const systemTexts = [request.persona?.system_prompt ?? '', request.instructions ?? ''].filter((text) => text.trim().length > 0);
@@ -75,8 +79,10 @@ export async function prepareModelCall(
   const extra = input.extraCredits ?? 0;
   const outputAllowance = Math.min(request.max_output_tokens ?? DEFAULT_OUTPUT_ALLOWANCE_TOKENS, ctx.engine.describe().max_output_tokens);
   const reservationId = newId('hold');
-  // Released when the request ends (a failure, a client that left); a no-op once the charge took it.
+  const prepared: PreparedCall = { request, personaId, workspaceId: membership?.workspace.id ?? null, inputTokens, reservationId, settled: false };
+  // Released when the request ends without a charge (a failure, a client that left).
   ctx.reply.raw.once('close', () => {
+    if (prepared.settled) return;
     releaseReservation(ctx.db, reservationId).catch((err: unknown) => ctx.log.warn({ err }, 'releasing a credit hold failed'));
   });
   await reserveCredits(ctx.db, {
@@ -87,7 +93,7 @@ export async function prepareModelCall(
     now: ctx.now(),
     reservationId,
   });
-  return { request, personaId, workspaceId: membership?.workspace.id ?? null, inputTokens, reservationId };
+  return prepared;
 }
 
 /** Tokens of what a stream had sent when its client left: the input plus the output delivered. */
@@ -170,6 +176,7 @@ export async function settleModelCall(
     });
     return { body, charge, charged };
   });
+  prepared.settled = true;
   ctx.meter.promptTokens += settlement.usage.input_tokens;
   ctx.meter.completionTokens += settlement.usage.output_tokens;
   return { body: result.body, budgetAlert: result.charge ? budgetAlertHeader(result.charge) : undefined, charged: result.charged };
