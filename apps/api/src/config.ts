@@ -35,6 +35,12 @@ const configSchema = z
     // its connection), so requests already on their way are served rather than reset.
     SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).max(60_000).default(500),
     DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+    // Named prepared statements per connection (the default): one round trip per statement and no
+    // re-planning. `false` for a pooler in transaction mode that cannot keep them (PgBouncer < 1.21).
+    DATABASE_PREPARED_STATEMENTS: z
+      .enum(['true', 'false'])
+      .default('true')
+      .transform((value) => value === 'true'),
     // Multiplies every tier's requests per minute: for load tests and staging only (bench/api sets it).
     RATE_LIMIT_MULTIPLIER: z.coerce.number().int().min(1).max(100_000).default(1),
     // Persona suggestion sources of type url: how long one page may take, and whether private and

@@ -111,9 +111,9 @@ describe('pnpm start', { timeout: 120_000 }, () => {
 
       if (provided.driver === 'pglite') {
         // PGlite is one process's database: the admin CLI must not open it while the server runs.
-        await expect(openConfiguredDatabase({ DATA_DIR: dataDir, DATABASE_URL: undefined, DATABASE_POOL_SIZE: 1 }, 'test')).rejects.toThrow(
-          /in use by process/,
-        );
+        await expect(
+          openConfiguredDatabase({ DATA_DIR: dataDir, DATABASE_URL: undefined, DATABASE_POOL_SIZE: 1, DATABASE_PREPARED_STATEMENTS: true }, 'test'),
+        ).rejects.toThrow(/in use by process/);
       }
     } finally {
       server.child.kill('SIGTERM');

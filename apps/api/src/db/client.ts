@@ -62,10 +62,12 @@ async function withAdvisoryLock<T>(url: string, lockId: number, work: (lockDb: R
   }
 }
 
-export type OpenDatabaseOptions = { driver: 'postgres'; url: string; poolSize?: number } | { driver: 'pglite'; dataDir?: string; loadDataDir?: Blob };
+export type OpenDatabaseOptions =
+  | { driver: 'postgres'; url: string; poolSize?: number; preparedStatements?: boolean }
+  | { driver: 'pglite'; dataDir?: string; loadDataDir?: Blob };
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<DatabaseHandle> {
-  if (options.driver === 'postgres') return openPostgres(options.url, options.poolSize ?? 10);
+  if (options.driver === 'postgres') return openPostgres(options.url, options.poolSize ?? 10, options.preparedStatements ?? true);
   return openPglite(options.dataDir, options.loadDataDir);
 }
 
@@ -90,9 +92,37 @@ async function openPglite(dataDir: string | undefined, loadDataDir: Blob | undef
   };
 }
 
-async function openPostgres(url: string, poolSize: number): Promise<DatabaseHandle> {
+/**
+ * The client Drizzle is given, with every statement prepared (named and kept per connection by
+ * postgres.js, keyed by its text). Drizzle asks postgres.js not to prepare any statement it did not
+ * `.prepare()` itself; unprepared, a statement with parameters costs two round trips (Parse+Describe,
+ * then Bind+Execute) and a fresh parse and plan every time, which is what made a list call cost twice a
+ * hand-written one (bench/README.md). Transactions and savepoints hand Drizzle a client of their own,
+ * wrapped the same way. postgres.js re-prepares a statement whose plan a migration invalidated.
+ */
+function preparingClient<T extends postgres.Sql>(client: T): T {
+  return new Proxy(client, {
+    get(target, property, receiver) {
+      if (property === 'unsafe') {
+        return (query: string, params?: unknown[], options?: Record<string, unknown>) =>
+          target.unsafe(query, params as postgres.ParameterOrJSON<never>[], { ...options, prepare: true });
+      }
+      if (property === 'begin' || property === 'savepoint') {
+        const original = Reflect.get(target, property, target) as (...args: unknown[]) => unknown;
+        return (...args: unknown[]) =>
+          original.apply(
+            target,
+            args.map((arg) => (typeof arg === 'function' ? (tx: postgres.Sql) => (arg as (tx: postgres.Sql) => unknown)(preparingClient(tx)) : arg)),
+          );
+      }
+      return Reflect.get(target, property, receiver);
+    },
+  });
+}
+
+async function openPostgres(url: string, poolSize: number, preparedStatements: boolean): Promise<DatabaseHandle> {
   const client = postgres(url, { max: poolSize, onnotice: () => {} });
-  const db = drizzlePostgres({ client, schema });
+  const db = drizzlePostgres({ client: preparedStatements ? preparingClient(client) : client, schema });
   return {
     db: db as unknown as Database,
     driver: 'postgres',

@@ -44,12 +44,17 @@ function isAlive(pid: number): boolean {
 
 /** Opens the configured database (PostgreSQL with DATABASE_URL, else PGlite in DATA_DIR), migrated and seeded. */
 export async function openConfiguredDatabase(
-  config: Pick<Config, 'DATABASE_URL' | 'DATA_DIR' | 'DATABASE_POOL_SIZE'>,
+  config: Pick<Config, 'DATABASE_URL' | 'DATA_DIR' | 'DATABASE_POOL_SIZE' | 'DATABASE_PREPARED_STATEMENTS'>,
   holder: string,
 ): Promise<DatabaseHandle> {
   let database: DatabaseHandle;
   if (config.DATABASE_URL) {
-    database = await openDatabase({ driver: 'postgres', url: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE });
+    database = await openDatabase({
+      driver: 'postgres',
+      url: config.DATABASE_URL,
+      poolSize: config.DATABASE_POOL_SIZE,
+      preparedStatements: config.DATABASE_PREPARED_STATEMENTS,
+    });
   } else {
     const dataDir = resolve(config.DATA_DIR);
     const unlock = lockDataDir(dataDir, holder);
