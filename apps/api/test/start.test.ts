@@ -2,12 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { openConfiguredDatabase } from '../src/db/open.js';
 import { jobDefinitions } from '../src/jobs/registry.js';
 import type { Services } from '../src/services.js';
+import { emptyPostgresDatabase, type EmptyDatabase } from './support/database.js';
 import { run, startServer } from './support/processes.js';
 
 // `pnpm start` serves /api/v1 with migrations applied and catalogs seeded, and on the
@@ -48,33 +48,18 @@ describe('configuration', () => {
 describe('pnpm start', { timeout: 120_000 }, () => {
   const provided = inject('database');
   let dataDir: string;
-  let databaseUrl: string | undefined;
-  let dropDatabase = async () => {};
+  let database: EmptyDatabase | null = null;
   let env: Record<string, string>;
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'persona-api-start-'));
-    if (provided.driver === 'postgres') {
-      // An empty database: the server applies every migration itself.
-      const name = `persona_test_run_${process.pid}_start`;
-      const admin = postgres(provided.adminUrl, { max: 1, onnotice: () => {} });
-      await admin.unsafe(`drop database if exists "${name}" with (force)`);
-      await admin.unsafe(`create database "${name}"`);
-      await admin.end();
-      const url = new URL(provided.adminUrl);
-      url.pathname = `/${name}`;
-      databaseUrl = url.toString();
-      dropDatabase = async () => {
-        const dropper = postgres(provided.adminUrl, { max: 1, onnotice: () => {} });
-        await dropper.unsafe(`drop database if exists "${name}" with (force)`);
-        await dropper.end();
-      };
-    }
-    env = { DATA_DIR: dataDir, ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) };
+    // On PostgreSQL an empty database: the server applies every migration itself.
+    database = await emptyPostgresDatabase('start');
+    env = { DATA_DIR: dataDir, ...(database ? { DATABASE_URL: database.url } : {}) };
   });
   afterAll(async () => {
     rmSync(dataDir, { recursive: true, force: true });
-    await dropDatabase();
+    await database?.drop();
   });
 
   it('serves the API on a fresh database, prints the bootstrap key once and stops cleanly on SIGTERM', async () => {

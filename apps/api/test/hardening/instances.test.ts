@@ -7,8 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { emptyPostgresDatabase, type EmptyDatabase } from '../support/database.js';
 import { run, startServer, type Started } from '../support/processes.js';
 
 const provided = inject('database');
@@ -40,8 +40,8 @@ if (!enabled)
 
 if (enabled)
   describe('several instances on one PostgreSQL and Redis', { timeout: 180_000 }, () => {
-    const name = `persona_test_run_${process.pid}_instances`;
     const dataDir = mkdtempSync(join(tmpdir(), 'persona-instances-'));
+    let database: EmptyDatabase | null = null;
     let env: Record<string, string>;
     let a: Started;
     let b: Started;
@@ -54,15 +54,10 @@ if (enabled)
       });
 
     beforeAll(async () => {
-      if (provided.driver !== 'postgres') return;
-      const admin = postgres(provided.adminUrl, { max: 1, onnotice: () => {} });
-      await admin.unsafe(`drop database if exists "${name}" with (force)`);
-      await admin.unsafe(`create database "${name}"`);
-      await admin.end();
-      const url = new URL(provided.adminUrl);
-      url.pathname = `/${name}`;
+      database = await emptyPostgresDatabase('instances');
+      if (!database) return;
       // One storage directory for all three, as one bucket would be in production.
-      env = { DATABASE_URL: url.toString(), REDIS_URL: redisUrl!, DATA_DIR: dataDir, WORKERS: 'off', BOOTSTRAP_API_KEY: KEY, LOG_LEVEL: 'warn' };
+      env = { DATABASE_URL: database.url, REDIS_URL: redisUrl!, DATA_DIR: dataDir, WORKERS: 'off', BOOTSTRAP_API_KEY: KEY, LOG_LEVEL: 'warn' };
       // Started together on an empty database: migrations and the first-start bootstrap happen once.
       [a, b] = await Promise.all([startServer({ ...env, LOG_LEVEL: 'info' }), startServer({ ...env, LOG_LEVEL: 'info' })]);
     });
@@ -70,10 +65,7 @@ if (enabled)
     afterAll(async () => {
       for (const server of [a, b]) if (server?.child.exitCode === null) server.child.kill('SIGKILL');
       rmSync(dataDir, { recursive: true, force: true });
-      if (provided.driver !== 'postgres') return;
-      const dropper = postgres(provided.adminUrl, { max: 1, onnotice: () => {} });
-      await dropper.unsafe(`drop database if exists "${name}" with (force)`);
-      await dropper.end();
+      await database?.drop();
     });
 
     it('bootstraps one development account although both instances started on the empty database', async () => {

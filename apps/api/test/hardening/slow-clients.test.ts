@@ -9,13 +9,12 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { startFakeUpstream, type FakeUpstream } from '@persona-api/engine/testing';
 import { pino } from 'pino';
-import postgres from 'postgres';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { sseBackpressure } from '../../src/http/sse.js';
 import { startServer, type RunningServer } from '../../src/server.js';
+import { emptyPostgresDatabase, type EmptyDatabase } from '../support/database.js';
 
-const provided = inject('database');
 const KEY = `svc_live_${randomBytes(20).toString('hex')}`;
 const BODY = JSON.stringify({ model: 'service-1', persona_id: 'persona_saas_cfo', input: 'Tell me everything.', stream: true });
 const REQUEST = `POST /api/v1/responses HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(BODY)}\r\n\r\n${BODY}`;
@@ -30,7 +29,7 @@ const until = async (check: () => boolean, what: string, ms = 30_000) => {
 
 describe('slow and leaving clients', { timeout: 180_000 }, () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'persona-slow-'));
-  const name = `persona_test_run_${process.pid}_slow`;
+  let database: EmptyDatabase | null = null;
   let fake: FakeUpstream;
   let server: RunningServer;
   let port: number;
@@ -49,15 +48,8 @@ describe('slow and leaving clients', { timeout: 180_000 }, () => {
       MODEL_NAME: 'fake-gpt',
       RATE_LIMIT_MULTIPLIER: '100',
     };
-    if (provided.driver === 'postgres') {
-      const admin = postgres(provided.adminUrl, { max: 1, onnotice: () => {} });
-      await admin.unsafe(`drop database if exists "${name}" with (force)`);
-      await admin.unsafe(`create database "${name}"`);
-      await admin.end();
-      const url = new URL(provided.adminUrl);
-      url.pathname = `/${name}`;
-      env.DATABASE_URL = url.toString();
-    }
+    database = await emptyPostgresDatabase('slow');
+    if (database) env.DATABASE_URL = database.url;
     server = await startServer(loadConfig(env), pino({ level: 'silent' }));
     port = Number(new URL(server.url).port);
   });
@@ -65,10 +57,7 @@ describe('slow and leaving clients', { timeout: 180_000 }, () => {
     await server?.shutdown('test');
     await fake?.close();
     rmSync(dataDir, { recursive: true, force: true });
-    if (provided.driver !== 'postgres') return;
-    const dropper = postgres(provided.adminUrl, { max: 1, onnotice: () => {} });
-    await dropper.unsafe(`drop database if exists "${name}" with (force)`);
-    await dropper.end();
+    await database?.drop();
   });
 
   it('a reader that stops reading pauses the stream at a bounded buffer; reading again finishes it', async () => {

@@ -36,3 +36,32 @@ export async function openTestDatabase(): Promise<DatabaseHandle> {
     },
   };
 }
+
+/** A created-empty PostgreSQL database (no migrations: a server started on it applies them) and its drop. */
+export interface EmptyDatabase {
+  url: string;
+  drop(): Promise<void>;
+}
+
+/**
+ * An empty database named `persona_test_run_<pid>_<label>` on the suite's PostgreSQL server, for tests that
+ * start real servers on it; null when the suite runs on PGlite. The global setup drops it if the run dies.
+ */
+export async function emptyPostgresDatabase(label: string): Promise<EmptyDatabase | null> {
+  const provided = inject('database');
+  if (provided.driver !== 'postgres') return null;
+  const name = `persona_test_run_${process.pid}_${label}`;
+  const onAdmin = async (statement: string) => {
+    const admin = postgres(provided.adminUrl, { max: 1, onnotice: () => {} });
+    try {
+      await admin.unsafe(statement);
+    } finally {
+      await admin.end();
+    }
+  };
+  await onAdmin(`drop database if exists "${name}" with (force)`);
+  await onAdmin(`create database "${name}"`);
+  const url = new URL(provided.adminUrl);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => onAdmin(`drop database if exists "${name}" with (force)`) };
+}

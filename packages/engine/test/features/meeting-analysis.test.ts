@@ -1,27 +1,20 @@
 // Meeting analysis: offline, every summary quote, key point, action item, next step and risk is a sentence
 // of the transcript and every owner a speaker; the rules in code (settleAnalysis) hold for any draft; the
 // upstream path sends the timed, speaker-labelled transcript and the measurements, and settles the reply.
-import type { MeetingSpeaker, MeetingTranscriptSegment } from '@persona-api/types';
+import type { MeetingSpeaker } from '@persona-api/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOfflineEngine, createOpenAICompatibleEngine, type MeetingAnalysisInput, meetingAnalysis, settleAnalysis } from '../../src/index.js';
 import { type FakeUpstream, startFakeUpstream } from '../../src/testing/index.js';
+import { segmentsOf, type TranscriptLine } from '../support/transcript.js';
 
-const lines: [string, string, number, number, string][] = [
+const lines: TranscriptLine[] = [
   ['spk_1', 'Ana Silva', 0, 8, 'Thanks for joining. How is the rollout going for your support team?'],
   ['spk_2', 'Ben Okafor', 8.5, 24, 'Mostly good, the agents love the new inbox. But the Zendesk integration keeps dropping tickets, which is a real problem.'],
   ['spk_1', 'Ana Silva', 24.5, 33, 'I am sorry about that. I will open an escalation with our integration engineers today.'],
   ['spk_2', 'Ben Okafor', 33.5, 47, 'Thanks. Our contract renews in March and leadership is worried, we might switch to another vendor if it is not fixed.'],
   ['spk_1', 'Ana Silva', 47.5, 58, 'Understood. Let me set up a follow-up call next week with our engineers to walk through the fix.'],
 ];
-const segments: MeetingTranscriptSegment[] = lines.map(([speaker_id, speaker, start, end, text], index) => ({
-  id: `seg_${String(index + 1).padStart(4, '0')}`,
-  speaker_id,
-  speaker,
-  start,
-  end,
-  text,
-  confidence: 1,
-}));
+const segments = segmentsOf(lines);
 const speakers: MeetingSpeaker[] = [
   { id: 'spk_1', name: 'Ana Silva', is_host: true },
   { id: 'spk_2', name: 'Ben Okafor', is_host: false },

@@ -1,7 +1,7 @@
 // Meeting schema extraction: the offline extractor reads values from the transcript's own sentences, and
 // the rules in code (quotes verified verbatim, evidence from the real segments, scores clamped, overall
 // score as the weighted mean) apply to both engines; the upstream path through the fake upstream.
-import type { MeetingSchemaField, MeetingTranscriptSegment } from '@persona-api/types';
+import type { MeetingSchemaField } from '@persona-api/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createOfflineEngine,
@@ -13,8 +13,9 @@ import {
   type MeetingSchemaExtractionInput,
 } from '../../src/index.js';
 import { startFakeUpstream, type FakeUpstream } from '../../src/testing/index.js';
+import { segmentsOf, type TranscriptLine } from '../support/transcript.js';
 
-const lines: [string, string, number, number, string][] = [
+const lines: TranscriptLine[] = [
   ['spk_1', 'Elena Park', 0.8, 8.4, 'Thanks for making the time, Marcus. What prompted you to look at call recording now?'],
   ['spk_2', 'Marcus Chen', 9, 21.6, 'Our patient-outreach campaigns convert at about two percent, and leadership wants that doubled before June.'],
   ['spk_1', 'Elena Park', 31.8, 36.5, 'Is there budget set aside for a tool like this?'],
@@ -24,15 +25,7 @@ const lines: [string, string, number, number, string][] = [
   ['spk_2', 'Marcus Chen', 91.5, 104.2, 'We are also evaluating Gong. Honestly my main concern is price, because Gong quoted us more than we expected.'],
   ['spk_1', 'Elena Park', 116.1, 127.4, 'I will send over the security documentation and a pricing proposal by Friday.'],
 ];
-const segments: MeetingTranscriptSegment[] = lines.map(([speaker_id, speaker, start, end, text], index) => ({
-  id: `seg_${String(index + 1).padStart(4, '0')}`,
-  speaker_id,
-  speaker,
-  start,
-  end,
-  text,
-  confidence: 1,
-}));
+const segments = segmentsOf(lines);
 
 let order = 0;
 const field = (partial: Partial<MeetingSchemaField> & Pick<MeetingSchemaField, 'name' | 'label' | 'field_type'>): MeetingSchemaField => ({

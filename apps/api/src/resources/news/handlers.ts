@@ -41,13 +41,14 @@ export const newsHandlers = {
     const { id: personaId, persona } = await personaForCall(ctx.db, ctx.auth.userId, body.persona_id, 'persona_id');
     const workspaceId = await billedWorkspace(ctx, body.workspace_id);
     const input = { story: { name: story.name, summary: story.summary, source_name: story.sourceName }, persona };
+    const inputCredits = creditsForTokens(ctx.engine.inputTokensOf(newsAnalysis, input));
     return withCreditHold(
       ctx.db,
       {
         accountId: ctx.auth.accountId,
         workspaceId,
-        floor: creditsForTokens(ctx.engine.inputTokensOf(newsAnalysis, input)),
-        estimate: creditsForTokens(ctx.engine.inputTokensOf(newsAnalysis, input)) + OUTPUT_ALLOWANCE_CREDITS,
+        floor: inputCredits,
+        estimate: inputCredits + OUTPUT_ALLOWANCE_CREDITS,
         now: ctx.now(),
       },
       async (hold) => {
@@ -125,13 +126,14 @@ export const newsHandlers = {
         ...relevance,
       })),
     };
+    const inputCredits = creditsForTokens(ctx.engine.inputTokensOf(newsDigest, input));
     return withCreditHold(
       ctx.db,
       {
         accountId: ctx.auth.accountId,
         workspaceId,
-        floor: creditsForTokens(ctx.engine.inputTokensOf(newsDigest, input)),
-        estimate: creditsForTokens(ctx.engine.inputTokensOf(newsDigest, input)) + OUTPUT_ALLOWANCE_CREDITS,
+        floor: inputCredits,
+        estimate: inputCredits + OUTPUT_ALLOWANCE_CREDITS,
         now,
       },
       async (hold) => {
