@@ -299,6 +299,12 @@ describe('imported recordings (speech-to-text)', () => {
 });
 
 describe('the simulated bot', () => {
+  it('announces its first change (joining) for when it starts, so the first poll is not a poll interval late', async () => {
+    const bot = await simulatorProvider(clock).createBot({ meetingUrl: 'https://zoom.us/j/1', botName: 'Bot', joinAt: null, meetingId: 'mtg_announce' });
+    expect(bot.next_change_at).toBe(clock.now().toISOString());
+    expect((await simulatorProvider(clock).getBot(bot.id)).status_changes.map((c) => c.code)).toEqual(['joining_call']);
+  });
+
   it('walks the state machine to done, labelled as simulated, with a transcript and analysis', async () => {
     const created = await h.post('/meetings', t.key, {
       workspace_id: t.workspaceId,

@@ -28,7 +28,7 @@ export async function createProviderBot(deps: BotDeps, payload: { id: string }, 
   const row = await loadMeeting(deps.db, payload.id);
   if (row?.status !== 'pending' || row.providerBotId || !row.meetingUrl) return;
   const now = deps.clock.now();
-  let bot: { id: string; next_change_at?: string | null };
+  let bot: Awaited<ReturnType<MeetingBotProvider['createBot']>>;
   try {
     bot = await deps.bot.createBot(
       { meetingUrl: row.meetingUrl, botName: row.botName, joinAt: row.joinType === 'scheduled' ? row.joinAt : null, meetingId: row.id },

@@ -30,7 +30,10 @@ export interface MeetingBotProvider {
   readonly name: 'recall' | 'simulator';
   /** A development stand-in (no real call is joined): meetings say so (`source: simulated_bot`, "Simulated:" messages). */
   readonly simulated: boolean;
-  createBot(input: { meetingUrl: string; botName: string; joinAt: Date | null; meetingId: string }, signal?: AbortSignal): Promise<{ id: string }>;
+  createBot(
+    input: { meetingUrl: string; botName: string; joinAt: Date | null; meetingId: string },
+    signal?: AbortSignal,
+  ): Promise<{ id: string; next_change_at?: string | null }>;
   getBot(id: string, signal?: AbortSignal): Promise<ProviderBot>;
   /** Makes the bot leave the call (or never join): cancel and delete. A bot already gone is not an error. */
   removeBot(id: string): Promise<void>;

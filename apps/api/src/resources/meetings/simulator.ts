@@ -50,7 +50,8 @@ export function simulatorProvider(clock: Clock): MeetingBotProvider {
     simulated: true,
     async createBot({ meetingId, joinAt }) {
       const start = Math.max(clock.now().getTime(), joinAt?.getTime() ?? 0);
-      return { id: `simbot_${start}_${meetingId}` };
+      // Its first change (joining) is at `start`: announced, so the first poll is then, not a poll interval later.
+      return { id: `simbot_${start}_${meetingId}`, next_change_at: new Date(start).toISOString() };
     },
     async getBot(id): Promise<ProviderBot> {
       const match = BOT_ID.exec(id);
