@@ -33,7 +33,10 @@ export default async function setup(project: TestProject) {
     const leftovers = await admin<{ datname: string }[]>`select datname from pg_database where datname like 'persona_test_%'`;
     for (const { datname } of leftovers) {
       const pid = /^persona_test_run_(\d+)_/.exec(datname)?.[1];
-      const stale = pid ? !isAlive(Number(pid)) : datname.startsWith('persona_test_template_') && datname !== template;
+      // Another checkout's template (other migrations) may be in use by its own run on this server: only CI,
+      // alone on its machine, drops templates of other migrations.
+      const otherTemplate = datname.startsWith('persona_test_template_') && datname !== template;
+      const stale = pid ? !isAlive(Number(pid)) : otherTemplate && process.env.CI === 'true';
       if (stale) await admin.unsafe(`drop database if exists "${datname}" with (force)`);
     }
   } finally {
