@@ -5,6 +5,7 @@ import { BODY_LIMIT_BYTES, registerBodyParsing } from './app/body.js';
 import { clientErrorHandler, frameworkErrorHandler, MAX_PARAM_LENGTH, newRequestId, registerErrorHandling } from './app/errors.js';
 import { registerHealth } from './app/health.js';
 import { idempotencyHooks, purgeIdempotencyKeysHourly } from './app/idempotency.js';
+import { type McpEndpointOptions, registerMcpEndpoint } from './app/mcp.js';
 import { registerOperations } from './app/routes.js';
 import { API_KEYS_CHANGED, apiKeyFinder, onApiKeysChangedHere, type AuthContext } from './auth/api-keys.js';
 import { UsageRecorder } from './billing/usage-recorder.js';
@@ -42,6 +43,8 @@ export interface AppOptions {
    * until given.
    */
   services?: Partial<Services>;
+  /** The MCP endpoint's tools (default: those generated from the contract) and job polling interval. */
+  mcp?: Pick<McpEndpointOptions, 'tools' | 'jobPollIntervalMs'>;
 }
 
 declare module 'fastify' {
@@ -194,6 +197,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     makeContext,
     afterResponse,
   });
+
+  // MCP clients (agents) reach the same operations as tools at /mcp (packages/mcp).
+  registerMcpEndpoint(app, { prefix, findApiKey, rateLimiter: options.rateLimiter, rateLimitMultiplier: options.rateLimitMultiplier ?? 1, ...options.mcp });
 
   const purge = purgeIdempotencyKeysHourly(app, db, now);
   app.addHook('onClose', async () => {

@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
 import { afterAll, beforeAll } from 'vitest';
 import { createAccount, createApiKey, createWorkspaceFor } from '../../src/admin/accounts.js';
-import { buildApp } from '../../src/app.js';
+import { buildApp, type AppOptions } from '../../src/app.js';
 import type { HandlerMap } from '../../src/contract/handler-types.js';
 import type { Database, DatabaseHandle } from '../../src/db/client.js';
 import type { TierId } from '../../src/db/seed.js';
@@ -64,6 +64,8 @@ export interface HarnessOptions {
   engine?: Engine;
   /** Services besides the engine and the clock (e.g. a fetcher that may reach the test's own pages). */
   services?: Partial<Services>;
+  /** The MCP endpoint's options (e.g. a short job polling interval). */
+  mcp?: AppOptions['mcp'];
 }
 
 let emails = 0;
@@ -107,6 +109,7 @@ export class Harness {
       rateLimiter,
       logger: options.logger ?? pino({ level: 'silent' }),
       handlers: options.handlers,
+      ...(options.mcp ? { mcp: options.mcp } : {}),
       services: { ...options.services, storage, files, engine: options.engine ?? createOfflineEngine(), clock },
     });
     await app.ready();

@@ -1,0 +1,98 @@
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { createPersonaMcpServer, loadTools, PACKAGE_VERSION, type ApiCaller, type ToolDefinition } from '@persona-api/mcp';
+import type { FastifyInstance } from 'fastify';
+import { type ApiKeyFinder, bearerToken } from '../auth/api-keys.js';
+import { apiError, errors } from '../http/errors.js';
+import type { RateLimiter } from '../http/rate-limit.js';
+
+/** Where the MCP server is mounted (outside /api/v1 and the contract, like /healthz and the bot webhook). */
+export const MCP_PATH = '/mcp';
+
+export interface McpEndpointOptions {
+  prefix: string;
+  findApiKey: ApiKeyFinder;
+  rateLimiter: RateLimiter;
+  rateLimitMultiplier: number;
+  /** Defaults to the tools @persona-api/mcp generated from the contract at build time. */
+  tools?: readonly ToolDefinition[];
+  /** How often job tools poll while reporting progress (tests shorten it). */
+  jobPollIntervalMs?: number;
+}
+
+/** `?a=1&b=x&b=y` from tool arguments (arrays repeat the parameter, as the contract's `form` style reads them). */
+function queryString(query: Record<string, unknown> = {}): string {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) {
+    if (value === undefined || value === null) continue;
+    for (const item of Array.isArray(value) ? value : [value]) params.append(name, String(item));
+  }
+  const text = params.toString();
+  return text ? `?${text}` : '';
+}
+
+/**
+ * The API as a tool call reaches it: the server's own request handling (fastify.inject), with the caller's
+ * `Authorization` header, so a tool call is authenticated, rate-limited, validated, charged and recorded in
+ * usage exactly as the same HTTP request would be.
+ */
+export function injectCaller(app: FastifyInstance, prefix: string, authorization: string, requestId?: string): ApiCaller {
+  return async ({ method, path, query, body }) => {
+    const response = await app.inject({
+      method: method as 'GET',
+      url: `${prefix}${path}${queryString(query)}`,
+      headers: {
+        authorization,
+        ...(requestId ? { 'x-request-id': requestId } : {}),
+        ...(body ? { 'content-type': 'application/json' } : {}),
+      },
+      ...(body ? { payload: JSON.stringify(body) } : {}),
+    });
+    const isJson = String(response.headers['content-type'] ?? '').startsWith('application/json');
+    return { status: response.statusCode, body: isJson ? response.json() : { error: { message: response.body, code: 'internal_error' } } };
+  };
+}
+
+/**
+ * The MCP server over Streamable HTTP, stateless (a server and transport per request, no session to keep on
+ * one instance). The bearer key is checked here (401 in the envelope otherwise); protocol messages count in a
+ * rate-limit window of their own, so that a tool call is counted once, by the API request it makes.
+ */
+export function registerMcpEndpoint(app: FastifyInstance, options: McpEndpointOptions): void {
+  const tools = options.tools ?? loadTools();
+  app.route({
+    method: ['GET', 'POST', 'DELETE'],
+    url: MCP_PATH,
+    handler: async (request, reply) => {
+      const token = bearerToken(request.headers.authorization);
+      const auth = token ? await options.findApiKey(token) : null;
+      if (!auth) {
+        reply.header('www-authenticate', 'Bearer');
+        throw errors.invalidApiKey();
+      }
+      const decision = await options.rateLimiter.consume(`mcp:${auth.apiKeyId}`, auth.requestsPerMinute * options.rateLimitMultiplier);
+      reply.header('ratelimit-limit', decision.limit);
+      reply.header('ratelimit-remaining', decision.remaining);
+      reply.header('ratelimit-reset', decision.resetSeconds);
+      if (!decision.allowed) {
+        throw apiError('rate_limit_exceeded', `Rate limit of ${decision.limit} MCP requests per minute exceeded for this API key.`, null, {
+          'retry-after': decision.retryAfterSeconds,
+        });
+      }
+      const server = createPersonaMcpServer({
+        call: injectCaller(app, options.prefix, `Bearer ${token}`),
+        tools,
+        version: PACKAGE_VERSION,
+        ...(options.jobPollIntervalMs ? { jobPollIntervalMs: options.jobPollIntervalMs } : {}),
+      });
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+      reply.hijack();
+      for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value as string);
+      reply.raw.on('close', () => {
+        void transport.close();
+        void server.close();
+      });
+      await server.connect(transport);
+      await transport.handleRequest(request.raw, reply.raw, request.body);
+    },
+  });
+}
