@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { exampleRequest, listOperations, listStreamingOperations, loadBundle } from '@persona-api/openapi/document';
+import { loadTools } from '@persona-api/mcp';
 import { codeSamples } from './code-samples.mjs';
 
 const require = createRequire(import.meta.url);
@@ -18,6 +19,21 @@ const htmlPath = join(distDir, 'index.html');
 
 export const DECISIONS_TAG = 'Design decisions';
 export const LIBRARIES_TAG = 'Use it from the openai SDK, the AI SDK and LangChain';
+export const MCP_TAG = 'Use it from an MCP client';
+
+/**
+ * The MCP page: guides/mcp.md with `{{tools}}` replaced by a table of the tools @persona-api/mcp generated
+ * from the contract's `x-mcp` annotations (so the page lists exactly what a client gets).
+ * @param {string} guide @param {{ name: string; title: string; description: string; annotations: { readOnlyHint: boolean }; operation: { method: string; path: string } }[]} tools
+ */
+export function mcpPage(guide, tools) {
+  const rows = tools.map(
+    (tool) =>
+      `| \`${tool.name}\` | ${tool.description.split(/(?<=[.)])\s+(?=[A-Z])/)[0]?.replace(/\|/g, '\\|')} | \`${tool.operation.method} ${tool.operation.path}\` | ${tool.annotations.readOnlyHint ? 'yes' : 'no'} |`,
+  );
+  const table = [`### The ${tools.length} tools`, '', '| tool | what it does | operation | read-only |', '|---|---|---|---|', ...rows].join('\n');
+  return guide.replace('{{tools}}', table);
+}
 
 /**
  * The libraries page: guides/libraries.md with each `{{name}}` replaced by the `#region name` body of the
@@ -34,8 +50,8 @@ export function librariesPage(guide, samples) {
   });
 }
 
-/** @param {import('@persona-api/openapi/document').OpenApiDocument} bundle @param {string} decisionsMarkdown @param {string} [librariesMarkdown] */
-export function docsSpec(bundle, decisionsMarkdown, librariesMarkdown) {
+/** @param {import('@persona-api/openapi/document').OpenApiDocument} bundle @param {string} decisionsMarkdown @param {string} [librariesMarkdown] @param {string} [mcpMarkdown] */
+export function docsSpec(bundle, decisionsMarkdown, librariesMarkdown, mcpMarkdown) {
   const spec = structuredClone(bundle);
   const baseUrl = spec.servers?.[0]?.url ?? '';
   const streaming = new Set(listStreamingOperations(spec).map(({ method, path }) => `${method} ${path}`));
@@ -49,7 +65,8 @@ export function docsSpec(bundle, decisionsMarkdown, librariesMarkdown) {
   // replaces the overview's short "Design decisions" paragraph, which only points at the file.
   const decisionsTag = { name: DECISIONS_TAG, description: decisionsMarkdown.replace(/^# .*\n+/, ''), 'x-traitTag': true };
   const librariesTag = librariesMarkdown ? [{ name: LIBRARIES_TAG, description: librariesMarkdown, 'x-traitTag': true }] : [];
-  spec.tags = [decisionsTag, ...librariesTag, ...(spec.tags ?? [])];
+  const mcpTag = mcpMarkdown ? [{ name: MCP_TAG, description: mcpMarkdown, 'x-traitTag': true }] : [];
+  spec.tags = [decisionsTag, ...librariesTag, ...mcpTag, ...(spec.tags ?? [])];
   if (spec.info.description) {
     spec.info.description = spec.info.description.replace(/\n*^## Design decisions\n[\s\S]*?(?=^## |(?![\s\S]))/m, '\n\n');
   }
@@ -74,7 +91,8 @@ function main() {
   const openapiDir = dirname(require.resolve('@persona-api/openapi/package.json'));
   const samples = readFileSync(join(docsDir, '..', 'api', 'test', 'resources', 'sdk-samples.ts'), 'utf8');
   const libraries = librariesPage(readFileSync(join(docsDir, 'guides', 'libraries.md'), 'utf8'), samples);
-  const spec = docsSpec(loadBundle(), readFileSync(join(openapiDir, 'DECISIONS.md'), 'utf8'), libraries);
+  const mcp = mcpPage(readFileSync(join(docsDir, 'guides', 'mcp.md'), 'utf8'), loadTools());
+  const spec = docsSpec(loadBundle(), readFileSync(join(openapiDir, 'DECISIONS.md'), 'utf8'), libraries, mcp);
   mkdirSync(distDir, { recursive: true });
   writeFileSync(specPath, `${JSON.stringify(spec, null, 2)}\n`);
 

@@ -5,6 +5,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { exampleRequest, listOperations, loadBundle, type OpenApiDocument } from '@persona-api/openapi/document';
+import { loadTools } from '@persona-api/mcp';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
@@ -65,6 +66,18 @@ describe('the docs copy of the bundle', () => {
     const imports = tag?.description?.match(/^import .*;$/gm) ?? [];
     expect(imports.length).toBeGreaterThanOrEqual(3);
     for (const line of imports) expect(samples).toContain(line);
+  });
+
+  it('has the MCP page with client configurations and every generated tool', () => {
+    const tag = spec.tags?.find((candidate) => candidate.name === 'Use it from an MCP client');
+    expect((tag as { 'x-traitTag'?: boolean } | undefined)?.['x-traitTag']).toBe(true);
+    expect(tag?.description).not.toContain('{{tools}}');
+    for (const snippet of ['"mcpServers"', '"args": ["--silent", "--dir", "/path/to/persona-api", "mcp"]', '"url": "https://api.persona.example/mcp"']) {
+      expect(tag?.description).toContain(snippet);
+    }
+    const tools = loadTools();
+    expect(tools.length).toBeGreaterThan(20);
+    for (const tool of tools) expect(tag?.description).toContain(`| \`${tool.name}\` |`);
   });
 
   it('has TypeScript samples that compile against @persona-api/client', () => {
