@@ -1,5 +1,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
@@ -19,6 +21,7 @@ import { injectCaller, MCP_PATH } from '../src/app/mcp.js';
 import type { DatabaseHandle } from '../src/db/client.js';
 import type { JobRuntime } from '../src/jobs/queue.js';
 import { brandVoiceJobs } from '../src/resources/brand-voices/job.js';
+import { videoAnalysisJobs } from '../src/resources/video-analyses/jobs.js';
 import { uploadObjectKey } from '../src/resources/files/keys.js';
 import { files } from '../src/resources/files/table.js';
 import { botJobs } from '../src/resources/meetings/bot-sync.js';
@@ -31,6 +34,7 @@ import { openTestDatabase } from './support/database.js';
 import { Harness, TestClock, type Tenant } from './support/harness.js';
 import { openTestJobQueue } from './support/jobs.js';
 import { testServices } from './support/services.js';
+import { makeVideo, storeUpload } from './support/videos.js';
 
 // The MCP server (packages/mcp) against the real server: the official SDK client over Streamable HTTP (mounted
 // at /mcp) and over stdio (`pnpm mcp`, calling the listening server with @persona-api/client).
@@ -49,6 +53,7 @@ let h: Harness;
 let t: Tenant;
 let baseUrl: string;
 let client: Client;
+let scratch: string;
 
 /** The curated set the issue asks for (openapi/DECISIONS.md, "MCP server"). */
 const CURATED = [
@@ -88,8 +93,8 @@ beforeAll(async () => {
   database = await openTestDatabase();
   const engine = createOfflineEngine();
   const deps: MeetingJobDeps = { db: database.db, storage, clock, engine, bot: simulatorProvider(clock), jobs: undefined as unknown as MeetingJobDeps['jobs'] };
-  const services = testServices(database.db, { engine, clock, storage });
-  queue = await openTestJobQueue(database, [...meetingJobs(deps), ...botJobs(deps), ...brandVoiceJobs(services)]);
+  const services = testServices(database.db, { engine, clock, storage, files: await Harness.fileSettings(database) });
+  queue = await openTestJobQueue(database, [...meetingJobs(deps), ...botJobs(deps), ...brandVoiceJobs(services), ...videoAnalysisJobs(services)]);
   deps.jobs = queue;
   services.jobs = queue;
   h = await Harness.create({ database, clock, engine, services: { jobs: queue, storage }, mcp: { jobPollIntervalMs: 20 } });
@@ -104,6 +109,7 @@ afterAll(async () => {
   await h?.close();
   await queue?.stop({ timeoutMs: 1_000 });
   await database?.close();
+  if (scratch) await rm(scratch, { recursive: true, force: true });
 });
 
 async function connectHttp(key: string): Promise<Client> {
@@ -311,7 +317,7 @@ describe('every tool on the offline engine', () => {
     expect((await callOk('get_meeting', { id: meeting.id })).status).toBe('done');
   });
 
-  it('brand voices learn from a document; video analyses and the rest', async () => {
+  it('brand voices learn from a document; a video analysis reports its percentage', async () => {
     const words = 'We write plainly and warmly. Our customers are busy finance teams, so every sentence earns its place. '.repeat(4);
     const doc = await uploaded(t, 'voice.md', 'text/markdown', Buffer.from(`# How we sound\n\n${words}\n`));
     const voice = await callOk('create_brand_voice', {
@@ -325,8 +331,34 @@ describe('every tool on the offline engine', () => {
     expect((await callOk('get_brand_voice', { id: voice.id })).status).toBe('completed');
     expect((await callOk('list_brand_voices', {})).data[0].id).toBe(voice.id);
 
-    // The video pipeline (ffmpeg) has its own suite; here the tools reach it and its answers come back.
+    // A 4-second clip, analysed while the tool reports the job's own percentage.
     expect((await callOk('list_video_analyses', {})).data).toEqual([]);
+    scratch = await mkdtemp(join(tmpdir(), 'mcp-test-'));
+    const clip = await makeVideo(join(scratch, 'spot.mp4'), [{ seconds: 4, color: 'navy', text: 'STRIDE' }], null, { size: '160x90', rate: 5 });
+    const fileId = await storeUpload(database.db, storage, t.workspaceId, clip);
+    const progress: { progress: number; total?: number }[] = [];
+    let firstProgress!: () => void;
+    const started = new Promise<void>((resolve) => {
+      firstProgress = resolve;
+    });
+    const running = client.callTool(
+      { name: 'create_video_analysis', arguments: { file_id: fileId, goal: 'Make people remember the brand.', chunk_duration: 5 } },
+      undefined,
+      {
+        onprogress: (notification) => {
+          progress.push(notification);
+          firstProgress();
+        },
+      },
+    );
+    await started;
+    await queue.drain();
+    const analysis = structured('create_video_analysis', (await running) as CallToolResult);
+    expect(analysis).toMatchObject({ status: 'completed', progress: 100 });
+    expect(analysis.result.chunks.length).toBeGreaterThan(0);
+    expect(progress.at(-1)).toMatchObject({ progress: 100, total: 100 });
+    expect((await callOk('get_video_analysis', { id: analysis.id })).result).toEqual(analysis.result);
+    expect((await callOk('list_video_analyses', {})).data[0].id).toBe(analysis.id);
     const refused = await callFailing('create_video_analysis', { file_id: 'file_doesnotexist0001', workspace_id: t.workspaceId });
     expect(refused).toMatchObject({ status: 404, error: { code: 'resource_not_found', param: 'file_id' } });
     expect((await callFailing('get_video_analysis', { id: 'va_doesnotexist0001' })).error.code).toBe('resource_not_found');
