@@ -30,6 +30,7 @@ import { simulatorProvider } from '../src/resources/meetings/simulator.js';
 import { loadBundledNewsIfEmpty } from '../src/resources/news/feeds.js';
 import { MemoryStorage } from './resources/files/memory-storage.js';
 import { balanceOf } from './support/ai.js';
+import { recordExercised } from './support/contract.js';
 import { openTestDatabase } from './support/database.js';
 import { Harness, TestClock, type Tenant } from './support/harness.js';
 import { openTestJobQueue } from './support/jobs.js';
@@ -147,6 +148,7 @@ function structured(name: string, result: CallToolResult): any {
   const operation = operationByTool.get(name)!;
   const validate = contractAjv.validatorAt(`#/paths/${escapePointer(operation.path)}/${operation.method}/responses/200/content/application~1json/schema`);
   expect(validate(result.structuredContent), JSON.stringify(validate.errors)).toBe(true);
+  recordExercised(operation.operationId, operation.method.toUpperCase(), 200);
   expect(JSON.parse((result.content as { text: string }[])[0]!.text)).toEqual(result.structuredContent);
   return result.structuredContent;
 }
@@ -407,6 +409,22 @@ describe('errors, authentication and credits', () => {
     }
     const anonymous = new Client({ name: 'anonymous', version: '1.0.0' });
     await expect(anonymous.connect(new StreamableHTTPClientTransport(new URL(`${baseUrl}${MCP_PATH}`)))).rejects.toThrow(/invalid_api_key/);
+  });
+
+  it("counts a tool call in the key's API rate limit, and protocol messages in a window of their own", async () => {
+    const limited = await h.tenant({ tier: 'starter' }); // 60 requests per minute; the test clock stands still
+    const limitedClient = await connectHttp(limited.key);
+    try {
+      await callOk('get_usage', {}, limitedClient);
+      for (let i = 0; i < 58; i++) expect((await h.get('/models', limited.key)).status).toBe(200);
+      expect((await h.get('/models', limited.key)).headers['ratelimit-remaining']).toBe('0');
+      expect(await callFailing('get_usage', {}, limitedClient)).toMatchObject({ status: 429, error: { code: 'rate_limit_exceeded' } });
+      expect((await h.get('/models', limited.key)).status).toBe(429);
+      // The MCP request itself was not refused: listing tools still works, calling them does not.
+      expect((await limitedClient.listTools()).tools).toHaveLength(CURATED.length);
+    } finally {
+      await limitedClient.close();
+    }
   });
 
   it('charges a tool call exactly as the same HTTP call', async () => {
