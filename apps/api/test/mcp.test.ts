@@ -407,6 +407,11 @@ describe('errors, authentication and credits', () => {
       expect(response.headers.get('www-authenticate')).toBe('Bearer');
       expect(((await response.json()) as { error: { code: string } }).error.code).toBe('invalid_api_key');
     }
+    // Stateless: no standalone event stream to open (GET) and no session to end (DELETE).
+    for (const method of ['GET', 'DELETE']) {
+      const response = await fetch(`${baseUrl}${MCP_PATH}`, { method, headers: { authorization: `Bearer ${t.key}`, accept: 'text/event-stream' } });
+      expect(response.status, method).toBe(405);
+    }
     const anonymous = new Client({ name: 'anonymous', version: '1.0.0' });
     await expect(anonymous.connect(new StreamableHTTPClientTransport(new URL(`${baseUrl}${MCP_PATH}`)))).rejects.toThrow(/invalid_api_key/);
   });

@@ -78,6 +78,13 @@ export function registerMcpEndpoint(app: FastifyInstance, options: McpEndpointOp
           'retry-after': decision.retryAfterSeconds,
         });
       }
+      // Stateless: no standalone event stream to open (GET) and no session to end (DELETE), as the SDK's stateless examples answer.
+      if (request.method !== 'POST') {
+        return reply
+          .code(405)
+          .header('allow', 'POST')
+          .send({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this MCP server is stateless; POST JSON-RPC messages.' }, id: null });
+      }
       const server = createPersonaMcpServer({
         call: injectCaller(app, options.prefix, `Bearer ${token}`),
         tools,
