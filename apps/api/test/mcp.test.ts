@@ -511,7 +511,8 @@ describe('over stdio: pnpm mcp', () => {
   });
 
   it('refuses to start without a key', async () => {
-    const child = spawn('pnpm', ['--silent', 'mcp'], { cwd: repoRoot, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' } });
+    // The entry point `pnpm mcp` runs, started directly (pnpm itself was exercised above).
+    const child = spawn(process.execPath, [join(repoRoot, 'packages', 'mcp', 'dist', 'stdio.js')], { env: { PATH: process.env.PATH ?? '' } });
     let stderr = '';
     child.stderr.on('data', (chunk) => {
       stderr += chunk;
