@@ -84,8 +84,9 @@ export function requestFor(tool: ToolDefinition, args: Record<string, unknown>):
   for (const [name, location] of Object.entries(locations)) {
     if (location !== 'path') continue;
     const value = args[name];
-    if (typeof value !== 'string' || value === '') return invalid('missing_parameter', `The tool ${tool.name} needs the argument ${name}.`, name);
-    path = path.replace(`{${name}}`, encodeURIComponent(value));
+    if (value === undefined || value === null || value === '') return invalid('missing_parameter', `The tool ${tool.name} needs the argument ${name}.`, name);
+    // Anything else goes as text: the API answers a malformed id as it would over HTTP.
+    path = path.replace(`{${name}}`, encodeURIComponent(String(value)));
   }
   return { method, path, query, ...(hasBody ? { body } : {}) };
 }
