@@ -35,16 +35,12 @@ function queryString(query: Record<string, unknown> = {}): string {
  * `Authorization` header, so a tool call is authenticated, rate-limited, validated, charged and recorded in
  * usage exactly as the same HTTP request would be.
  */
-export function injectCaller(app: FastifyInstance, prefix: string, authorization: string, requestId?: string): ApiCaller {
+export function injectCaller(app: FastifyInstance, prefix: string, authorization: string): ApiCaller {
   return async ({ method, path, query, body }) => {
     const response = await app.inject({
       method: method as 'GET',
       url: `${prefix}${path}${queryString(query)}`,
-      headers: {
-        authorization,
-        ...(requestId ? { 'x-request-id': requestId } : {}),
-        ...(body ? { 'content-type': 'application/json' } : {}),
-      },
+      headers: { authorization, ...(body ? { 'content-type': 'application/json' } : {}) },
       ...(body ? { payload: JSON.stringify(body) } : {}),
     });
     const isJson = String(response.headers['content-type'] ?? '').startsWith('application/json');
@@ -98,8 +94,15 @@ export function registerMcpEndpoint(app: FastifyInstance, options: McpEndpointOp
         void transport.close();
         void server.close();
       });
-      await server.connect(transport);
-      await transport.handleRequest(request.raw, reply.raw, request.body);
+      try {
+        await server.connect(transport);
+        await transport.handleRequest(request.raw, reply.raw, request.body);
+      } catch (err) {
+        // The reply is hijacked: Fastify's error handler can no longer answer, so this does (the transport answers its own errors).
+        request.log.error({ err }, 'MCP request failed');
+        if (!reply.raw.headersSent) reply.raw.writeHead(500, { 'content-type': 'application/json' });
+        reply.raw.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: null }));
+      }
     },
   });
 }
