@@ -60,6 +60,7 @@ function readThenLeave(path: string, key: string, body: object, deltas: number):
             seen += 1;
           }
         }
+        // `deltas` 0: leave on the first bytes (`response.created`, or the first chat chunk).
         if (seen >= deltas) request.destroy();
       });
     });
@@ -103,5 +104,17 @@ describe.each([
     expect(row.creditsUsed).toBe(charged);
     // The whole answer would have cost more: 400 words are at least 400 tokens.
     expect(charged).toBeLessThan(creditsForTokens(row.inputTokens + 400));
+  });
+
+  it('pays for at most the first word and the one in flight when it leaves on the first event', async () => {
+    const t = await h.tenant({ credits: 1_000 });
+    fake.enqueue({ content: WORDS, tokenDelayMs: 40 });
+    await readThenLeave(path, t.key, bodyOf('Walk me through your evaluation.'), 0);
+    const { row, charged } = await settledRow(t.accountId);
+    expect(row.status).toBe('cancelled');
+    // The model's first word goes out right behind the stream's first event, and at most the word in flight
+    // when the close arrived follows it: not the 400-word answer.
+    expect(row.outputTokens).toBeLessThanOrEqual(countTokens('word0 word1 '));
+    expect(charged).toBe(row.outputTokens === 0 ? 0 : creditsForTokens(row.inputTokens + row.outputTokens));
   });
 });
