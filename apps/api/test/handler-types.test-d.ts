@@ -1,6 +1,6 @@
 import { expectTypeOf, test } from 'vitest';
 import type { Handler, HandlerMap, QueryParams, RequestBody, SuccessBody } from '../src/contract/handler-types.js';
-import { handlers, notImplemented } from '../src/resources/index.js';
+import { type BuiltHandlers, handlers, type NotBuiltGuard, notBuiltGuard, notImplemented } from '../src/resources/index.js';
 
 // Issue: "a missing handler, a wrong parameter name or a response body that does not match the spec
 // is a tsc error". Each @ts-expect-error below fails the run if the error it expects goes away.
@@ -54,4 +54,18 @@ test('a success body must match the 200 schema', () => {
   const wrongObject: Handler<'deleteWorkspace'> = async ({ params }) => ({ id: params.id, object: 'workspaces', deleted: true });
   const right: Handler<'deleteWorkspace'> = async ({ params }) => ({ id: params.id, object: 'workspace', deleted: true });
   void [missingFields, wrongType, wrongObject, right];
+});
+
+test('an operation a module builds cannot stay in notBuilt (issue 24)', () => {
+  // The guard of resources/index.ts holds for the real lists.
+  expectTypeOf(notBuiltGuard).toEqualTypeOf<true>();
+  const nothingLeft: NotBuiltGuard<Record<never, never>, BuiltHandlers> = true;
+  // @ts-expect-error chatWithVideoAnalysis is built by the video-analyses module, so listing it as not built fails
+  const builtTwice: NotBuiltGuard<{ chatWithVideoAnalysis: typeof notImplemented }, BuiltHandlers> = true;
+  // @ts-expect-error one stale entry among unknown ones is enough
+  const oneStale: NotBuiltGuard<{ notAnOperation: typeof notImplemented; getUsage: typeof notImplemented }, BuiltHandlers> = true;
+  expectTypeOf<NotBuiltGuard<{ chatWithVideoAnalysis: typeof notImplemented }, BuiltHandlers>>().toEqualTypeOf<{
+    builtByAModuleAndStillInNotBuilt: 'chatWithVideoAnalysis';
+  }>();
+  void [nothingLeft, builtTwice, oneStale];
 });

@@ -46,16 +46,23 @@ export const resourceModules = [
 ] as const satisfies readonly ResourceModule<any>[];
 
 type UnionToIntersection<U> = (U extends unknown ? (union: U) => void : never) extends (intersection: infer I) => void ? I : never;
-type BuiltHandlers = UnionToIntersection<(typeof resourceModules)[number]['handlers']>;
+export type BuiltHandlers = UnionToIntersection<(typeof resourceModules)[number]['handlers']>;
 
 /**
- * The operations no module builds yet, answered with 501 until their issues land. Typed as exactly the
- * rest of the contract: an operation a module builds is a tsc error here until it is removed.
+ * `true` when no operation is both built by a module and listed in `NotBuiltMap`; otherwise an object type
+ * naming the operations, so assigning `true` to it is a tsc error. (`satisfies` alone cannot catch it: once
+ * every operation is built, the map it checks against is `{}`, and `{}` takes any extra entry.)
  */
-const notBuilt = {
-  // Video analyses
-  chatWithVideoAnalysis: notImplemented,
-} satisfies { [Operation in Exclude<OperationId, keyof BuiltHandlers>]: typeof notImplemented };
+export type NotBuiltGuard<NotBuiltMap, Built> = [Extract<keyof NotBuiltMap, keyof Built>] extends [never]
+  ? true
+  : { builtByAModuleAndStillInNotBuilt: Extract<keyof NotBuiltMap, keyof Built> };
+
+/**
+ * The operations no module builds yet, answered with 501 until their issues land: exactly the rest of the
+ * contract. A missing one is a tsc error (`satisfies`), and so is one a module builds (`notBuiltGuard`).
+ */
+const notBuilt = {} satisfies { [Operation in Exclude<OperationId, keyof BuiltHandlers>]: typeof notImplemented };
+export const notBuiltGuard: NotBuiltGuard<typeof notBuilt, BuiltHandlers> = true;
 
 /**
  * One handler per operationId of the contract, composed from the modules. `satisfies HandlerMap` makes

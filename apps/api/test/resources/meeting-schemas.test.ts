@@ -424,6 +424,49 @@ describe('schema results', () => {
     expect(errorOf(await h.post(`/meetings/${meeting.id}/schema-results`, t.key, { schema_id: theirs.id })).param).toBe('schema_id');
   });
 
+  it('shows on the meeting, per requested schema, whether its result is pending, completed, failed or skipped (issue 24)', async () => {
+    const runsOf = async (id: string) =>
+      (await h.get(`/meetings/${id}`, t.key)).body.schema_runs as { schema_id: string; status: string; error: string | null }[];
+    // Offline: pending until the extraction job has run, then completed, with the result listed.
+    const done = await importCall(t, 'bant-discovery.vtt', 'text/vtt', ['msch_bantBuiltin']);
+    expect(done.schema_runs).toEqual([{ schema_id: 'msch_bantBuiltin', status: 'pending', error: null, updated_at: null }]);
+    await queue.drain();
+    const [completed] = await runsOf(done.id);
+    expect(completed).toMatchObject({ schema_id: 'msch_bantBuiltin', status: 'completed', error: null });
+    expect((await h.get(`/meetings/${done.id}/schema-results`, t.key)).body.total).toBe(1);
+
+    // A model that fails one schema's extraction: that one is failed with the reason (after the retries),
+    // the next still completes, and a schema deleted before the call ended is skipped.
+    const failing = await createSchema(t, { name: 'Deal review that fails' });
+    const deleted = await createSchema(t, { name: 'Deleted before the call ended' });
+    const { fake, engine: upstream } = await fakeUpstreamEngine();
+    const nullField = (field_name: string) => ({ field_name, value: null, quote: null, confidence: 0, score: null, score_rationale: null });
+    fake.setDefault((request) => {
+      const body = JSON.stringify(request.body);
+      if (body.includes('current_process')) return { status: 500 }; // the schema made by createSchema (everyType)
+      if (body.includes('buying_stage'))
+        return { content: JSON.stringify({ fields: ['budget', 'authority', 'need', 'timeline', 'buying_stage'].map(nullField) }) };
+      return { status: 500 }; // the meeting analysis fails too: the meeting is still done
+    });
+    try {
+      const meeting = await importCall(t, 'bant-discovery.vtt', 'text/vtt', [failing.id, 'msch_bantBuiltin', deleted.id]);
+      expect((await h.delete(`/meetings/schemas/${deleted.id}`, t.key)).status).toBe(200);
+      await engine.using(upstream, () => queue.drain({ ignoreStartAfter: true }));
+      const runs = await runsOf(meeting.id);
+      expect(runs.map((run) => [run.schema_id, run.status])).toEqual([
+        [failing.id, 'failed'],
+        ['msch_bantBuiltin', 'completed'],
+        [deleted.id, 'skipped'],
+      ]);
+      expect(runs[0]!.error).toMatch(/\S/);
+      expect(runs[2]!.error).toMatch(/deleted/);
+      const results = (await h.get(`/meetings/${meeting.id}/schema-results`, t.key)).body;
+      expect(results.data.map((result: { schema_id: string }) => result.schema_id)).toEqual(['msch_bantBuiltin']);
+    } finally {
+      await fake.close();
+    }
+  });
+
   it('keeps only the quotes a model gave that are in the transcript (upstream engine)', async () => {
     const { fake, engine: upstream } = await fakeUpstreamEngine();
     try {

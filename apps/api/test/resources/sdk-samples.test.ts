@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLibServer, type LibServer } from '../support/sdk-libs.js';
-import { aiSdkSample, langchainSample, openaiSample } from './sdk-samples.js';
+import { agentsSample, aiSdkSample, langchainSample, openaiSample } from './sdk-samples.js';
 
 // The docs' and README's library samples, run as written against a listening server (offline engine).
 let server: LibServer;
@@ -14,6 +14,7 @@ describe('the documented library samples', () => {
     ['openai', openaiSample],
     ['AI SDK', aiSdkSample],
     ['LangChain', langchainSample],
+    ['OpenAI Agents SDK', agentsSample],
   ])('%s sample answers', async (_name, sample) => {
     const log = console.log;
     console.log = () => {};

@@ -3,6 +3,7 @@
 // sdk-samples.test.ts. The docs build copies each `#region` body into the page (apps/docs/guides/libraries.md).
 import { createOpenAI } from '@ai-sdk/openai';
 import { ChatOpenAI } from '@langchain/openai';
+import { Agent, OpenAIChatCompletionsModel, run, setTracingDisabled, user } from '@openai/agents';
 import { generateText, isStepCount, tool } from 'ai';
 import OpenAI from 'openai';
 import { z } from 'zod';
@@ -48,4 +49,19 @@ export async function langchainSample(baseURL: string, apiKey: string): Promise<
   console.log(reply.text);
   // #endregion langchain
   return reply.text;
+}
+
+export async function agentsSample(baseURL: string, apiKey: string): Promise<string> {
+  // #region agents
+  setTracingDisabled(true); // traces go to OpenAI unless disabled
+  const client = new OpenAI({ baseURL, apiKey, defaultHeaders: { 'Persona-Id': 'persona_saas_cfo' } });
+  const agent = new Agent({
+    name: 'CFO',
+    model: new OpenAIChatCompletionsModel(client, 'service-1'), // or new OpenAIResponsesModel(client, 'service-1')
+  });
+  const first = await run(agent, 'Would you pay $18 per seat for forecasting?');
+  const next = await run(agent, [...first.history, user('And at $15?')]); // the conversation goes on from its history
+  console.log(next.finalOutput);
+  // #endregion agents
+  return String(next.finalOutput);
 }

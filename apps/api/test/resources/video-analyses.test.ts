@@ -143,6 +143,31 @@ describe('video analyses', () => {
     expect((await h.get(`/files/${read.file_id}`, t.key)).status).toBe(200);
   }, 120_000);
 
+  it('finds the brand in noisy OCR of real frames: a box edge glued to it, a split word (issue 24)', async () => {
+    const t = await h.tenant({ credits: 1000 });
+    const big = (text: string) => `drawtext=text='${text}':fontsize=90:fontcolor=white:x=(w-tw)/2:y=(h-th)/2`;
+    // A white bar just left of the name: tesseract reads it as a letter stuck to the word ("JORBITAL").
+    const video = await makeVideo(
+      join(dir, 'orbital-spot.mp4'),
+      [
+        { seconds: 5, color: 'black', draw: `${big('ORBITAL')},drawbox=x=90:y=130:w=30:h=100:color=white:t=fill` },
+        { seconds: 5, color: 'black', draw: big('ORB ITAL') },
+        { seconds: 5, pattern: true },
+      ],
+      null,
+    );
+    const { read } = await analyse(t, video, { brand: 'Orbital', chunk_duration: 5, frames_per_chunk: 1 });
+    expect(read.status).toBe('completed');
+    const result = read.result;
+    // What the OCR really read: not the clean word a whole-word match needs.
+    expect(result.chunks[0].transcript).toMatch(/[A-Z|]\s?ORBITAL/);
+    expect(result.chunks[0].transcript).not.toMatch(/(^|\s)ORBITAL(\s|$)/);
+    expect(result.chunks[1].transcript).toMatch(/ORB ITAL/);
+    expect(result.chunks.map((c: { brand_visible: boolean }) => c.brand_visible)).toEqual([true, true, false]);
+    expect(result.brand_presence).toMatchObject({ first_appearance_seconds: 0, screen_time_seconds: 10 });
+    expect(JSON.stringify(result.recommendations)).not.toMatch(/Show "Orbital" on screen/);
+  }, 120_000);
+
   it('deletes an analysis before it completes with a refund; only content-deleting roles may delete', async () => {
     const owner = await h.tenant({ credits: 1000 });
     const analyst = await h.tenant();

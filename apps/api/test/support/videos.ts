@@ -15,11 +15,11 @@ export const TEXT = (text: string) => `drawtext=text='${text}':fontsize=56:fontc
 
 /**
  * A video of `segments` (640×360 at 25 fps unless `frame` says otherwise), each `seconds` long: a moving test pattern or a plain
- * colour with optional text drawn on it; audio (optional) a 440 Hz tone for `toneSeconds`, then silence.
+ * colour with optional text drawn on it (and `draw`, more ffmpeg drawing filters after it); audio (optional) a 440 Hz tone for `toneSeconds`, then silence.
  */
 export async function makeVideo(
   path: string,
-  segments: { seconds: number; pattern?: boolean; color?: string; text?: string }[],
+  segments: { seconds: number; pattern?: boolean; color?: string; text?: string; draw?: string }[],
   audio: { toneSeconds: number } | null,
   frame = { size: '640x360', rate: 25 },
 ): Promise<string> {
@@ -34,7 +34,7 @@ export async function makeVideo(
         ? `testsrc2=size=${frame.size}:rate=${frame.rate}:duration=${segment.seconds}`
         : `color=c=${segment.color ?? 'navy'}:size=${frame.size}:rate=${frame.rate}:duration=${segment.seconds}`,
     );
-    filters.push(`[${i}:v]${segment.text ? TEXT(segment.text) : 'null'}[v${i}]`);
+    filters.push(`[${i}:v]${[segment.text ? TEXT(segment.text) : 'null', segment.draw].filter(Boolean).join(',')}[v${i}]`);
   });
   const total = segments.reduce((sum, segment) => sum + segment.seconds, 0);
   const graph = [...filters, `${segments.map((_, i) => `[v${i}]`).join('')}concat=n=${segments.length}:v=1:a=0[v]`];

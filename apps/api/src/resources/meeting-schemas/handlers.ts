@@ -6,7 +6,7 @@ import { newId } from '../../lib/ids.js';
 import { deleteInTransaction } from '../../lib/patch.js';
 import { requireMembership, requireRole, roleLabel } from '../../workspaces/access.js';
 import type { WorkspaceRole } from '../../workspaces/roles.js';
-import { findMeeting, findTranscript } from '../meetings/repository.js';
+import { findMeeting, findTranscript, setSchemaRun } from '../meetings/repository.js';
 import { meetings } from '../meetings/table.js';
 import { isMarketplace, toMeetingSchema, toSchemaResult, type SchemaRow, type SchemaView } from './mapper.js';
 import { deleteSchemaRow, findSchema, insertSchema, listSchemasOf, resultsOf, updateSchema, upsertResult } from './repository.js';
@@ -76,7 +76,9 @@ async function runOnMeeting(meetingId: string, body: RunBody, ctx: RequestContex
         .set({ schemaIds: [...current.schemaIds, schema.id], updatedAt: now })
         .where(eq(meetings.id, meeting.id));
     }
-    return upsertResult(tx, result);
+    const upserted = await upsertResult(tx, result);
+    await setSchemaRun(tx, meeting.id, schema.id, { status: 'completed', error: null, updatedAt: now.getTime() });
+    return upserted;
   });
   return toSchemaResult(stored);
 }

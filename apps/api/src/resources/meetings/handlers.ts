@@ -137,6 +137,7 @@ async function createMeeting(body: CreateBody, ctx: RequestContext) {
     participantCount: 0,
     analysisStatus: 'pending',
     schemaIds,
+    schemaRuns: {},
     recordedSeconds: null,
     transcribed: source.kind === 'bot' || source.param === 'recording_file_id' ? 1 : 0,
     cancelledAt: null,

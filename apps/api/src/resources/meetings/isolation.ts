@@ -27,6 +27,7 @@ export const seedMeeting: IsolationSeed = async ({ db, a, now }) => {
     participantCount: 0,
     analysisStatus: 'pending',
     schemaIds: [],
+    schemaRuns: {},
     recordedSeconds: null,
     transcribed: 0,
     cancelledAt: null,

@@ -1,4 +1,13 @@
-import type { Meeting, MeetingAnalysis, MeetingAnalysisStatus, MeetingJoinType, MeetingSource, MeetingStatus, MeetingTranscript } from '@persona-api/types';
+import type {
+  Meeting,
+  MeetingSchemaRun,
+  MeetingAnalysis,
+  MeetingAnalysisStatus,
+  MeetingJoinType,
+  MeetingSource,
+  MeetingStatus,
+  MeetingTranscript,
+} from '@persona-api/types';
 import { iso } from '../../lib/wire.js';
 import type { LinkContext } from '../files/mappers.js';
 import { DOWNLOAD_URL_TTL_SECONDS, downloadUrl } from '../files/signing.js';
@@ -6,6 +15,15 @@ import type { meetingTranscripts, meetings } from './table.js';
 
 export type MeetingRow = typeof meetings.$inferSelect;
 export type TranscriptRow = typeof meetingTranscripts.$inferSelect;
+
+/** A schema's state: what the schema-results job recorded, else what the meeting's own state implies. */
+function schemaRunOf(row: MeetingRow, schemaId: string): MeetingSchemaRun {
+  const stored = row.schemaRuns[schemaId];
+  if (stored) return { schema_id: schemaId, status: stored.status, error: stored.error, updated_at: iso(new Date(stored.updatedAt)) };
+  // The analysis is skipped exactly when the meeting ended without a transcript: no schema can run either.
+  if (row.analysisStatus === 'skipped') return { schema_id: schemaId, status: 'skipped', error: 'The meeting ended without a transcript.', updated_at: null };
+  return { schema_id: schemaId, status: 'pending', error: null, updated_at: null };
+}
 
 /** `links`: given when the meeting has a recording, whose link is signed afresh for one hour. */
 export function toMeeting(row: MeetingRow, links: LinkContext | null = null): Meeting {
@@ -38,6 +56,7 @@ export function toMeeting(row: MeetingRow, links: LinkContext | null = null): Me
     has_analysis: row.analysisStatus === 'completed',
     analysis_status: row.analysisStatus as MeetingAnalysisStatus,
     schema_ids: row.schemaIds,
+    schema_runs: row.schemaIds.map((schemaId) => schemaRunOf(row, schemaId)),
     cancelled_at: row.cancelledAt ? iso(row.cancelledAt) : null,
     cancelled_by: row.cancelledBy,
     cancel_reason: row.cancelReason,

@@ -8,7 +8,7 @@ import { workspaceMembers, workspaces } from '../workspaces/table.js';
 import { INACTIVE } from './lifecycle.js';
 import type { LinkContext } from '../files/mappers.js';
 import { toMeeting, type MeetingRow, type TranscriptRow } from './mapper.js';
-import { meetingTranscripts, meetings } from './table.js';
+import { meetingTranscripts, meetings, type StoredSchemaRun } from './table.js';
 
 /** The meeting with the caller's role in its workspace; another tenant's meeting is a 404. */
 export async function findMeeting(db: Executor, userId: string, id: string): Promise<{ row: MeetingRow; role: WorkspaceRole }> {
@@ -100,4 +100,15 @@ export async function transcriptionMinutesUsed(db: Executor, accountId: string, 
     .innerJoin(workspaces, eq(workspaces.id, meetings.workspaceId))
     .where(and(eq(workspaces.accountId, accountId), eq(meetings.transcribed, 1), gte(meetings.completedAt, start), lt(meetings.completedAt, end)));
   return Number(row?.minutes ?? 0);
+}
+
+/**
+ * Records one schema's extraction state on its meeting (Meeting.schema_runs), merged into the others in one
+ * statement so concurrent updates of different schemas do not overwrite each other.
+ */
+export async function setSchemaRun(db: Executor, meetingId: string, schemaId: string, run: StoredSchemaRun): Promise<void> {
+  await db
+    .update(meetings)
+    .set({ schemaRuns: sql`${meetings.schemaRuns} || jsonb_build_object(${schemaId}::text, ${JSON.stringify(run)}::jsonb)` })
+    .where(eq(meetings.id, meetingId));
 }

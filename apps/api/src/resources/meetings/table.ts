@@ -4,6 +4,13 @@ import { timestampMs } from '../../db/schema/columns.js';
 import { users } from '../../db/schema/tenancy.js';
 import { workspaces } from '../workspaces/table.js';
 
+/** One schema's extraction state as the schema-results job stores it (Meeting.schema_runs). */
+export interface StoredSchemaRun {
+  status: 'processing' | 'completed' | 'failed' | 'skipped';
+  error: string | null;
+  updatedAt: number;
+}
+
 /**
  * Meetings (DECISIONS.md, Meetings). `status` is the current state; `status_changes` its history with the
  * cause of each change (the last one is `status_detail`). `meeting_key` is the canonical identity of the
@@ -37,6 +44,8 @@ export const meetings = pgTable(
     participantCount: integer('participant_count').notNull().default(0),
     analysisStatus: text('analysis_status').notNull(),
     schemaIds: jsonb('schema_ids').$type<string[]>().notNull(),
+    // What the schema-results job did with each schema id: {status, error, updatedAt (ms)}; absent means nothing ran yet.
+    schemaRuns: jsonb('schema_runs').$type<Record<string, StoredSchemaRun>>().notNull().default({}),
     // Seconds recorded; the transcription minutes a done meeting used are ceil(this / 60).
     recordedSeconds: real('recorded_seconds'),
     // Whether the transcript came from speech-to-text (and so uses transcription minutes).

@@ -16,10 +16,47 @@ const normalise = (text: string) =>
     .replace(/[^a-z0-9]+/g, ' ')
     .trim();
 
-/** Whether `name` (the brand or product) appears as whole words in `text`, case- and punctuation-insensitively. */
+/**
+ * The fewest edits (insert, delete, substitute) that turn `needle` into some substring of `haystack`
+ * (Sellers' approximate substring matching): noise before or after the needle costs nothing.
+ */
+function editsToSubstring(needle: string, haystack: string): number {
+  let previous: number[] = new Array(haystack.length + 1).fill(0);
+  for (let i = 1; i <= needle.length; i += 1) {
+    const current = [i];
+    for (let j = 1; j <= haystack.length; j += 1) {
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (needle[i - 1] === haystack[j - 1] ? 0 : 1));
+    }
+    previous = current;
+  }
+  return Math.min(...previous);
+}
+
+/**
+ * Whether `name` (the brand or product) is in OCR'd on-screen `text`. OCR output needs more than a whole-word
+ * match: case and punctuation are folded; the name may be split (`ORB ITAL`) or glued (`ACMECORP`), so runs of
+ * consecutive words are compared without their spaces; a box edge or stray mark may stick to it (`HORBITAL`,
+ * `|ORBITAL`): up to 2 extra characters around it are allowed; and one character may be misread (`0RBITAL`) in
+ * names of 5+ letters (two in 10+). Names under 4 letters must match whole words exactly: in a short name one
+ * error or an extra letter makes another word.
+ */
 export function mentions(text: string, name: string): boolean {
-  const needle = normalise(name);
-  return needle.length > 0 && ` ${normalise(text)} `.includes(` ${needle} `);
+  const needleWords = normalise(name).split(' ').filter(Boolean);
+  const needle = needleWords.join('');
+  if (needle.length === 0) return false;
+  const words = normalise(text).split(' ').filter(Boolean);
+  if (needle.length < 4) return ` ${words.join(' ')} `.includes(` ${needleWords.join(' ')} `);
+  const allowedEdits = needle.length >= 10 ? 2 : needle.length >= 5 ? 1 : 0;
+  const maxNoise = 2;
+  for (let start = 0; start < words.length; start += 1) {
+    let run = '';
+    for (let end = start; end < words.length && end < start + needleWords.length + 2; end += 1) {
+      run += words[end];
+      if (run.length > needle.length + maxNoise + allowedEdits) break;
+      if (run.length >= needle.length - allowedEdits && editsToSubstring(needle, run) <= allowedEdits) return true;
+    }
+  }
+  return false;
 }
 
 /** How often `brand` is said in `speech`. */

@@ -1,0 +1,1 @@
+ALTER TABLE "meetings" ADD COLUMN "schema_runs" jsonb DEFAULT '{}'::jsonb NOT NULL;
