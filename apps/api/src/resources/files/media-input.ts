@@ -64,8 +64,8 @@ export async function mediaInputOf(head: Uint8Array): Promise<MediaInput> {
         : /ffconcat|^\s*file\s+/m.test(text)
           ? 'a concat list'
           : sniffed
-            ? `${sniffed}`
-            : 'no known audio or video container';
+            ? `${sniffed}, not audio or video`
+            : 'not in a known audio or video container';
     throw new MediaInputError(
       `The file is ${kind}; only audio and video files in one container (MP4, MOV, WebM, Matroska, AVI, MPEG, Ogg, FLV, MP3, WAV, FLAC, AAC) are read. Playlists, manifests and concat lists are refused.`,
     );
@@ -79,7 +79,7 @@ export async function mediaInputOfFile(path: string): Promise<MediaInput> {
   try {
     const head = Buffer.alloc(HEAD_BYTES);
     const { bytesRead } = await handle.read(head, 0, HEAD_BYTES, 0);
-    return mediaInputOf(head.subarray(0, bytesRead));
+    return await mediaInputOf(head.subarray(0, bytesRead));
   } finally {
     await handle.close();
   }

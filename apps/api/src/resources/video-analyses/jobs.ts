@@ -161,7 +161,7 @@ export function videoAnalysisJobs(services: Services, options: VideoAnalysisJobO
       if ((await stat(input)).size > MAX_VIDEO_BYTES) throw new MediaError('The video is larger than 2 GB.');
       // The container from the file's own bytes: playlists, manifests and concat lists end here.
       const container = await mediaInputOfFile(input).catch((error: unknown) => {
-        throw error instanceof MediaInputError ? new MediaError(error.message) : error;
+        throw error instanceof MediaInputError ? new MediaError(`The file is not a readable video: ${error.message}`) : error;
       });
       const media = await probe(input, container, signal);
       if (media.durationSeconds > MAX_VIDEO_SECONDS)
