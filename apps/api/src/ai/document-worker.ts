@@ -1,14 +1,9 @@
-// The parsers of customer documents, run inside a worker thread (document-parse.ts starts it with heap
-// limits, a time limit and a memory watchdog, and terminates it on any of them). Nothing here may block the
+// The parsers of customer documents, run inside a child process (document-parse.ts starts it with heap
+// limits, a time limit and a memory watchdog, and kills it on any of them). Nothing here may block the
 // server: a PDF stream or a zip entry can inflate to gigabytes. Only package imports: under the test
-// runner Node loads this file itself (type stripping), outside the bundler's resolution.
-import { Readability } from '@mozilla/readability';
-import { convert } from 'html-to-text';
-import { parseHTML } from 'linkedom';
-import mammoth from 'mammoth';
-import { getDocumentProxy } from 'unpdf';
-import { parentPort, workerData } from 'node:worker_threads';
-import yauzl from 'yauzl';
+// runner Node loads this file itself (type stripping), outside the bundler's resolution. Each parser is
+// imported when its kind is parsed, so a worker loads only what it needs.
+import type { Entry } from 'yauzl';
 
 export type DocumentKind = 'pdf' | 'docx' | 'html' | 'markdown' | 'text';
 
@@ -32,7 +27,8 @@ export const DOCUMENT_BOUNDS = {
 class Refused extends Error {}
 
 /** The main text of an HTML page (Readability), else all of its text. */
-function htmlText(html: string): { text: string; title: string | null } {
+async function htmlText(html: string): Promise<{ text: string; title: string | null }> {
+  const [{ Readability }, { convert }, { parseHTML }] = await Promise.all([import('@mozilla/readability'), import('html-to-text'), import('linkedom')]);
   const { document } = parseHTML(html);
   const title = document.querySelector('title')?.textContent?.trim() || null;
   // Readability mutates the document it parses; the fallback reads the original markup.
@@ -66,7 +62,8 @@ function markdownText(markdown: string): string {
  * `zipInflatedBytes` declared, and every entry inflated once with yauzl, which fails an entry that inflates
  * to more than its directory declares — so the real total is bounded too, without ever holding it.
  */
-function checkZip(bytes: Uint8Array): Promise<void> {
+async function checkZip(bytes: Uint8Array): Promise<void> {
+  const { default: yauzl } = await import('yauzl');
   return new Promise((resolve, reject) => {
     yauzl.fromBuffer(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), { lazyEntries: true, validateEntrySizes: true }, (error, zip) => {
       if (error || !zip) return reject(new Refused('The DOCX is not a readable zip archive.'));
@@ -79,7 +76,7 @@ function checkZip(bytes: Uint8Array): Promise<void> {
         reject(zipError instanceof Refused ? zipError : new Refused(`The DOCX is damaged or lies about its sizes (${zipError.message}).`)),
       );
       zip.on('end', () => resolve());
-      zip.on('entry', (entry: yauzl.Entry) => {
+      zip.on('entry', (entry: Entry) => {
         declared += entry.uncompressedSize;
         if (declared > DOCUMENT_BOUNDS.zipInflatedBytes) {
           zip.close();
@@ -102,6 +99,7 @@ function checkZip(bytes: Uint8Array): Promise<void> {
 }
 
 async function pdfText(bytes: Uint8Array, maxChars: number): Promise<string> {
+  const { getDocumentProxy } = await import('unpdf');
   // Text only: no font faces, no system fonts.
   const pdf = await getDocumentProxy(bytes, { disableFontFace: true, useSystemFonts: false });
   if (pdf.numPages > DOCUMENT_BOUNDS.pdfPages) throw new Refused(`The PDF has ${pdf.numPages} pages; at most ${DOCUMENT_BOUNDS.pdfPages} are read.`);
@@ -122,14 +120,16 @@ export async function parseDocument(job: DocumentJob): Promise<DocumentResult> {
   try {
     switch (job.kind) {
       case 'pdf':
-        return { ok: true, text: await pdfText(job.bytes, job.maxChars), title: null };
+        // pdf.js refuses a Buffer: a plain view of the same bytes.
+        return { ok: true, text: await pdfText(new Uint8Array(job.bytes.buffer, job.bytes.byteOffset, job.bytes.byteLength), job.maxChars), title: null };
       case 'docx': {
         await checkZip(job.bytes);
         const buffer = Buffer.from(job.bytes.buffer, job.bytes.byteOffset, job.bytes.byteLength);
+        const { default: mammoth } = await import('mammoth');
         return { ok: true, text: (await mammoth.extractRawText({ buffer })).value, title: null };
       }
       case 'html': {
-        const page = htmlText(new TextDecoder().decode(job.bytes));
+        const page = await htmlText(new TextDecoder().decode(job.bytes));
         return { ok: true, text: page.text, title: page.title };
       }
       case 'markdown':
@@ -143,13 +143,11 @@ export async function parseDocument(job: DocumentJob): Promise<DocumentResult> {
   }
 }
 
-// Started as a worker: parse the one job given and report.
-if (parentPort && (workerData as { documentWorker?: boolean } | null)?.documentWorker) {
-  const port = parentPort;
-  port.once('message', (job: DocumentJob) => {
-    parseDocument(job).then(
-      (result) => port.postMessage(result),
-      () => port.postMessage({ ok: false, error: `The ${job.kind.toUpperCase()} document could not be parsed.` }),
-    );
+// Started as a child process (document-parse.ts): parse the one job given, report, and exit.
+if (process.send && process.env.PERSONA_DOCUMENT_WORKER === '1') {
+  process.once('message', (job: DocumentJob) => {
+    parseDocument(job)
+      .catch((): DocumentResult => ({ ok: false, error: `The ${job.kind.toUpperCase()} document could not be parsed.` }))
+      .then((result) => process.send!(result, () => process.exit(0)));
   });
 }
