@@ -5,7 +5,8 @@
 // imported when its kind is parsed, so a worker loads only what it needs.
 import type { Entry } from 'yauzl';
 
-export type DocumentKind = 'pdf' | 'docx' | 'html' | 'markdown' | 'text';
+/** `html` is a page's main text (Readability); `html-all` all of its text. */
+export type DocumentKind = 'pdf' | 'docx' | 'html' | 'html-all' | 'markdown' | 'text';
 
 export interface DocumentJob {
   kind: DocumentKind;
@@ -131,6 +132,17 @@ export async function parseDocument(job: DocumentJob): Promise<DocumentResult> {
       case 'html': {
         const page = await htmlText(new TextDecoder().decode(job.bytes));
         return { ok: true, text: page.text, title: page.title };
+      }
+      case 'html-all': {
+        const { convert } = await import('html-to-text');
+        const text = convert(new TextDecoder().decode(job.bytes), {
+          wordwrap: false,
+          selectors: [
+            { selector: 'a', options: { ignoreHref: true } },
+            { selector: 'img', format: 'skip' },
+          ],
+        });
+        return { ok: true, text, title: null };
       }
       case 'markdown':
         return { ok: true, text: markdownText(new TextDecoder().decode(job.bytes)), title: null };
