@@ -122,6 +122,20 @@ describe('media inputs', () => {
   it('maps real containers to one demuxer each and names what it refuses', async () => {
     const { readFile } = await import('node:fs/promises');
     expect(await mediaInputOf(await readFile(victimVideo))).toEqual({ container: 'video/mp4', demuxer: 'mov' });
+    const { execFileSync } = await import('node:child_process');
+    for (const [extension, container, demuxer] of [
+      ['mkv', 'video/matroska', 'matroska'],
+      ['webm', 'video/webm', 'matroska'],
+      ['avi', 'video/vnd.avi', 'avi'],
+      ['ts', 'video/mp2t', 'mpegts'],
+      ['wav', 'audio/wav', 'wav'],
+    ] as const) {
+      const path = join(dir, `sample.${extension}`);
+      const codec = extension === 'wav' ? [] : extension === 'webm' ? ['-c:v', 'libvpx', '-b:v', '50k'] : ['-c:v', 'mpeg4'];
+      const input = extension === 'wav' ? ['-f', 'lavfi', '-i', 'sine=duration=0.2'] : ['-f', 'lavfi', '-i', 'testsrc2=size=32x32:rate=5:duration=0.4'];
+      execFileSync('ffmpeg', ['-hide_banner', '-v', 'error', '-y', ...input, ...codec, path]);
+      expect(await mediaInputOf(await readFile(path)), extension).toEqual({ container, demuxer });
+    }
     await expect(mediaInputOf(Buffer.from(hls('/etc/passwd')))).rejects.toThrow(/HLS playlist/);
     await expect(mediaInputOf(Buffer.from('<MPD type="static"></MPD>'))).rejects.toThrow(/DASH manifest/);
     await expect(mediaInputOf(Buffer.from("ffconcat version 1.0\nfile 'a.mp4'\n"))).rejects.toThrow(/concat list/);

@@ -16,6 +16,7 @@ const DEMUXERS: Readonly<Record<string, string>> = {
   'audio/mp4': 'mov',
   'audio/x-m4a': 'mov',
   'video/x-m4v': 'mov',
+  'video/matroska': 'matroska',
   'video/x-matroska': 'matroska',
   'video/webm': 'matroska',
   'audio/webm': 'matroska',
@@ -35,6 +36,10 @@ const DEMUXERS: Readonly<Record<string, string>> = {
   'audio/flac': 'flac',
   'audio/x-flac': 'flac',
   'audio/aac': 'aac',
+  'audio/aiff': 'aiff',
+  'audio/amr': 'amr',
+  'video/x-ms-asf': 'asf',
+  'audio/x-ms-asf': 'asf',
 };
 
 /** How many leading bytes decide the container. */
@@ -67,7 +72,7 @@ export async function mediaInputOf(head: Uint8Array): Promise<MediaInput> {
             ? `${sniffed}, not audio or video`
             : 'not in a known audio or video container';
     throw new MediaInputError(
-      `The file is ${kind}; only audio and video files in one container (MP4, MOV, WebM, Matroska, AVI, MPEG, Ogg, FLV, MP3, WAV, FLAC, AAC) are read. Playlists, manifests and concat lists are refused.`,
+      `The file is ${kind}; only audio and video files in one container (MP4, MOV, WebM, Matroska, AVI, MPEG, Ogg, FLV, ASF, MP3, WAV, FLAC, AAC, AIFF, AMR) are read. Playlists, manifests and concat lists are refused.`,
     );
   }
   return { container: sniffed, demuxer };
