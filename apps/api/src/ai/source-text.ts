@@ -1,12 +1,9 @@
 // Reading the sources AI features learn from (brand voices, persona suggestions) into text: web pages
 // through the guarded fetcher with Readability over linkedom (a fast DOM; jsdom is 4× slower for the same
-// article), uploaded documents from storage by type.
+// article), uploaded documents from storage by type. Every parse runs in a bounded worker
+// (document-parse.ts): customer bytes never block the server.
 import type { Readable } from 'node:stream';
-import { Readability } from '@mozilla/readability';
-import { convert } from 'html-to-text';
-import { parseHTML } from 'linkedom';
-import mammoth from 'mammoth';
-import { extractText, getDocumentProxy } from 'unpdf';
+import { parseDocumentBounded } from './document-parse.js';
 import { FetchError, type Fetcher } from '../lib/guarded-fetch.js';
 import type { ObjectStorage } from '../storage/types.js';
 import { uploadObjectKey } from '../resources/files/keys.js';
@@ -44,36 +41,6 @@ function finish(text: string, title: string | null): SourceText {
   if (words < MIN_WORDS)
     return failed(words === 0 ? 'No readable text was found.' : `Only ${words} words of text were found; at least ${MIN_WORDS} are needed.`);
   return { ok: true, text: clean, title };
-}
-
-/** The main text of an HTML page (Readability), else all of its text. */
-export function htmlText(html: string): { text: string; title: string | null } {
-  const { document } = parseHTML(html);
-  const title = document.querySelector('title')?.textContent?.trim() || null;
-  // Readability mutates the document it parses; the fallback reads the original markup.
-  const article = new Readability(document as unknown as Document).parse();
-  // The article's HTML, not its textContent: textContent runs paragraphs together ("bite.Grab").
-  const options = {
-    wordwrap: false as const,
-    selectors: [
-      { selector: 'a', options: { ignoreHref: true } },
-      { selector: 'img', format: 'skip' },
-    ],
-  };
-  const text = article?.content && article.textContent?.trim() ? convert(article.content, options) : convert(html, options);
-  return { text, title: article?.title?.trim() || title };
-}
-
-/** Markdown as prose: headings, emphasis, links, images, code and tables reduced to their words. */
-function markdownText(markdown: string): string {
-  return markdown
-    .replace(/```[\s\S]*?```/g, '\n')
-    .replace(/!\[[^\]]*\]\([^)]*\)/g, '')
-    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
-    .replace(/^\s{0,3}(#{1,6}|>|[-*+]|\d+[.)])\s+/gm, '')
-    .replace(/[*_`~]+/g, '')
-    .replace(/^\s*\|?[-:| ]+\|?\s*$/gm, '')
-    .replace(/\|/g, ' ');
 }
 
 async function bytesOf(body: Readable, maxBytes: number): Promise<Buffer> {
@@ -126,11 +93,8 @@ export async function readUrlSource(url: string, fetcher: Fetcher, signal: Abort
       return failed(`The page is ${type}, not a readable web page.`);
     }
     const text = charsetOf(response.headers['content-type']).decode(await bytesOf(response.body, MAX_PAGE_BYTES));
-    if (kind === 'html') {
-      const page = htmlText(text);
-      return finish(page.text, page.title);
-    }
-    return finish(kind === 'markdown' ? markdownText(text) : text, null);
+    const page = await parseDocumentBounded(kind, new TextEncoder().encode(text), MAX_CHARS_PER_SOURCE, signal);
+    return page.ok ? finish(page.text, page.title) : page;
   } catch (error) {
     if (error instanceof FetchError) return failed(FETCH_FAILURES[error.reason]);
     if (signal.aborted) return failed(FETCH_FAILURES.timeout);
@@ -147,22 +111,8 @@ export async function readDocumentSource(file: { storageKey: string | null; type
     const object = await storage.get(uploadObjectKey(file.storageKey));
     if (!object) return failed('The file has no stored content.');
     const bytes = await bytesOf(object.body, maxBytes);
-    switch (kind) {
-      case 'pdf': {
-        const { text } = await extractText(await getDocumentProxy(new Uint8Array(bytes)), { mergePages: true });
-        return finish(text, null);
-      }
-      case 'docx':
-        return finish((await mammoth.extractRawText({ buffer: bytes })).value, null);
-      case 'html': {
-        const page = htmlText(bytes.toString('utf8'));
-        return finish(page.text, page.title);
-      }
-      case 'markdown':
-        return finish(markdownText(bytes.toString('utf8')), null);
-      case 'text':
-        return finish(bytes.toString('utf8'), null);
-    }
+    const document = await parseDocumentBounded(kind, bytes, MAX_CHARS_PER_SOURCE);
+    return document.ok ? finish(document.text, document.title) : document;
   } catch {
     return failed(`The ${kind.toUpperCase()} document could not be parsed.`);
   }

@@ -1,8 +1,9 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupOneOptions } from 'node:dns';
 import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
 import { pipeline, Transform, type Readable } from 'node:stream';
+import ipaddr from 'ipaddr.js';
 
 /**
  * The one way the server fetches a URL a caller gave it (persona-suggestion sources today; brand-voice
@@ -71,40 +72,22 @@ export interface Fetcher {
   get(url: string | URL, options?: FetchOptions): Promise<FetchedResponse>;
 }
 
-const privateRanges = new BlockList();
-for (const [network, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const) {
-  privateRanges.addSubnet(network, prefix, 'ipv4');
-}
-for (const [network, prefix] of [
-  ['::', 128],
-  ['::1', 128],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-] as const) {
-  privateRanges.addSubnet(network, prefix, 'ipv6');
-}
+// Global unicast IPv6 is allocated from 2000::/3 only; anything outside it (including the deprecated
+// IPv4-compatible ::a.b.c.d, which URLs normalise to ::7f00:1 and ipaddr.js calls unicast) is refused.
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
 
-/** True for an address a guarded fetch must not reach (and for anything that is not an IP address). */
+/**
+ * True for an address a guarded fetch must not reach (and for anything that is not an IP address): every
+ * address but public unicast by ipaddr.js's range names (SECURITY.md, Addresses). IPv4-mapped IPv6 is
+ * judged as its IPv4 address; the forms that embed an IPv4 address in other ways (NAT64 `64:ff9b::/96`,
+ * 6to4 `2002::/16`, Teredo `2001::/32`, SIIT `::ffff:0:0/96`) have range names of their own and are
+ * refused outright, since the embedded address could be private.
+ */
 export function isPrivateAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 0) return true;
-  // IPv4-mapped IPv6 (::ffff:127.0.0.1) is checked as the IPv4 address it is.
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
-  if (mapped) return privateRanges.check(mapped, 'ipv4');
-  return privateRanges.check(address, family === 4 ? 'ipv4' : 'ipv6');
+  if (!ipaddr.isValid(address) || isIP(address) === 0) return true;
+  const parsed = ipaddr.process(address);
+  if (parsed.range() !== 'unicast') return true;
+  return parsed.kind() === 'ipv6' && !(parsed as ipaddr.IPv6).match(GLOBAL_UNICAST_V6);
 }
 
 /**

@@ -45,6 +45,25 @@ const t = useTenant(h);
 
 let files_ = 0;
 /** An uploaded file of the tenant's workspace: a files row and its stored bytes. */
+/** A WAV file (PCM, 8 kHz mono) whose samples are the bytes of `marker`: a real container the fake server can tell apart. */
+function wavOf(marker: string): Buffer {
+  const data = Buffer.from(marker);
+  const header = Buffer.alloc(44);
+  header.write('RIFF', 0, 'latin1');
+  header.writeUInt32LE(36 + data.length, 4);
+  header.write('WAVEfmt ', 8, 'latin1');
+  header.writeUInt32LE(16, 16);
+  header.writeUInt16LE(1, 20);
+  header.writeUInt16LE(1, 22);
+  header.writeUInt32LE(8000, 24);
+  header.writeUInt32LE(8000, 28);
+  header.writeUInt16LE(1, 32);
+  header.writeUInt16LE(8, 34);
+  header.write('data', 36, 'latin1');
+  header.writeUInt32LE(data.length, 40);
+  return Buffer.concat([header, data]);
+}
+
 async function uploaded(tenant: Tenant, name: string, type: string, bytes: Buffer): Promise<string> {
   const id = `file_meetingtest${++files_}${process.pid}`;
   const key = `upl_meetingtest${String(files_).padStart(4, '0')}abcdef.${name.split('.').pop()}`;
@@ -248,7 +267,7 @@ describe('imported meetings', () => {
 describe('imported recordings (speech-to-text)', () => {
   it('transcribes audio through the configured /audio/transcriptions server, or fails with its answer', async () => {
     const stt = await fakeSpeechToText((body) =>
-      body.includes('RIFF-good')
+      body.includes('good audio')
         ? {
             status: 200,
             json: {
@@ -268,16 +287,25 @@ describe('imported recordings (speech-to-text)', () => {
       const good = (
         await h.post('/meetings', t.key, {
           workspace_id: t.workspaceId,
-          recording_file_id: await uploaded(t, 'call.wav', 'audio/wav', Buffer.from('RIFF-good audio')),
+          recording_file_id: await uploaded(t, 'call.wav', 'audio/wav', wavOf('good audio')),
         })
       ).body;
       const bad = (
         await h.post('/meetings', t.key, {
           workspace_id: t.workspaceId,
-          recording_file_id: await uploaded(t, 'other.wav', 'audio/wav', Buffer.from('RIFF-bad audio')),
+          recording_file_id: await uploaded(t, 'other.wav', 'audio/wav', wavOf('bad audio')),
+        })
+      ).body;
+      // SECURITY.md, Media: a playlist typed as audio is never sent on (it names other files).
+      const playlist = (
+        await h.post('/meetings', t.key, {
+          workspace_id: t.workspaceId,
+          recording_file_id: await uploaded(t, 'list.m3u8', 'audio/x-mpegurl', Buffer.from('#EXTM3U\n#EXTINF:3.0,\n/etc/passwd\n')),
         })
       ).body;
       await queue.drain();
+      expect((await h.get(`/meetings/${playlist.id}`, t.key)).body.status_detail).toMatchObject({ code: 'fatal', sub_code: 'recording_unreadable' });
+      expect(stt.bodies).toHaveLength(2);
       expect(stt.bodies[0]).toMatch(/^POST \/v1\/audio\/transcriptions Bearer sk-local/);
       expect(stt.bodies[0]).toContain('whisper-test');
       expect(stt.bodies[0]).toContain('verbose_json');

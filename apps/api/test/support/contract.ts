@@ -79,10 +79,8 @@ export class ContractValidator {
     if (!key) return [...problems, `status ${status} is not documented for ${operation.operationId}`];
     const { value: response, pointer } = this.resolve<ResponseObject>(responses[key]);
     const base = pointer ?? `${responsesPointer}/${escapePointer(key)}`;
-    // Raw bytes documented as application/octet-stream go out with the stored file's own type (DECISIONS.md).
-    const mediaType = Object.keys(response.content ?? {}).find(
-      (type) => contentType.startsWith(type) || (type === 'application/octet-stream' && contentType !== ''),
-    );
+    // Raw bytes documented as `*/*` go out with the stored file's own type (DECISIONS.md); any type matches.
+    const mediaType = Object.keys(response.content ?? {}).find((type) => contentType.startsWith(type) || (type === '*/*' && contentType !== ''));
     if (response.content && Object.keys(response.content).length > 0) {
       if (!mediaType) problems.push(`content-type ${contentType || '(none)'} is not documented for ${operation.operationId} ${status}`);
       else if (mediaType === 'application/json') {

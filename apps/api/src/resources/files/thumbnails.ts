@@ -7,6 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import type { Readable } from 'node:stream';
 import sharp from 'sharp';
 import type { ObjectStorage } from '../../storage/types.js';
+import { ffmpegInputArgs, mediaInputOfFile } from './media-input.js';
 import { mediaTypeEssence } from './sniff.js';
 
 /** `File.thumbnail_url`: a 640 px wide JPEG (never upscaled). */
@@ -14,8 +15,6 @@ export const THUMBNAIL_WIDTH = 640;
 const JPEG_QUALITY = 80;
 // A whole video is never decoded for a preview; ffmpeg that takes longer than this is stopped.
 const FFMPEG_TIMEOUT_MS = 60_000;
-// Containers ffmpeg may open for a thumbnail: no playlists (HLS can reference file:// or other hosts).
-const VIDEO_FORMATS = 'mov,mp4,m4a,3gp,3g2,mj2,matroska,webm,avi,mpeg,mpegts,ogg,flv';
 
 // Image formats sharp's prebuilt libvips decodes.
 const SHARP_IMAGE_TYPES = new Set([
@@ -76,10 +75,11 @@ function runFfmpeg(ffmpegPath: string, args: string[], signal?: AbortSignal): Pr
 
 /**
  * A video's thumbnail via ffmpeg from a local file: the frame at 1 s (the first frame of a shorter
- * clip), scaled to 640 px wide. Only the `file` protocol and known containers are allowed, so a
- * crafted file cannot make ffmpeg open other files or the network.
+ * clip), scaled to 640 px wide. Only the `file` protocol and the container sniffed from the file's bytes
+ * are allowed (media-input.ts), so a crafted file cannot make ffmpeg open other files or the network.
  */
 export async function videoThumbnail(path: string, options: VideoThumbnailOptions): Promise<Buffer> {
+  const container = await mediaInputOfFile(path);
   const dir = await mkdtemp(join(tmpdir(), 'persona-thumb-'));
   const out = join(dir, 'thumb.jpg');
   const args = (seek: string[]) => [
@@ -87,13 +87,8 @@ export async function videoThumbnail(path: string, options: VideoThumbnailOption
     '-nostdin',
     '-v',
     'error',
-    '-protocol_whitelist',
-    'file',
-    '-format_whitelist',
-    VIDEO_FORMATS,
     ...seek,
-    '-i',
-    path,
+    ...ffmpegInputArgs(path, container),
     '-map',
     '0:v:0',
     '-frames:v',

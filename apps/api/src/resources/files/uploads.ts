@@ -3,6 +3,7 @@ import { and, eq, isNull } from 'drizzle-orm';
 import type { HandlerMap } from '../../contract/handler-types.js';
 import { STREAMED } from '../../contract/handler-types.js';
 import { apiError, errors } from '../../http/errors.js';
+import { downloadHeaders } from './download-headers.js';
 import { UNRECORDED_UPLOAD_TTL_MS } from './jobs.js';
 import { uploadObjectKey } from './keys.js';
 import { toUploadResult } from './mappers.js';
@@ -106,6 +107,7 @@ export const uploadHandlers = {
     const reply = ctx.reply
       .code(range ? 206 : 200)
       .header('content-type', contentType)
+      .headers(downloadHeaders(params.key, contentType))
       .header('accept-ranges', 'bytes')
       .header('content-length', range ? range.end - range.start + 1 : info.size);
     if (range) reply.header('content-range', contentRange(info.size, range));

@@ -14,6 +14,7 @@ import type { MeetingRow } from './mapper.js';
 import type { MeetingBotProvider } from './recall.js';
 import { lockMeeting, updateMeeting, upsertTranscript } from './repository.js';
 import { meetings } from './table.js';
+import { MediaInputError, mediaInputOf } from '../files/media-input.js';
 import { MAX_TRANSCRIPTION_BYTES, TranscriptionError, type Transcriber } from './transcriber.js';
 import { parseTranscriptFile, transcriptFormatOf, TranscriptFormatError, type ParsedTranscript } from './transcript-parse.js';
 
@@ -147,6 +148,13 @@ async function importFile(deps: MeetingJobDeps, payload: { id: string }, signal:
   for await (const chunk of stored.body) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array));
   const bytes = Buffer.concat(chunks);
   if (media) {
+    // Only a real audio or video container is sent on (SECURITY.md, Media): never a playlist or manifest.
+    try {
+      await mediaInputOf(bytes.subarray(0, 64 * 1024));
+    } catch (error) {
+      if (error instanceof MediaInputError) return fail(deps, row.id, 'recording_unreadable', `${file.name}: ${error.message}`);
+      throw error;
+    }
     let heard: ParsedTranscript;
     try {
       heard = await deps.transcriber!.transcribe(bytes, file.name, file.type, signal);

@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm';
-import { convert } from 'html-to-text';
+import { parseDocumentBounded } from '../../ai/document-parse.js';
 import { readDocumentSource } from '../../ai/source-text.js';
 import type { Executor } from '../../db/client.js';
 import type { Fetcher } from '../../lib/guarded-fetch.js';
@@ -25,15 +25,10 @@ export async function fetchSourceText(url: string, fetcher: Fetcher): Promise<st
       return null;
     }
     const body = await response.text();
-    const text = type.includes('html')
-      ? convert(body, {
-          wordwrap: false,
-          selectors: [
-            { selector: 'a', options: { ignoreHref: true } },
-            { selector: 'img', format: 'skip' },
-          ],
-        })
-      : body;
+    // HTML is parsed in the bounded document child (SECURITY.md, Documents), never on the event loop.
+    const parsed = type.includes('html') ? await parseDocumentBounded('html-all', new TextEncoder().encode(body), MAX_SOURCE_CHARS) : null;
+    if (parsed && !parsed.ok) return null;
+    const text = parsed?.ok ? parsed.text : body;
     const trimmed = text
       .replace(/\n{3,}/g, '\n\n')
       .trim()

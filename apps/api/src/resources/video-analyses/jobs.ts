@@ -15,6 +15,7 @@ import { FetchError } from '../../lib/guarded-fetch.js';
 import type { Services } from '../../services.js';
 import { uploadObjectKey } from '../files/keys.js';
 import { files } from '../files/table.js';
+import { MediaInputError, mediaInputOfFile, type MediaInput } from '../files/media-input.js';
 import { MAX_TRANSCRIPTION_BYTES, TranscriptionError, type Transcriber } from '../meetings/transcriber.js';
 import { extractFrame, extractSpeechAudio, measure, MediaError, probe, type MeasuredChunk } from './media.js';
 import { openTextReader } from './ocr.js';
@@ -68,11 +69,17 @@ export function videoAnalysisJobs(services: Services, options: VideoAnalysisJobO
    * Each chunk's `speech`: the text of the transcript's segments whose middle falls in it ('' for none).
    * A server that hears no speech (music, silence) leaves every chunk ''; any other failure is retried.
    */
-  async function transcribeSpeech(input: string, audioFile: string, chunks: VideoChunkMeasurements[], signal: AbortSignal): Promise<boolean> {
+  async function transcribeSpeech(
+    input: string,
+    container: MediaInput,
+    audioFile: string,
+    chunks: VideoChunkMeasurements[],
+    signal: AbortSignal,
+  ): Promise<boolean> {
     for (const chunk of chunks) chunk.speech = '';
     // Silence all through (measured): nothing to send.
     if (chunks.every((chunk) => chunk.silence_seconds >= chunk.end_seconds - chunk.start_seconds - 0.001)) return true;
-    await extractSpeechAudio(input, audioFile, signal);
+    await extractSpeechAudio(input, container, audioFile, signal);
     const audio = await readFile(audioFile);
     if (audio.length > MAX_TRANSCRIPTION_BYTES) throw new MediaError('The sound track is too long for one transcription upload.');
     let segments: { start: number; end: number; text: string }[];
@@ -152,7 +159,11 @@ export function videoAnalysisJobs(services: Services, options: VideoAnalysisJobO
       const input = join(workDir, 'input');
       await download(row, input, signal);
       if ((await stat(input)).size > MAX_VIDEO_BYTES) throw new MediaError('The video is larger than 2 GB.');
-      const media = await probe(input, signal);
+      // The container from the file's own bytes: playlists, manifests and concat lists end here.
+      const container = await mediaInputOfFile(input).catch((error: unknown) => {
+        throw error instanceof MediaInputError ? new MediaError(`The file is not a readable video: ${error.message}`) : error;
+      });
+      const media = await probe(input, container, signal);
       if (media.durationSeconds > MAX_VIDEO_SECONDS)
         throw new MediaError(`The video runs ${Math.round(media.durationSeconds)} s; at most ${MAX_VIDEO_SECONDS} s (60 minutes) can be analysed.`);
       await setProgress(5, { durationSeconds: Math.round(media.durationSeconds * 1000) / 1000 });
@@ -162,6 +173,7 @@ export function videoAnalysisJobs(services: Services, options: VideoAnalysisJobO
       let pending = Promise.resolve();
       const chunks = await measure(
         input,
+        container,
         frameDir,
         { chunkDuration: row.chunkDuration, framesPerChunk: row.framesPerChunk, durationSeconds: media.durationSeconds, hasAudio: media.hasAudio },
         signal,
@@ -173,12 +185,12 @@ export function videoAnalysisJobs(services: Services, options: VideoAnalysisJobO
       for (const chunk of chunks.filter((c) => c.frames.length === 0)) {
         const seconds = Math.round(((chunk.startSeconds + chunk.endSeconds) / 2) * 1000) / 1000;
         const file = `extra_${chunk.index}.jpg`;
-        await extractFrame(input, seconds, join(frameDir, file), signal);
+        await extractFrame(input, container, seconds, join(frameDir, file), signal);
         chunk.frames.push({ file, seconds });
       }
 
       const measured = await readChunks(id, chunks, frameDir, signal, (done) => setProgress(75 + Math.floor((done / chunks.length) * 20)));
-      const transcribed = transcriber && media.hasAudio ? await transcribeSpeech(input, join(workDir, 'speech.mp3'), measured, signal) : false;
+      const transcribed = transcriber && media.hasAudio ? await transcribeSpeech(input, container, join(workDir, 'speech.mp3'), measured, signal) : false;
       const frames = services.engine.describe().accepts_images ? await framesForModel(chunks, frameDir) : undefined;
       const { output } = await services.engine.run(
         videoAnalysis,

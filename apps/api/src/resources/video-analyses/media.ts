@@ -1,10 +1,11 @@
 // ffprobe and the single ffmpeg decoding pass (the commands measured in wave2-anchors §2(e)): frames at
 // the centres of `frames_per_chunk` equal slots of each chunk, per-frame luma and motion (signalstats),
-// scene cuts (scdet), momentary loudness (ebur128) and silence (silencedetect). ffmpeg only ever gets a
-// local file (`-protocol_whitelist file`), never a caller's URL.
+// scene cuts (scdet), momentary loudness (ebur128) and silence (silencedetect). ffmpeg only ever gets the
+// one local file, through its sniffed demuxer (files/media-input.ts), never a caller's URL or a playlist.
 import { spawn } from 'node:child_process';
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { ffmpegInputArgs, type MediaInput } from '../files/media-input.js';
 
 const FFMPEG = process.env.FFMPEG_PATH ?? 'ffmpeg';
 const FFPROBE = process.env.FFPROBE_PATH ?? 'ffprobe';
@@ -44,19 +45,17 @@ export interface Probe {
   height: number;
 }
 
-export async function probe(path: string, signal: AbortSignal): Promise<Probe> {
+export async function probe(path: string, container: MediaInput, signal: AbortSignal): Promise<Probe> {
   const { code, stdout, stderr } = await run(
     FFPROBE,
     [
       '-v',
       'error',
-      '-protocol_whitelist',
-      'file',
       '-show_entries',
       'format=duration,format_name:stream=index,codec_type,codec_name,width,height',
       '-of',
       'json',
-      path,
+      ...ffmpegInputArgs(path, container),
     ],
     signal,
   );
@@ -118,6 +117,7 @@ const round3 = (value: number) => Math.round(value * 1000) / 1000;
  */
 export async function measure(
   input: string,
+  container: MediaInput,
   workDir: string,
   plan: ChunkPlan,
   signal: AbortSignal,
@@ -143,10 +143,7 @@ export async function measure(
       'info',
       '-threads',
       '2',
-      '-protocol_whitelist',
-      'file',
-      '-i',
-      input,
+      ...ffmpegInputArgs(input, container),
       '-filter_complex',
       graph,
       '-map',
@@ -229,19 +226,16 @@ export async function measure(
 }
 
 /** A frame of a chunk the grid left without one (a last chunk shorter than half a slot): one seek to its middle. */
-export async function extractFrame(input: string, seconds: number, output: string, signal: AbortSignal): Promise<void> {
+export async function extractFrame(input: string, container: MediaInput, seconds: number, output: string, signal: AbortSignal): Promise<void> {
   const { code, stderr } = await run(
     FFMPEG,
     [
       '-hide_banner',
       '-v',
       'error',
-      '-protocol_whitelist',
-      'file',
       '-ss',
       String(seconds),
-      '-i',
-      input,
+      ...ffmpegInputArgs(input, container),
       '-frames:v',
       '1',
       '-vf',
@@ -260,29 +254,10 @@ export async function extractFrame(input: string, seconds: number, output: strin
  * The sound track as the speech-to-text server takes it: mono 16 kHz MP3 at 32 kbit/s, so 60 minutes is
  * 14.4 MB, under the 25 MB of one /audio/transcriptions upload.
  */
-export async function extractSpeechAudio(input: string, output: string, signal: AbortSignal): Promise<void> {
+export async function extractSpeechAudio(input: string, container: MediaInput, output: string, signal: AbortSignal): Promise<void> {
   const { code, stderr } = await run(
     FFMPEG,
-    [
-      '-hide_banner',
-      '-v',
-      'error',
-      '-protocol_whitelist',
-      'file',
-      '-i',
-      input,
-      '-vn',
-      '-ac',
-      '1',
-      '-ar',
-      '16000',
-      '-c:a',
-      'libmp3lame',
-      '-b:a',
-      '32k',
-      '-y',
-      output,
-    ],
+    ['-hide_banner', '-v', 'error', ...ffmpegInputArgs(input, container), '-vn', '-ac', '1', '-ar', '16000', '-c:a', 'libmp3lame', '-b:a', '32k', '-y', output],
     signal,
   );
   if (code !== 0) throw new MediaError(`The sound track could not be decoded (${stderr.trim().slice(0, 300)}).`);

@@ -86,10 +86,10 @@ describe.skipIf(!hasFfmpeg)('videoThumbnail (ffmpeg)', () => {
     expect(info.width).toBe(640);
   });
 
-  it('refuses a playlist that points elsewhere (protocol and format whitelists)', async () => {
+  it('refuses a playlist that points elsewhere (sniffed before ffmpeg runs; SECURITY.md, Media)', async () => {
     const playlist = join(dir, 'evil.mp4');
     await writeFile(playlist, '#EXTM3U\n#EXT-X-MEDIA-SEQUENCE:0\n#EXTINF:10.0,\nhttp://127.0.0.1:9/secret.ts\n#EXT-X-ENDLIST\n');
-    await expect(videoThumbnail(playlist, { ffmpegPath: FFMPEG })).rejects.toThrow(/ffmpeg exited/);
+    await expect(videoThumbnail(playlist, { ffmpegPath: FFMPEG })).rejects.toThrow(/HLS playlist/);
   });
 
   it('renders from storage through a temporary file', async () => {

@@ -1,0 +1,184 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseDocumentBounded, PARSE_LIMITS } from '../../src/ai/document-parse.js';
+import type { DatabaseHandle } from '../../src/db/client.js';
+import type { JobRuntime } from '../../src/jobs/queue.js';
+import { newId } from '../../src/lib/ids.js';
+import { brandVoiceJobs } from '../../src/resources/brand-voices/job.js';
+import { uploadObjectKey } from '../../src/resources/files/keys.js';
+import { files } from '../../src/resources/files/table.js';
+import { imageThumbnail } from '../../src/resources/files/thumbnails.js';
+import { createLocalStorage } from '../../src/storage/local.js';
+import { balanceOf } from '../support/ai.js';
+import { openTestDatabase } from '../support/database.js';
+import { docxOf, pdfOf } from '../support/documents.js';
+import { Harness, TestClock, type Tenant } from '../support/harness.js';
+import { openTestJobQueue } from '../support/jobs.js';
+import { testServices } from '../support/services.js';
+import { docxBomb, pdfStreamBomb, pngPixelBomb, zipOf } from './bombs.js';
+
+// SECURITY.md, Documents: bombs made in the test (about 1 MB each) that inflate to a gibibyte. Each ends
+// its brand voice `failed` with the reason and the 100 credits back, while /healthz keeps answering
+// (p99 under 50 ms) and the server's RSS grows by less than the stated bound; the PDF bomb is stopped by
+// the child's memory watchdog, the zip bombs by the yauzl check before any parser inflates them.
+
+/**
+ * The bound SECURITY.md states for the server's own RSS during a bomb: the parse runs in a child process
+ * (itself killed past PARSE_LIMITS.rssBytes), so the server only holds the document's bytes once.
+ */
+const RSS_GROWTH_BOUND = 64 * 1024 * 1024;
+const HEALTHZ_P99_MS = 50;
+const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
+
+let database: DatabaseHandle;
+let h: Harness;
+let queue: JobRuntime;
+let storageDir: string;
+let storage: ReturnType<typeof createLocalStorage>;
+let t: Tenant;
+const clock = new TestClock();
+
+beforeAll(async () => {
+  storageDir = await mkdtemp(join(tmpdir(), 'security-documents-'));
+  database = await openTestDatabase();
+  storage = createLocalStorage(storageDir);
+  const services = testServices(database.db, { clock, storage });
+  queue = await openTestJobQueue(database, brandVoiceJobs(services));
+  services.jobs = queue;
+  h = await Harness.create({ database, clock, services: { jobs: queue, storage } });
+  t = await h.tenant({ credits: 10_000 });
+});
+afterAll(async () => {
+  await h?.close();
+  await queue?.stop({ timeoutMs: 1_000 });
+  await database?.close();
+  await rm(storageDir, { recursive: true, force: true });
+});
+
+async function storedFile(name: string, type: string, bytes: Buffer): Promise<string> {
+  const id = newId('file');
+  const key = `upl_${newId('file').slice(5)}`;
+  await storage.put(uploadObjectKey(key), Readable.from([bytes]));
+  const now = clock.now();
+  await h.db
+    .insert(files)
+    .values({ id, workspaceId: t.workspaceId, name, type, sizeBytes: bytes.length, size: bytes.length, storageKey: key, createdAt: now, updatedAt: now });
+  return id;
+}
+
+/** Runs `work` while /healthz is asked every 2 ms and the RSS sampled; the figures of the run. */
+async function underLoad<T>(work: () => Promise<T>): Promise<{ result: T; healthzP99Ms: number; healthzCount: number; rssGrowth: number }> {
+  const rssBefore = process.memoryUsage.rss();
+  let peak = rssBefore;
+  let running = true;
+  const latencies: number[] = [];
+  const sampler = (async () => {
+    while (running) {
+      const started = performance.now();
+      const response = await h.app.inject({ method: 'GET', url: '/healthz' });
+      latencies.push(performance.now() - started);
+      expect(response.statusCode).toBe(200);
+      peak = Math.max(peak, process.memoryUsage.rss());
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+  })();
+  const rss = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage.rss());
+  }, 5);
+  try {
+    const result = await work();
+    return { result, ...figures() };
+  } finally {
+    running = false;
+    clearInterval(rss);
+    await sampler;
+  }
+  function figures() {
+    const sorted = [...latencies].sort((a, b) => a - b);
+    return {
+      healthzP99Ms: sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))] ?? 0,
+      healthzCount: sorted.length,
+      rssGrowth: peak - rssBefore,
+    };
+  }
+}
+
+const voiceBody = (fileId: string) => ({
+  label: 'Bomb',
+  workspace_id: t.workspaceId,
+  usage_context: 'Marketing copy for the website and newsletters.',
+  sources: { file_ids: [fileId] },
+});
+
+describe('document bombs as brand-voice sources', () => {
+  const cases: [string, string, string, () => Buffer, RegExp][] = [
+    [
+      'a PDF whose one content stream inflates to 1 GiB',
+      'bomb.pdf',
+      'application/pdf',
+      () => pdfStreamBomb(1024),
+      /PDF document needed more than \d+ MiB|PDF document took longer/,
+    ],
+    [
+      'a DOCX whose directory lies (says 10 kB, inflates to 1 GiB)',
+      'lie.docx',
+      DOCX,
+      () => docxBomb(1024, 10_000),
+      /inflates to more than its directory declares/,
+    ],
+    ['a DOCX that honestly declares 1 GiB', 'honest.docx', DOCX, () => docxBomb(1024, 1024 * 1024 * 1024 - 1), /inflates to more than 64 MiB/],
+  ];
+  for (const [name, fileName, type, make, reason] of cases) {
+    it(`fails the voice with the reason and a refund, /healthz p99 < ${HEALTHZ_P99_MS} ms, server RSS growth < 64 MiB: ${name}`, async () => {
+      const fileId = await storedFile(fileName, type, make());
+      const before = await balanceOf(h, t.accountId);
+      const created = await h.post('/brand-voices', t.key, voiceBody(fileId));
+      expect(created.status).toBe(200);
+      expect(await balanceOf(h, t.accountId)).toBe(before - 100);
+      const run = await underLoad(() => queue.drain());
+      const voice = (await h.get(`/brand-voices/${created.body.id}`, t.key)).body;
+      expect(voice).toMatchObject({ status: 'failed', credits_charged: 0 });
+      expect(voice.error).toMatch(/None of the sources could be read/);
+      expect(voice.sources.documents[0].outcome).toMatchObject({ status: 'failed', characters: null });
+      expect(voice.sources.documents[0].outcome.error).toMatch(reason);
+      expect(await balanceOf(h, t.accountId)).toBe(before);
+      console.info(
+        `${name}: /healthz p99 ${run.healthzP99Ms.toFixed(1)} ms over ${run.healthzCount} requests, RSS growth ${(run.rssGrowth / 1024 / 1024).toFixed(0)} MiB`,
+      );
+      expect(run.healthzCount).toBeGreaterThan(5);
+      expect(run.healthzP99Ms).toBeLessThan(HEALTHZ_P99_MS);
+      expect(run.rssGrowth).toBeLessThan(RSS_GROWTH_BOUND);
+    }, 60_000);
+  }
+
+  it('still reads real PDF and DOCX documents in the child process', async () => {
+    const lines = [
+      'We make crunchy chickpea puffs loaded with flavour, and you will love every single bite of them.',
+      'Grab a bag and share it with your friends today.',
+    ];
+    const pdf = await parseDocumentBounded('pdf', pdfOf(lines), 200_000);
+    expect(pdf.ok ? pdf.text : pdf.error).toMatch(/crunchy chickpea puffs/);
+    const docx = await parseDocumentBounded('docx', docxOf(lines), 200_000);
+    expect(docx.ok ? docx.text : docx.error).toMatch(/Grab a bag/);
+  });
+
+  it('refuses a zip with too many entries, and stops a parse that runs past its time', async () => {
+    const many = zipOf(Array.from({ length: 2_001 }, (_, i) => ({ name: `p${i}.xml`, data: Buffer.alloc(0), method: 0, declaredSize: 0 })));
+    expect(await parseDocumentBounded('docx', many, 1000)).toEqual({ ok: false, error: 'The DOCX has 2001 parts; at most 2000 are read.' });
+    // A cancelled parse ends at once, the worker with it.
+    const controller = new AbortController();
+    const pending = parseDocumentBounded('pdf', pdfStreamBomb(256), 1000, controller.signal);
+    setTimeout(() => controller.abort(), 50);
+    expect(await pending).toEqual({ ok: false, error: 'Reading the PDF document was cancelled.' });
+    expect(PARSE_LIMITS.timeMs).toBeLessThanOrEqual(20_000);
+  });
+
+  it('refuses an image pixel bomb before decoding it (sharp’s pixel limit)', async () => {
+    const started = performance.now();
+    await expect(imageThumbnail(Readable.from([pngPixelBomb(60_000, 60_000)]))).rejects.toThrow(/pixel limit/i);
+    expect(performance.now() - started).toBeLessThan(5_000);
+  });
+});
