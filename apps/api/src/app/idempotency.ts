@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../db/client.js';
+import { isDependencyUnavailable } from '../http/dependency-faults.js';
 import { CLIENT_CLOSED_REQUEST } from '../http/errors.js';
 import type { OperationInfo } from '../contract/spec.js';
 import {
@@ -9,6 +10,7 @@ import {
   IDEMPOTENCY_LEASE_MS,
   purgeExpiredIdempotencyKeys,
   releaseIdempotencyKey,
+  releaseUnansweredClaim,
   renewIdempotencyLease,
   requestFingerprint,
 } from '../http/idempotency.js';
@@ -33,7 +35,16 @@ export function idempotencyHooks(db: Database, now: () => Date, operations: Map<
     if (typeof key !== 'string' || !request.auth) return;
     const path = request.url.split('?')[0] ?? '';
     const fingerprint = requestFingerprint(request.method, path, request.body, headersOf(request));
-    const claim = await claimIdempotencyKey(db, request.auth.apiKeyId, key, fingerprint, now());
+    const apiKeyId = request.auth.apiKeyId;
+    const claimedAt = now();
+    let claim: Awaited<ReturnType<typeof claimIdempotencyKey>>;
+    try {
+      claim = await claimIdempotencyKey(db, apiKeyId, key, fingerprint, claimedAt);
+    } catch (err) {
+      // The insert may have committed unheard: undo it once the database is back, or a retry waits out the lease.
+      if (isDependencyUnavailable(err)) settleWhenBack(() => releaseUnansweredClaim(db, apiKeyId, key, claimedAt), request);
+      throw err;
+    }
     if (claim.kind === 'replay') {
       reply.header('idempotent-replayed', 'true');
       if (claim.response.contentType) reply.header('content-type', claim.response.contentType);
@@ -67,18 +78,37 @@ export function idempotencyHooks(db: Database, now: () => Date, operations: Map<
     const key = request.idempotencyKey;
     if (!key || !request.auth) return payload;
     request.idempotencyKey = null;
+    const apiKeyId = request.auth.apiKeyId;
     // A server error, or a client that left (499): a retry must run the request again.
-    if (reply.statusCode >= 500 || reply.statusCode === CLIENT_CLOSED_REQUEST || typeof payload !== 'string') {
-      await releaseIdempotencyKey(db, request.auth.apiKeyId, key);
-    } else {
-      const contentType = reply.getHeader('content-type');
-      await completeIdempotencyKey(db, request.auth.apiKeyId, key, {
-        status: reply.statusCode,
-        body: payload,
-        contentType: typeof contentType === 'string' ? contentType : null,
-      });
+    const settle =
+      reply.statusCode >= 500 || reply.statusCode === CLIENT_CLOSED_REQUEST || typeof payload !== 'string'
+        ? () => releaseIdempotencyKey(db, apiKeyId, key)
+        : (() => {
+            const contentType = reply.getHeader('content-type');
+            const stored = { status: reply.statusCode, body: payload, contentType: typeof contentType === 'string' ? contentType : null };
+            return () => completeIdempotencyKey(db, apiKeyId, key, stored);
+          })();
+    try {
+      await settle();
+    } catch (err) {
+      // The database went away after the request's own work (DECISIONS.md, Dependency faults): the answer
+      // still goes out, and the key is settled as soon as the database is back, so a retry replays it.
+      if (!isDependencyUnavailable(err)) throw err;
+      request.log.warn({ err, dependency_unavailable: true }, 'idempotency key not settled yet: retrying in the background');
+      settleWhenBack(settle, request);
     }
     return payload;
+  };
+
+  const settleWhenBack = (settle: () => Promise<void>, request: FastifyRequest) => {
+    const giveUpAt = Date.now() + IDEMPOTENCY_LEASE_MS;
+    const attempt = () => {
+      settle().catch((err: unknown) => {
+        if (Date.now() < giveUpAt) return void setTimeout(attempt, 250).unref();
+        request.log.warn({ err }, 'idempotency key still not settled: its lease will lapse');
+      });
+    };
+    setTimeout(attempt, 250).unref();
   };
 
   return { claim: claimKey, store: storeResponse };

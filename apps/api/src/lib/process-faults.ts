@@ -10,6 +10,8 @@ export function surviveUncaughtErrors(logger: Logger): void {
     logger.error({ err, origin, uncaught: true }, 'uncaught exception: logged; the process keeps running');
   });
   process.on('unhandledRejection', (reason) => {
-    logger.error({ err: reason, origin: 'unhandledRejection', uncaught: true }, 'unhandled rejection: logged; the process keeps running');
+    // postgres.js keeps the statement of a failed query on a non-enumerable `query`: it names the caller.
+    const statement = reason && typeof reason === 'object' && 'query' in reason ? String((reason as { query: unknown }).query).slice(0, 300) : undefined;
+    logger.error({ err: reason, statement, origin: 'unhandledRejection', uncaught: true }, 'unhandled rejection: logged; the process keeps running');
   });
 }
