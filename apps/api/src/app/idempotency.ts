@@ -16,6 +16,9 @@ import {
 } from '../http/idempotency.js';
 import { operationIdOf } from './route-config.js';
 
+/** How long after an unanswered claim its row may still appear (a statement delivered just before a cut). */
+const UNANSWERED_CLAIM_WATCH_MS = 10_000;
+
 /** The hooks of every POST: `claim` (preHandler) replays or claims an Idempotency-Key, `store` (onSend) keeps the answer. */
 export function idempotencyHooks(db: Database, now: () => Date, operations: Map<string, OperationInfo>) {
   // Per operation, the headers its contract declares (other than the key): they select behaviour.
@@ -42,7 +45,13 @@ export function idempotencyHooks(db: Database, now: () => Date, operations: Map<
       claim = await claimIdempotencyKey(db, apiKeyId, key, fingerprint, claimedAt);
     } catch (err) {
       // The insert may have committed unheard: undo it once the database is back, or a retry waits out the lease.
-      if (isDependencyUnavailable(err)) settleWhenBack(() => releaseUnansweredClaim(db, apiKeyId, key, claimedAt), request);
+      if (isDependencyUnavailable(err)) {
+        // Whether the insert landed is unknown, and it may land late: keep looking for it for a while.
+        const lookUntil = Date.now() + UNANSWERED_CLAIM_WATCH_MS;
+        settleWhenBack(async () => {
+          if (!(await releaseUnansweredClaim(db, apiKeyId, key, claimedAt)) && Date.now() < lookUntil) throw new Error('claim not found yet');
+        }, request);
+      }
       throw err;
     }
     if (claim.kind === 'replay') {
@@ -103,10 +112,17 @@ export function idempotencyHooks(db: Database, now: () => Date, operations: Map<
   const settleWhenBack = (settle: () => Promise<void>, request: FastifyRequest) => {
     const giveUpAt = Date.now() + IDEMPOTENCY_LEASE_MS;
     const attempt = () => {
-      settle().catch((err: unknown) => {
-        if (Date.now() < giveUpAt) return void setTimeout(attempt, 250).unref();
-        request.log.warn({ err }, 'idempotency key still not settled: its lease will lapse');
+      // Each try is bounded too: a statement lost in a cut must not stop the retries.
+      let timer: NodeJS.Timeout | undefined;
+      const bounded = new Promise<never>((_resolve, reject) => {
+        timer = setTimeout(() => reject(new Error('settling the idempotency key timed out')), 3_000);
       });
+      Promise.race([settle(), bounded])
+        .catch((err: unknown) => {
+          if (Date.now() < giveUpAt) return void setTimeout(attempt, 250).unref();
+          request.log.warn({ err }, 'idempotency key still not settled: its lease will lapse');
+        })
+        .finally(() => clearTimeout(timer));
     };
     setTimeout(attempt, 250).unref();
   };

@@ -134,8 +134,8 @@ export async function releaseIdempotencyKey(db: Database, apiKeyId: string, key:
  * Gives up a claim this request may have made without hearing the answer (the connection dropped after the
  * insert): only a row still in progress and created at `claimedAt`, the claim's own timestamp.
  */
-export async function releaseUnansweredClaim(db: Database, apiKeyId: string, key: string, claimedAt: Date): Promise<void> {
-  await db
+export async function releaseUnansweredClaim(db: Database, apiKeyId: string, key: string, claimedAt: Date): Promise<boolean> {
+  const released = await db
     .delete(idempotencyKeys)
     .where(
       and(
@@ -144,7 +144,9 @@ export async function releaseUnansweredClaim(db: Database, apiKeyId: string, key
         eq(idempotencyKeys.state, 'in_progress'),
         eq(idempotencyKeys.createdAt, claimedAt),
       ),
-    );
+    )
+    .returning({ key: idempotencyKeys.key });
+  return released.length > 0;
 }
 
 export async function purgeExpiredIdempotencyKeys(db: Database, now: Date): Promise<void> {
