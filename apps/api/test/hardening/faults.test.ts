@@ -68,13 +68,22 @@ const answers: Answer[] = [];
 
 async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
   const started = performance.now();
-  const response = await fetch(`${api.api}${path}`, {
-    method,
-    headers: { ...auth, ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    signal: AbortSignal.timeout(30_000),
-  });
-  const text = await response.text();
+  let response: Response;
+  let text: string;
+  try {
+    response = await fetch(`${api.api}${path}`, {
+      method,
+      headers: { ...auth, ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      signal: AbortSignal.timeout(20_000),
+    });
+    text = await response.text();
+  } catch (err) {
+    // No answer at all (the client gave up after 20 s): recorded as status 0, which answerProblems reports.
+    const answer: Answer = { method, path, status: 0, ms: performance.now() - started, headers: {}, text: String(err), body: null };
+    answers.push(answer);
+    return answer;
+  }
   const answer: Answer = {
     method,
     path,
