@@ -1,4 +1,4 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 // The suite runs on PGlite always, and a second time on PostgreSQL when TEST_DATABASE_URL is set
 // (.ci/run sets it). Each test file gets its own database cloned from a migrated, seeded template.
@@ -19,6 +19,8 @@ export default defineConfig({
         test: {
           name: 'pglite',
           include: ['test/**/*.test.ts'],
+          // Cuts a TCP proxy in front of PostgreSQL: an in-process PGlite has no connection to cut.
+          exclude: [...configDefaults.exclude, 'test/hardening/faults.test.ts'],
           globalSetup: ['test/setup/global-pglite.ts'],
           sequence: { groupOrder: 1 },
           // The handler-map type test (tsc): a missing handler or a wrong type is a compile error.

@@ -101,6 +101,20 @@ try {
     if (JSON.stringify(peerBody.data) !== JSON.stringify(ours.data)) throw new Error('the peer does not answer the same workspaces as the API');
     rows.push(await measure('hand-written Fastify + postgres.js peer', peerUrl, api.headers));
     await stopProcess(peer);
+    // The same peer on node-postgres: the driver alternative weighed for the postgres.js defect (DECISIONS.md).
+    const pgPeerPort = await freePort();
+    const pgPeer = await startProcess(
+      'hand-written peer (node-postgres)',
+      process.execPath,
+      [join(import.meta.dirname, 'peer-server.mjs'), pg.url, String(pgPeerPort), 'pg'],
+      {},
+      /listening/,
+    );
+    const pgPeerUrl = `http://127.0.0.1:${pgPeerPort}${PATH}`;
+    const pgPeerBody = await (await fetch(pgPeerUrl, { headers: api.headers })).json();
+    if (JSON.stringify(pgPeerBody.data) !== JSON.stringify(ours.data)) throw new Error('the node-postgres peer does not answer the same workspaces as the API');
+    rows.push(await measure('hand-written Fastify + node-postgres peer', pgPeerUrl, api.headers));
+    await stopProcess(pgPeer);
   } else notes.push('PostgreSQL: not measured (no BENCH_DATABASE_URL or TEST_DATABASE_URL reachable).');
 
   const bodyFile = join(dataDir, 'body.json');

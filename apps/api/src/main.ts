@@ -1,4 +1,5 @@
 import { ConfigError, loadConfig } from './config.js';
+import { surviveUncaughtErrors } from './lib/process-faults.js';
 import { createLogger, startServer } from './server.js';
 
 // `pnpm start`: configuration from the environment only, validated before anything else runs.
@@ -14,6 +15,7 @@ try {
 }
 
 const logger = createLogger(config);
+surviveUncaughtErrors(logger);
 const timeoutMs = config.SHUTDOWN_TIMEOUT_MS;
 
 try {

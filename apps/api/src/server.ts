@@ -90,7 +90,12 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     // The bundled files are classified offline: a start never waits on, or fails with, a model server.
     const bundledStories = await database.exclusively(() => loadBundledNewsIfEmpty(database.db, createOfflineEngine(), new Date()));
     if (bundledStories > 0) logger.info({ stories: bundledStories }, 'empty news corpus: loaded the bundled feeds');
-    rateLimiter = config.REDIS_URL ? new RedisRateLimiter(config.REDIS_URL) : new MemoryRateLimiter();
+    rateLimiter = config.REDIS_URL
+      ? new RedisRateLimiter(config.REDIS_URL, undefined, undefined, undefined, (err) =>
+          // "Counted": the observability metric for fallbacks hangs on this field.
+          logger.warn({ err, rate_limit_fallback: true }, 'Redis unreachable: rate limits are per process until it is back'),
+        )
+      : new MemoryRateLimiter();
     const limiter = rateLimiter;
     jobs = await startJobQueue(config, { database, services, workers: config.WORKERS === 'on' });
     const queue = jobs;

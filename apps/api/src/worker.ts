@@ -1,6 +1,7 @@
 import { ConfigError, loadConfig } from './config.js';
 import { openConfiguredDatabase } from './db/open.js';
 import { startJobQueue } from './jobs/start.js';
+import { surviveUncaughtErrors } from './lib/process-faults.js';
 import { createLogger, createServices } from './server.js';
 
 // `pnpm worker`: only the background workers, beside an API started with WORKERS=off.
@@ -23,6 +24,7 @@ if (!config.DATABASE_URL) {
 }
 
 const logger = createLogger(config).child({ process: 'worker' });
+surviveUncaughtErrors(logger);
 try {
   const database = await openConfiguredDatabase(config, 'persona-api worker');
   const services = await createServices(config, database, logger);

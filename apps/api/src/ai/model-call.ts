@@ -21,6 +21,7 @@ import {
 import { creditLedger, modelResponses, workspaces } from '../db/schema/index.js';
 import type { RequestContext } from '../http/context.js';
 import { apiError, ApiError, CLIENT_CLOSED_REQUEST, errors } from '../http/errors.js';
+import { dependencyFailure } from '../http/dependency-faults.js';
 import { defaultWorkspace, requireRole, type Membership } from '../workspaces/access.js';
 import { personaForCall } from '../resources/personas/repository.js';
 import { newId } from '../lib/ids.js';
@@ -215,6 +216,8 @@ export function apiErrorOf(ctx: RequestContext, error: unknown): ApiError {
         break;
     }
   }
+  const unavailable = dependencyFailure(error);
+  if (unavailable) return unavailable;
   ctx.log.error({ err: error }, 'model call failed');
   return errors.internal(ctx.requestId);
 }

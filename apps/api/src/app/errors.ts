@@ -4,6 +4,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import FindMyWay from 'find-my-way';
 import http from 'node:http';
 import type { OperationInfo } from '../contract/spec.js';
+import { dependencyFailure, RETRY_AFTER_SECONDS } from '../http/dependency-faults.js';
 import { apiError, ApiError, errors } from '../http/errors.js';
 import { validationError } from '../http/validation.js';
 import { BODY_LIMIT_BYTES } from './body.js';
@@ -13,7 +14,9 @@ import { operationIdOf } from './route-config.js';
 export function registerErrorHandling(app: FastifyInstance, prefix: string, operations: Map<string, OperationInfo>): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const failure = toApiError(error, request, operations);
-    if (failure.statusCode >= 500) {
+    if (failure.code === 'service_unavailable') {
+      request.log.warn({ err: error, dependency_unavailable: true }, 'a dependency is unreachable: answered 503');
+    } else if (failure.statusCode >= 500) {
       request.log.error({ err: error }, 'request failed');
     } else {
       request.log.info({ code: failure.code, param: failure.param }, failure.message);
@@ -68,8 +71,11 @@ function toApiError(error: FastifyError, request: FastifyRequest, operations: Ma
   if (error instanceof SyntaxError || error.statusCode === 400) {
     return apiError('invalid_json', 'The request body is not valid JSON.');
   }
+  // The database or storage unreachable: 503 with Retry-After, not a 500 (DECISIONS.md, Dependency faults).
+  const unavailable = dependencyFailure(error);
+  if (unavailable) return unavailable;
   if (error.statusCode === 503) {
-    return apiError('service_unavailable', 'The server is shutting down; retry the request.');
+    return apiError('service_unavailable', 'The server is shutting down; retry the request.', null, { 'retry-after': RETRY_AFTER_SECONDS });
   }
   return errors.internal(request.id);
 }
@@ -118,7 +124,7 @@ export function frameworkErrorHandler(
     if (!requiresAuth && !hasKey) return send(failure);
     authenticate()(request, reply).then(
       () => send(failure),
-      (refused: unknown) => send(refused instanceof ApiError ? refused : errors.internal(request.id)),
+      (refused: unknown) => send(refused instanceof ApiError ? refused : (dependencyFailure(refused) ?? errors.internal(request.id))),
     );
   };
 }

@@ -17,12 +17,23 @@ export function registerHealth(app: FastifyInstance, options: HealthOptions): vo
   app.get('/readyz', async (_request, reply) => {
     if (options.isShuttingDown()) return reply.code(503).send({ status: 'shutting_down' });
     try {
-      await options.ping();
-      for (const check of options.readinessChecks) await check();
+      // A dependency that hangs is as down as one that refuses: readiness answers within a second.
+      await withinReadinessBound(options.ping());
+      for (const check of options.readinessChecks) await withinReadinessBound(check());
       return options.jobs ? { status: 'ok', jobs: await options.jobs.stats() } : { status: 'ok' };
     } catch (err) {
       app.log.warn({ err }, 'readiness check failed');
       return reply.code(503).send({ status: 'unavailable' });
     }
   });
+}
+
+const READINESS_CHECK_TIMEOUT_MS = 1_000;
+
+function withinReadinessBound(check: Promise<void>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`readiness check took over ${READINESS_CHECK_TIMEOUT_MS} ms`)), READINESS_CHECK_TIMEOUT_MS);
+  });
+  return Promise.race([check, timeout]).finally(() => clearTimeout(timer));
 }

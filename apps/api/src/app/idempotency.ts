@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../db/client.js';
+import { isDependencyUnavailable } from '../http/dependency-faults.js';
 import { CLIENT_CLOSED_REQUEST } from '../http/errors.js';
 import type { OperationInfo } from '../contract/spec.js';
 import {
@@ -9,10 +10,14 @@ import {
   IDEMPOTENCY_LEASE_MS,
   purgeExpiredIdempotencyKeys,
   releaseIdempotencyKey,
+  releaseUnansweredClaim,
   renewIdempotencyLease,
   requestFingerprint,
 } from '../http/idempotency.js';
 import { operationIdOf } from './route-config.js';
+
+/** How long after an unanswered claim its row may still appear (a statement delivered just before a cut). */
+const UNANSWERED_CLAIM_WATCH_MS = 10_000;
 
 /** The hooks of every POST: `claim` (preHandler) replays or claims an Idempotency-Key, `store` (onSend) keeps the answer. */
 export function idempotencyHooks(db: Database, now: () => Date, operations: Map<string, OperationInfo>) {
@@ -33,7 +38,22 @@ export function idempotencyHooks(db: Database, now: () => Date, operations: Map<
     if (typeof key !== 'string' || !request.auth) return;
     const path = request.url.split('?')[0] ?? '';
     const fingerprint = requestFingerprint(request.method, path, request.body, headersOf(request));
-    const claim = await claimIdempotencyKey(db, request.auth.apiKeyId, key, fingerprint, now());
+    const apiKeyId = request.auth.apiKeyId;
+    const claimedAt = now();
+    let claim: Awaited<ReturnType<typeof claimIdempotencyKey>>;
+    try {
+      claim = await claimIdempotencyKey(db, apiKeyId, key, fingerprint, claimedAt);
+    } catch (err) {
+      // The insert may have committed unheard: undo it once the database is back, or a retry waits out the lease.
+      if (isDependencyUnavailable(err)) {
+        // Whether the insert landed is unknown, and it may land late: keep looking for it for a while.
+        const lookUntil = Date.now() + UNANSWERED_CLAIM_WATCH_MS;
+        settleWhenBack(async () => {
+          if (!(await releaseUnansweredClaim(db, apiKeyId, key, claimedAt)) && Date.now() < lookUntil) throw new Error('claim not found yet');
+        }, request);
+      }
+      throw err;
+    }
     if (claim.kind === 'replay') {
       reply.header('idempotent-replayed', 'true');
       if (claim.response.contentType) reply.header('content-type', claim.response.contentType);
@@ -67,18 +87,44 @@ export function idempotencyHooks(db: Database, now: () => Date, operations: Map<
     const key = request.idempotencyKey;
     if (!key || !request.auth) return payload;
     request.idempotencyKey = null;
+    const apiKeyId = request.auth.apiKeyId;
     // A server error, or a client that left (499): a retry must run the request again.
-    if (reply.statusCode >= 500 || reply.statusCode === CLIENT_CLOSED_REQUEST || typeof payload !== 'string') {
-      await releaseIdempotencyKey(db, request.auth.apiKeyId, key);
-    } else {
-      const contentType = reply.getHeader('content-type');
-      await completeIdempotencyKey(db, request.auth.apiKeyId, key, {
-        status: reply.statusCode,
-        body: payload,
-        contentType: typeof contentType === 'string' ? contentType : null,
-      });
+    const settle =
+      reply.statusCode >= 500 || reply.statusCode === CLIENT_CLOSED_REQUEST || typeof payload !== 'string'
+        ? () => releaseIdempotencyKey(db, apiKeyId, key)
+        : (() => {
+            const contentType = reply.getHeader('content-type');
+            const stored = { status: reply.statusCode, body: payload, contentType: typeof contentType === 'string' ? contentType : null };
+            return () => completeIdempotencyKey(db, apiKeyId, key, stored);
+          })();
+    try {
+      await settle();
+    } catch (err) {
+      // The database went away after the request's own work (DECISIONS.md, Dependency faults): the answer
+      // still goes out, and the key is settled as soon as the database is back, so a retry replays it.
+      if (!isDependencyUnavailable(err)) throw err;
+      request.log.warn({ err, dependency_unavailable: true }, 'idempotency key not settled yet: retrying in the background');
+      settleWhenBack(settle, request);
     }
     return payload;
+  };
+
+  const settleWhenBack = (settle: () => Promise<void>, request: FastifyRequest) => {
+    const giveUpAt = Date.now() + IDEMPOTENCY_LEASE_MS;
+    const attempt = () => {
+      // Each try is bounded too: a statement lost in a cut must not stop the retries.
+      let timer: NodeJS.Timeout | undefined;
+      const bounded = new Promise<never>((_resolve, reject) => {
+        timer = setTimeout(() => reject(new Error('settling the idempotency key timed out')), 3_000);
+      });
+      Promise.race([settle(), bounded])
+        .catch((err: unknown) => {
+          if (Date.now() < giveUpAt) return void setTimeout(attempt, 250).unref();
+          request.log.warn({ err }, 'idempotency key still not settled: its lease will lapse');
+        })
+        .finally(() => clearTimeout(timer));
+    };
+    setTimeout(attempt, 250).unref();
   };
 
   return { claim: claimKey, store: storeResponse };

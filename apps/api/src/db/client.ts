@@ -120,8 +120,21 @@ function preparingClient<T extends postgres.Sql>(client: T): T {
   });
 }
 
+/**
+ * How long a request may wait on an unreachable PostgreSQL (DECISIONS.md, Dependency faults): a refused or
+ * dropped connection fails at once, a connect that hangs after 2 s, a statement after 15 s; reconnects are
+ * tried again within 0.5 s (postgres.js's default backoff grows to 20 s, so recovery took seconds).
+ */
+export const POSTGRES_FAULT_BOUNDS = { connectTimeoutSeconds: 2, maxBackoffSeconds: 0.5, statementTimeoutMs: 15_000 };
+
 async function openPostgres(url: string, poolSize: number, preparedStatements: boolean): Promise<DatabaseHandle> {
-  const client = postgres(url, { max: poolSize, onnotice: () => {} });
+  const client = postgres(url, {
+    max: poolSize,
+    onnotice: () => {},
+    connect_timeout: POSTGRES_FAULT_BOUNDS.connectTimeoutSeconds,
+    backoff: (retries: number) => Math.min(0.05 * 2 ** retries, POSTGRES_FAULT_BOUNDS.maxBackoffSeconds),
+    connection: { statement_timeout: POSTGRES_FAULT_BOUNDS.statementTimeoutMs },
+  });
   const db = drizzlePostgres({ client: preparedStatements ? preparingClient(client) : client, schema });
   return {
     db: db as unknown as Database,

@@ -87,7 +87,11 @@ export class ApiError extends Error {
   }
 
   toBody(): ErrorBody {
-    return { error: { message: this.message, type: this.type, code: this.code, param: this.param } };
+    const body: ErrorBody = { error: { message: this.message, type: this.type, code: this.code, param: this.param } };
+    // A 503 carries its Retry-After in the envelope too (DECISIONS.md, Dependency faults).
+    const retryAfter = this.headers['retry-after'];
+    if (this.code === 'service_unavailable' && retryAfter !== undefined) body.error.retry_after = Number(retryAfter);
+    return body;
   }
 }
 

@@ -130,6 +130,25 @@ export async function releaseIdempotencyKey(db: Database, apiKeyId: string, key:
   await db.delete(idempotencyKeys).where(and(eq(idempotencyKeys.apiKeyId, apiKeyId), eq(idempotencyKeys.key, key)));
 }
 
+/**
+ * Gives up a claim this request may have made without hearing the answer (the connection dropped after the
+ * insert): only a row still in progress and created at `claimedAt`, the claim's own timestamp.
+ */
+export async function releaseUnansweredClaim(db: Database, apiKeyId: string, key: string, claimedAt: Date): Promise<boolean> {
+  const released = await db
+    .delete(idempotencyKeys)
+    .where(
+      and(
+        eq(idempotencyKeys.apiKeyId, apiKeyId),
+        eq(idempotencyKeys.key, key),
+        eq(idempotencyKeys.state, 'in_progress'),
+        eq(idempotencyKeys.createdAt, claimedAt),
+      ),
+    )
+    .returning({ key: idempotencyKeys.key });
+  return released.length > 0;
+}
+
 export async function purgeExpiredIdempotencyKeys(db: Database, now: Date): Promise<void> {
   await db.delete(idempotencyKeys).where(lt(idempotencyKeys.createdAt, new Date(now.getTime() - IDEMPOTENCY_TTL_MS)));
 }

@@ -97,28 +97,81 @@ return {allowed, count, oldest[2] or false}
 
 type SlidingWindowCommand = (key: string, now: number, windowMs: number, limit: number, member: string) => Promise<[number, number, string | null]>;
 
+/** How long a request waits on Redis before the limiter falls back (DECISIONS.md, Dependency faults). */
+export const REDIS_COMMAND_TIMEOUT_MS = 250;
+
+/**
+ * Redis reached through ioredis, bounded: no queue of commands while disconnected (they fail at once), a
+ * command times out after REDIS_COMMAND_TIMEOUT_MS, and reconnects are tried at least once a second, so
+ * the limiter is back on Redis within about a second of Redis returning.
+ */
+export function boundedRedis(url: string): Redis {
+  return new Redis(url, {
+    enableOfflineQueue: false,
+    commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+    connectTimeout: 1_000,
+    maxRetriesPerRequest: 0,
+    retryStrategy: (attempt) => Math.min(100 * attempt, 1_000),
+  });
+}
+
 export class RedisRateLimiter implements RateLimiter {
   private readonly redis: Redis & { slidingWindow: SlidingWindowCommand };
   private sequence = 0;
   private readonly instanceTag = randomBytes(6).toString('hex');
+  /** This process's own window, used while Redis cannot be reached (fail open, still limited per process). */
+  private readonly fallback: MemoryRateLimiter;
+  private lastFallbackWarning = 0;
 
   constructor(
     redisOrUrl: Redis | string,
     private readonly now: () => number = Date.now,
     private readonly windowMs = RATE_LIMIT_WINDOW_MS,
     private readonly keyPrefix = 'persona-api:rl:',
+    /** Told (at most once a second) when a request was limited by the per-process fallback. */
+    private readonly onFallback: (err: unknown) => void = () => {},
   ) {
-    const redis = typeof redisOrUrl === 'string' ? new Redis(redisOrUrl, { maxRetriesPerRequest: 2, lazyConnect: false }) : redisOrUrl;
+    const redis = typeof redisOrUrl === 'string' ? boundedRedis(redisOrUrl) : redisOrUrl;
+    // ioredis emits connection errors as events; unheard, they are printed on every reconnect attempt.
+    redis.on('error', () => {});
     redis.defineCommand('slidingWindow', { numberOfKeys: 1, lua: SLIDING_WINDOW_SCRIPT });
     this.redis = redis as Redis & { slidingWindow: SlidingWindowCommand };
+    this.fallback = new MemoryRateLimiter(now, windowMs);
   }
 
   async consume(key: string, limit: number): Promise<RateLimitDecision> {
     const nowMs = this.now();
     // A unique member per request: two requests in the same millisecond both count.
     const member = `${nowMs}:${this.instanceTag}:${this.sequence++}`;
-    const [allowed, count, oldest] = await this.redis.slidingWindow(this.keyPrefix + key, nowMs, this.windowMs, limit, member);
-    return decide(allowed === 1, limit, count, oldest === null ? undefined : Number(oldest), nowMs, this.windowMs);
+    try {
+      await this.connectingAtMost(REDIS_COMMAND_TIMEOUT_MS);
+      const [allowed, count, oldest] = await this.redis.slidingWindow(this.keyPrefix + key, nowMs, this.windowMs, limit, member);
+      return decide(allowed === 1, limit, count, oldest === null ? undefined : Number(oldest), nowMs, this.windowMs);
+    } catch (err) {
+      if (Date.now() - this.lastFallbackWarning >= 1_000) {
+        this.lastFallbackWarning = Date.now();
+        this.onFallback(err);
+      }
+      return this.fallback.consume(key, limit);
+    }
+  }
+
+  /** While a connection attempt is under way (e.g. just after start), waits for it, but never longer than `ms`. */
+  private connectingAtMost(ms: number): Promise<void> {
+    if (this.redis.status !== 'connecting' && this.redis.status !== 'connect') return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.redis.off('ready', done);
+        this.redis.off('end', done);
+        this.redis.off('close', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.redis.once('ready', done);
+      this.redis.once('close', done);
+      this.redis.once('end', done);
+    });
   }
 
   async ping(): Promise<void> {
@@ -126,6 +179,9 @@ export class RedisRateLimiter implements RateLimiter {
   }
 
   async close(): Promise<void> {
-    await this.redis.quit();
+    await this.fallback.close();
+    // quit() waits for a reply that never comes while Redis is down.
+    if (this.redis.status === 'ready') await this.redis.quit();
+    else this.redis.disconnect();
   }
 }

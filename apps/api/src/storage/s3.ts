@@ -35,6 +35,8 @@ export function createS3Storage(options: S3StorageOptions): ObjectStorage {
     region: options.region,
     ...(options.endpoint ? { endpoint: options.endpoint } : {}),
     forcePathStyle: options.forcePathStyle ?? false,
+    // Bounded like the database (DECISIONS.md, Dependency faults): an unreachable store is a 503 in seconds.
+    requestHandler: { connectionTimeout: 2_000, requestTimeout: 15_000 },
     ...(options.accessKeyId && options.secretAccessKey ? { credentials: { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey } } : {}),
     // Since 3.729 the SDK adds CRC32 checksums by default, which many S3-compatible servers reject.
     ...(options.endpoint ? { requestChecksumCalculation: 'WHEN_REQUIRED' as const, responseChecksumValidation: 'WHEN_REQUIRED' as const } : {}),

@@ -74,6 +74,8 @@ export interface ServerProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** The last lines it wrote, for a failure message. */
   logTail(): string;
+  /** Everything it wrote, stdout and stderr. */
+  output(): string;
 }
 
 /**
@@ -106,7 +108,7 @@ export async function startServerProcess(env: Record<string, string>, timeoutMs 
         (response) => response.status === 200,
         () => false,
       );
-      if (ready) return { child, origin, api: `${origin}/api/v1`, exited, logTail };
+      if (ready) return { child, origin, api: `${origin}/api/v1`, exited, logTail, output };
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

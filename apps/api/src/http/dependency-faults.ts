@@ -1,0 +1,67 @@
+import { apiError, type ApiError } from './errors.js';
+
+/** What a 503 tells the client to wait (DECISIONS.md, Dependency faults): the database reconnects within 0.5 s. */
+export const RETRY_AFTER_SECONDS = 2;
+
+// Socket-level failures (Node's codes) and postgres.js's own connection codes.
+const CONNECTION_CODES = new Set([
+  'CONNECTION_CLOSED',
+  'CONNECTION_ENDED',
+  'CONNECTION_DESTROYED',
+  'CONNECT_TIMEOUT',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+]);
+
+// PostgreSQL SQLSTATEs that mean "the database is not answering now", not "this request is wrong":
+// 57P01 admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now, 57014 query_canceled
+// (statement_timeout), 53300 too_many_connections; class 08 is every connection exception.
+const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '57014', '53300']);
+
+interface ErrorFields {
+  code?: unknown;
+  name?: unknown;
+  cause?: unknown;
+  $metadata?: { httpStatusCode?: number };
+}
+
+function isUnavailable(error: ErrorFields): boolean {
+  const code = typeof error.code === 'string' ? error.code : '';
+  if (CONNECTION_CODES.has(code) || UNAVAILABLE_SQLSTATES.has(code) || /^08[0-9A-Z]{3}$/.test(code)) return true;
+  // The AWS SDK (S3): a time-out, or the service's own 5xx (503 SlowDown, 500 InternalError).
+  if (error.$metadata !== undefined) {
+    if (error.name === 'TimeoutError' || error.name === 'RequestTimeout') return true;
+    const status = error.$metadata.httpStatusCode;
+    if (status !== undefined && status >= 500) return true;
+  }
+  return false;
+}
+
+/**
+ * Whether `error` (or an error it wraps: Drizzle puts the driver's error in `cause`) means a dependency
+ * — PostgreSQL, object storage — cannot be reached right now.
+ */
+export function isDependencyUnavailable(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current !== null && typeof current === 'object'; depth++) {
+    if (isUnavailable(current as ErrorFields)) return true;
+    current = (current as ErrorFields).cause;
+  }
+  return false;
+}
+
+/** The client's answer for any failure to reach a dependency: 503 with Retry-After (header and `error.retry_after`). */
+export function serviceUnavailable(message = 'A service this request needs is unreachable right now; retry the request shortly.'): ApiError {
+  return apiError('service_unavailable', message, null, { 'retry-after': RETRY_AFTER_SECONDS });
+}
+
+/** The 503 for `error` when it is a dependency outage, else undefined. */
+export function dependencyFailure(error: unknown): ApiError | undefined {
+  return isDependencyUnavailable(error) ? serviceUnavailable() : undefined;
+}
