@@ -1,4 +1,5 @@
 import { ConfigError, loadConfig } from './config.js';
+import { startTracing } from './observability/tracing.js';
 import { createLogger, startServer } from './server.js';
 
 // `pnpm start`: configuration from the environment only, validated before anything else runs.
@@ -14,6 +15,8 @@ try {
 }
 
 const logger = createLogger(config);
+// Before anything is served: OTEL_* decide whether traces are exported (off when unset).
+await startTracing('persona-api');
 const timeoutMs = config.SHUTDOWN_TIMEOUT_MS;
 
 try {

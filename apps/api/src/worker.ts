@@ -1,7 +1,9 @@
 import { ConfigError, loadConfig } from './config.js';
 import { openConfiguredDatabase } from './db/open.js';
 import { startJobQueue } from './jobs/start.js';
-import { createLogger, createServices } from './server.js';
+import { collectCreditHolds } from './observability/billing.js';
+import { startTracing, stopTracing } from './observability/tracing.js';
+import { createLogger, createServices, startConfiguredMetrics } from './server.js';
 
 // `pnpm worker`: only the background workers, beside an API started with WORKERS=off.
 let config: ReturnType<typeof loadConfig>;
@@ -23,11 +25,15 @@ if (!config.DATABASE_URL) {
 }
 
 const logger = createLogger(config).child({ process: 'worker' });
+await startTracing('persona-api');
 try {
   const database = await openConfiguredDatabase(config, 'persona-api worker');
   const services = await createServices(config, database, logger);
   const { storage } = services;
   const jobs = await startJobQueue(config, { database, services, workers: true });
+  // The same metric names as the API server's, on the worker's own METRICS_PORT.
+  const stopHoldGauges = collectCreditHolds(database.db);
+  const metrics = await startConfiguredMetrics(config, logger);
   logger.info({ storage: storage.kind }, 'persona-api worker running');
   const timeoutMs = config.SHUTDOWN_TIMEOUT_MS;
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
@@ -37,8 +43,11 @@ try {
       force.unref();
       (async () => {
         await jobs.stop({ timeoutMs });
+        stopHoldGauges();
+        await metrics?.close();
         await storage.close();
         await database.close();
+        await stopTracing();
       })().then(
         () => process.exit(0),
         (err: unknown) => {
