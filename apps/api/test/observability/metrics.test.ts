@@ -1,0 +1,132 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MemoryRateLimiter } from '../../src/http/rate-limit.js';
+import { startMetricsServer, type MetricsServer } from '../../src/observability/server.js';
+import { collectCreditHolds } from '../../src/observability/billing.js';
+import { openTestDatabase, driverName } from '../support/database.js';
+import { Harness, TestClock, type Tenant } from '../support/harness.js';
+
+const ALERT_RULES = fileURLToPath(new URL('../../../../deploy/observability/alerts.yml', import.meta.url));
+const TOKEN = 'scrape-token-0123456789';
+
+function promtool(): string | null {
+  const found = spawnSync('promtool', ['--version'], { encoding: 'utf8' });
+  if (found.status === 0) return 'promtool';
+  // Loud, not silent: CI installs it (scripts/setup.sh); a laptop without it is told how.
+  console.warn('\n\n*** promtool is not installed: the promtool checks are SKIPPED (apt-get install prometheus) ***\n\n');
+  return null;
+}
+
+/** The value of one sample (`name{labels} value`) in a scrape; 0 when absent. */
+function sample(text: string, name: string, labels: Record<string, string> = {}): number {
+  const wanted = Object.entries(labels).map(([key, value]) => `${key}="${value}"`);
+  for (const line of text.split('\n')) {
+    if (line.startsWith('#')) continue;
+    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (!match || match[1] !== name) continue;
+    const present = (match[2] ?? '').split(/,(?=[a-z_]+=")/);
+    if (wanted.every((pair) => present.includes(pair))) return Number(match[3]);
+  }
+  return 0;
+}
+
+let h: Harness;
+let t: Tenant;
+let metrics: MetricsServer;
+let stopHolds: () => void;
+const clock = new TestClock();
+
+beforeAll(async () => {
+  const database = await openTestDatabase();
+  // A tier-independent limit of 3 a minute for the key of the rate-limit case (multiplier 1).
+  h = await Harness.create({ database, clock, rateLimiter: new MemoryRateLimiter(clock.ms) });
+  t = await h.tenant({ credits: 10_000 });
+  stopHolds = collectCreditHolds(h.db);
+  metrics = await startMetricsServer({ port: 0, host: '127.0.0.1', token: TOKEN });
+});
+afterAll(async () => {
+  stopHolds();
+  await metrics.close();
+  await h.close();
+  await h.database.close();
+});
+
+const scrape = async () => {
+  const response = await fetch(metrics.url, { headers: { authorization: `Bearer ${TOKEN}` } });
+  expect(response.status).toBe(200);
+  expect(response.headers.get('content-type')).toContain('text/plain');
+  return response.text();
+};
+
+describe('GET /metrics', () => {
+  it('is on its own port and refuses a scrape without the token', async () => {
+    expect((await fetch(metrics.url)).status).toBe(401);
+    expect((await fetch(metrics.url, { headers: { authorization: 'Bearer wrong-token-0123456789' } })).status).toBe(401);
+    expect((await fetch(metrics.url.replace('/metrics', '/other'), { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(404);
+  });
+
+  it('counts what a workload did: requests by operation and status class, model calls, tokens, credits, database statements', async () => {
+    const before = await scrape();
+    for (let i = 0; i < 5; i++) expect((await h.get('/workspaces', t.key)).status).toBe(200);
+    expect((await h.get('/workspaces', 'svc_live_notAKeyAtAll0000000000000000000000')).status).toBe(401);
+    expect((await h.get(`/workspaces/ws_missing0000`, t.key)).status).toBe(404);
+    const response = await h.post('/responses', t.key, { model: 'service-1', persona_id: 'persona_saas_cfo', input: 'Would you pay $18 per seat?' });
+    expect(response.status).toBe(200);
+    const usage = response.body.usage as { input_tokens: number; output_tokens: number; credits_used: number };
+    const after = await scrape();
+
+    const delta = (name: string, labels: Record<string, string> = {}) => sample(after, name, labels) - sample(before, name, labels);
+    expect(delta('persona_http_requests_total', { operation: 'listWorkspaces', method: 'GET', status_class: '2xx' })).toBe(5);
+    expect(delta('persona_http_requests_total', { operation: 'listWorkspaces', method: 'GET', status_class: '4xx' })).toBe(1);
+    expect(delta('persona_http_requests_total', { operation: 'getWorkspace', method: 'GET', status_class: '4xx' })).toBe(1);
+    expect(delta('persona_http_requests_total', { operation: 'createResponse', method: 'POST', status_class: '2xx' })).toBe(1);
+    expect(delta('persona_http_request_duration_seconds_count', { operation: 'listWorkspaces', method: 'GET', status_class: '2xx' })).toBe(5);
+
+    const model = { model: 'offline', feature: 'createResponse' };
+    expect(delta('persona_model_calls_total', { ...model, outcome: 'ok' })).toBe(1);
+    expect(delta('persona_model_call_duration_seconds_count', { ...model, outcome: 'ok' })).toBe(1);
+    expect(delta('persona_model_tokens_total', { ...model, type: 'input' })).toBe(usage.input_tokens);
+    expect(delta('persona_model_tokens_total', { ...model, type: 'output' })).toBe(usage.output_tokens);
+    expect(usage.credits_used).toBeGreaterThan(0);
+    expect(delta('persona_credits_total', { feature: 'createResponse', kind: 'charged' })).toBe(usage.credits_used);
+
+    const driver = driverName();
+    expect(delta('persona_db_statement_duration_seconds_count', { driver, operation: 'select' })).toBeGreaterThan(5);
+    expect(delta('persona_db_statement_duration_seconds_count', { driver, operation: 'insert' })).toBeGreaterThan(0);
+    expect(sample(after, 'persona_db_statements_in_flight', { driver })).toBe(0);
+    // The hold of the call was taken by its charge: none is left open.
+    expect(sample(after, 'persona_credit_holds_open')).toBe(0);
+    // Runtime metrics of the process.
+    expect(sample(after, 'process_resident_memory_bytes')).toBeGreaterThan(0);
+    expect(after).toContain('nodejs_eventloop_lag_p99_seconds');
+    expect(after).toContain('nodejs_heap_size_used_bytes');
+  });
+
+  it('counts rate-limit refusals', async () => {
+    const before = sample(await scrape(), 'persona_rate_limit_refusals_total');
+    const limited = await h.tenant({ tier: 'starter', credits: 10 });
+    let refused = 0;
+    for (let i = 0; i < 62; i++) if ((await h.get('/workspaces', limited.key)).status === 429) refused++;
+    expect(refused).toBe(2);
+    expect(sample(await scrape(), 'persona_rate_limit_refusals_total') - before).toBe(2);
+  });
+
+  it('never labels with ids or raw paths', async () => {
+    const samples = (await scrape()).split('\n').filter((line) => !line.startsWith('#'));
+    expect(samples.join('\n')).not.toMatch(/ws_missing|\/api\/v1\/|svc_live_/);
+  });
+
+  it('passes promtool check metrics on a real scrape, and the alert rules pass promtool check rules', async () => {
+    const tool = promtool();
+    if (!tool) return;
+    {
+      // check metrics reads the exposition on stdin and exits non-zero on a format or naming problem.
+      const lint = spawnSync(tool, ['check', 'metrics'], { input: await scrape(), encoding: 'utf8' });
+      expect(lint.stderr + lint.stdout).toBe('');
+      expect(lint.status).toBe(0);
+      const rules = execFileSync(tool, ['check', 'rules', ALERT_RULES], { encoding: 'utf8' });
+      expect(rules).toMatch(/SUCCESS: \d+ rules found/);
+    }
+  });
+});
