@@ -2,7 +2,7 @@ import { createEngine, createOfflineEngine } from '@persona-api/engine';
 import type http from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import { pino, type Logger } from 'pino';
+import { type DestinationStream, type Logger, type LoggerOptions, pino } from 'pino';
 import { bootstrapIfEmpty } from './admin/accounts.js';
 import { addNewsFeeds, loadBundledNewsIfEmpty } from './resources/news/feeds.js';
 import { buildApp } from './app.js';
@@ -16,7 +16,7 @@ import { createGuardedFetcher } from './lib/guarded-fetch.js';
 import { searxngProvider } from './ai/tools/web-search.js';
 import { collectCreditHolds } from './observability/billing.js';
 import { observedEngine } from './observability/engine.js';
-import { REDACT_PATHS, REDACTED, redactLogObject } from './observability/redact.js';
+import { REDACT_PATHS, REDACTED, redactLogMessage, redactLogObject } from './observability/redact.js';
 import { startMetricsServer, type MetricsServer } from './observability/server.js';
 import { stopTracing, traceLogFields } from './observability/tracing.js';
 import { observedFetcher } from './observability/fetch.js';
@@ -39,16 +39,18 @@ export interface RunningServer {
   shutdown(reason: string): Promise<void>;
 }
 
-export function createLogger(config: Pick<Config, 'LOG_LEVEL'>): Logger {
-  return pino({
+export function createLogger(config: Pick<Config, 'LOG_LEVEL'>, destination?: DestinationStream): Logger {
+  const options: LoggerOptions = {
     level: config.LOG_LEVEL,
     base: { service: 'persona-api' },
     // Secret-named fields censored, secret-shaped strings masked (observability/redact.ts, tested).
     redact: { paths: REDACT_PATHS, censor: REDACTED },
     formatters: { log: redactLogObject },
+    hooks: { logMethod: redactLogMessage },
     // trace_id and span_id of the active span on every line written inside a traced request or job.
     mixin: traceLogFields,
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 /**

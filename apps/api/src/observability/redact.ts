@@ -68,3 +68,11 @@ function scrub(value: unknown, depth: number): unknown {
 export function redactLogObject(object: Record<string, unknown>): Record<string, unknown> {
   return scrub(object, 0) as Record<string, unknown>;
 }
+
+/** pino `hooks.logMethod`: the message (and format arguments) masked too, not only the object. */
+export function redactLogMessage(this: unknown, args: unknown[], method: (...args: unknown[]) => void): void {
+  method.apply(
+    this,
+    args.map((arg) => (typeof arg === 'string' ? redactSecrets(arg) : arg)),
+  );
+}

@@ -48,6 +48,10 @@ export async function stopTracing(): Promise<void> {
   shutdownSdk = undefined;
   tracingOn = false;
   await stop?.();
+  // Lets a later startTracing (another configuration, in tests) register its own globals.
+  trace.disable();
+  context.disable();
+  propagation.disable();
 }
 
 export const tracer = () => trace.getTracer('persona-api');

@@ -5,6 +5,7 @@ import { MemoryRateLimiter } from '../../src/http/rate-limit.js';
 import { startMetricsServer, type MetricsServer } from '../../src/observability/server.js';
 import { collectCreditHolds } from '../../src/observability/billing.js';
 import { openTestDatabase, driverName } from '../support/database.js';
+import { events } from '../support/ai.js';
 import { Harness, TestClock, type Tenant } from '../support/harness.js';
 
 const ALERT_RULES = fileURLToPath(new URL('../../../../deploy/observability/alerts.yml', import.meta.url));
@@ -74,22 +75,28 @@ describe('GET /metrics', () => {
     const response = await h.post('/responses', t.key, { model: 'service-1', persona_id: 'persona_saas_cfo', input: 'Would you pay $18 per seat?' });
     expect(response.status).toBe(200);
     const usage = response.body.usage as { input_tokens: number; output_tokens: number; credits_used: number };
+    const streamed = await h.post('/responses', t.key, { model: 'service-1', persona_id: 'persona_saas_cfo', input: 'And at $12?', stream: true });
+    expect(streamed.status).toBe(200);
+    expect(streamed.text).toContain('response.completed');
     const after = await scrape();
 
     const delta = (name: string, labels: Record<string, string> = {}) => sample(after, name, labels) - sample(before, name, labels);
     expect(delta('persona_http_requests_total', { operation: 'listWorkspaces', method: 'GET', status_class: '2xx' })).toBe(5);
     expect(delta('persona_http_requests_total', { operation: 'listWorkspaces', method: 'GET', status_class: '4xx' })).toBe(1);
     expect(delta('persona_http_requests_total', { operation: 'getWorkspace', method: 'GET', status_class: '4xx' })).toBe(1);
-    expect(delta('persona_http_requests_total', { operation: 'createResponse', method: 'POST', status_class: '2xx' })).toBe(1);
     expect(delta('persona_http_request_duration_seconds_count', { operation: 'listWorkspaces', method: 'GET', status_class: '2xx' })).toBe(5);
 
     const model = { model: 'offline', feature: 'createResponse' };
-    expect(delta('persona_model_calls_total', { ...model, outcome: 'ok' })).toBe(1);
-    expect(delta('persona_model_call_duration_seconds_count', { ...model, outcome: 'ok' })).toBe(1);
-    expect(delta('persona_model_tokens_total', { ...model, type: 'input' })).toBe(usage.input_tokens);
-    expect(delta('persona_model_tokens_total', { ...model, type: 'output' })).toBe(usage.output_tokens);
+    const streamedUsage = events(streamed.text).find((e) => e.data.type === 'response.completed')?.data.response.usage as typeof usage;
+    expect(delta('persona_http_requests_total', { operation: 'createResponse', method: 'POST', status_class: '2xx' })).toBe(2);
+    expect(delta('persona_model_calls_total', { ...model, outcome: 'ok' })).toBe(2);
+    expect(delta('persona_model_call_duration_seconds_count', { ...model, outcome: 'ok' })).toBe(2);
+    // Time to first token: streamed calls only.
+    expect(delta('persona_model_time_to_first_token_seconds_count', model)).toBe(1);
+    expect(delta('persona_model_tokens_total', { ...model, type: 'input' })).toBe(usage.input_tokens + streamedUsage.input_tokens);
+    expect(delta('persona_model_tokens_total', { ...model, type: 'output' })).toBe(usage.output_tokens + streamedUsage.output_tokens);
     expect(usage.credits_used).toBeGreaterThan(0);
-    expect(delta('persona_credits_total', { feature: 'createResponse', kind: 'charged' })).toBe(usage.credits_used);
+    expect(delta('persona_credits_total', { feature: 'createResponse', kind: 'charged' })).toBe(usage.credits_used + streamedUsage.credits_used);
 
     const driver = driverName();
     expect(delta('persona_db_statement_duration_seconds_count', { driver, operation: 'select' })).toBeGreaterThan(5);
