@@ -10,6 +10,7 @@ import { extractText, getDocumentProxy } from 'unpdf';
 import { FetchError, type Fetcher } from '../lib/guarded-fetch.js';
 import type { ObjectStorage } from '../storage/types.js';
 import { uploadObjectKey } from '../resources/files/keys.js';
+import { inSpan } from '../observability/tracing.js';
 
 /** A second bound on a page's bytes; the fetcher's own policy (1 MiB, SOURCE_FETCH_TIMEOUT_MS) applies first. */
 const MAX_PAGE_BYTES = 8 * 1024 * 1024;
@@ -149,11 +150,13 @@ export async function readDocumentSource(file: { storageKey: string | null; type
     const bytes = await bytesOf(object.body, maxBytes);
     switch (kind) {
       case 'pdf': {
-        const { text } = await extractText(await getDocumentProxy(new Uint8Array(bytes)), { mergePages: true });
+        const { text } = await inSpan('parse pdf', { 'persona.parser': 'unpdf' }, async () =>
+          extractText(await getDocumentProxy(new Uint8Array(bytes)), { mergePages: true }),
+        );
         return finish(text, null);
       }
       case 'docx':
-        return finish((await mammoth.extractRawText({ buffer: bytes })).value, null);
+        return finish((await inSpan('parse docx', { 'persona.parser': 'mammoth' }, () => mammoth.extractRawText({ buffer: bytes }))).value, null);
       case 'html': {
         const page = htmlText(bytes.toString('utf8'));
         return finish(page.text, page.title);

@@ -6,6 +6,7 @@ import { startMetricsServer, type MetricsServer } from '../../src/observability/
 import { collectCreditHolds } from '../../src/observability/billing.js';
 import { openTestDatabase, driverName } from '../support/database.js';
 import { events } from '../support/ai.js';
+import { sample } from './scrape.js';
 import { Harness, TestClock, type Tenant } from '../support/harness.js';
 
 const ALERT_RULES = fileURLToPath(new URL('../../../../deploy/observability/alerts.yml', import.meta.url));
@@ -17,19 +18,6 @@ function promtool(): string | null {
   // Loud, not silent: CI installs it (scripts/setup.sh); a laptop without it is told how.
   console.warn('\n\n*** promtool is not installed: the promtool checks are SKIPPED (apt-get install prometheus) ***\n\n');
   return null;
-}
-
-/** The value of one sample (`name{labels} value`) in a scrape; 0 when absent. */
-function sample(text: string, name: string, labels: Record<string, string> = {}): number {
-  const wanted = Object.entries(labels).map(([key, value]) => `${key}="${value}"`);
-  for (const line of text.split('\n')) {
-    if (line.startsWith('#')) continue;
-    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!match || match[1] !== name) continue;
-    const present = (match[2] ?? '').split(/,(?=[a-z_]+=")/);
-    if (wanted.every((pair) => present.includes(pair))) return Number(match[3]);
-  }
-  return 0;
 }
 
 let h: Harness;

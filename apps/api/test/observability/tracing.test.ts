@@ -11,6 +11,8 @@ import type { DatabaseHandle } from '../../src/db/client.js';
 import type { JobRuntime } from '../../src/jobs/queue.js';
 import { newId } from '../../src/lib/ids.js';
 import { observedEngine } from '../../src/observability/engine.js';
+import { scrapeMetrics } from '../../src/observability/metrics.js';
+import { observedStorage } from '../../src/observability/storage.js';
 import { flushTracing, startTracing, stopTracing } from '../../src/observability/tracing.js';
 import { brandVoiceJobs, LEARN_BRAND_VOICE } from '../../src/resources/brand-voices/job.js';
 import { uploadObjectKey } from '../../src/resources/files/keys.js';
@@ -19,8 +21,10 @@ import { createLogger } from '../../src/server.js';
 import { createLocalStorage } from '../../src/storage/local.js';
 import type { ObjectStorage } from '../../src/storage/types.js';
 import { openTestDatabase } from '../support/database.js';
+import { docxOf } from '../support/documents.js';
 import { Harness, TestClock, type Tenant } from '../support/harness.js';
 import { openTestJobQueue } from '../support/jobs.js';
+import { sample } from './scrape.js';
 import { testServices } from '../support/services.js';
 
 /** An OTLP/HTTP receiver, as a collector would be: it keeps every export it is sent. */
@@ -101,7 +105,7 @@ beforeAll(async () => {
 
   database = await openTestDatabase();
   storageDir = await mkdtemp(join(tmpdir(), 'tracing-'));
-  storage = createLocalStorage(storageDir);
+  storage = observedStorage(createLocalStorage(storageDir));
   const engine = observedEngine(createOfflineEngine());
   const services = testServices(database.db, { engine, clock, storage });
   queue = await openTestJobQueue(database, brandVoiceJobs(services));
@@ -177,24 +181,24 @@ describe('traces over OTLP', () => {
   it('links the span of a job to the request that enqueued it', async () => {
     const fileId = newId('file');
     const key = `upl_${newId('file').slice(5)}`;
-    const text = Buffer.from(
-      '# Voice\n\nShort, warm sentences. We say hello to every customer by name, thank them for their time and promise only what we can deliver this week.\n',
-    );
+    const text = docxOf([
+      'Short, warm sentences. We say hello to every customer by name.',
+      'We thank them for their time and promise only what we can deliver this week.',
+    ]);
+    const jobsBefore = await scrapeMetrics();
     await storage.put(uploadObjectKey(key), Readable.from([text]));
     const now = clock.now();
-    await h.db
-      .insert(files)
-      .values({
-        id: fileId,
-        workspaceId: t.workspaceId,
-        name: 'voice.md',
-        type: 'text/markdown',
-        sizeBytes: text.length,
-        size: text.length,
-        storageKey: key,
-        createdAt: now,
-        updatedAt: now,
-      });
+    await h.db.insert(files).values({
+      id: fileId,
+      workspaceId: t.workspaceId,
+      name: 'voice.docx',
+      type: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+      sizeBytes: text.length,
+      size: text.length,
+      storageKey: key,
+      createdAt: now,
+      updatedAt: now,
+    });
     const created = await h.post('/brand-voices', t.key, {
       label: 'House voice',
       usage_context: 'Marketing copy.',
@@ -219,6 +223,20 @@ describe('traces over OTLP', () => {
     expect(model).toBeDefined();
     expect(attribute(model!, 'persona.feature')).toBe(LEARN_BRAND_VOICE);
     expect(inJob.some((span) => attribute(span, 'db.system.name') === 'postgresql')).toBe(true);
+    // Reading the document: the storage read and the parser are spans of the job too.
+    expect(inJob.map((span) => span.name)).toEqual(expect.arrayContaining(['storage get', 'parse docx']));
+
+    // The same run in the job metrics (this process's counters; the queue gauges read the database).
+    const jobsAfter = await scrapeMetrics();
+    const kind = { kind: LEARN_BRAND_VOICE };
+    for (const counter of ['persona_jobs_enqueued_total', 'persona_jobs_started_total', 'persona_jobs_completed_total']) {
+      expect(sample(jobsAfter, counter, kind) - sample(jobsBefore, counter, kind)).toBe(1);
+    }
+    expect(sample(jobsAfter, 'persona_jobs_failed_total', kind) - sample(jobsBefore, 'persona_jobs_failed_total', kind)).toBe(0);
+    expect(sample(jobsAfter, 'persona_job_queue_depth', { ...kind, state: 'queued' })).toBe(0);
+    expect(jobsAfter).toContain(`persona_job_oldest_waiting_seconds{kind="${LEARN_BRAND_VOICE}"} 0`);
+    const bytesOut = { driver: 'local', direction: 'out' };
+    expect(sample(jobsAfter, 'persona_storage_bytes_total', bytesOut) - sample(jobsBefore, 'persona_storage_bytes_total', bytesOut)).toBe(text.length);
   });
 
   it('exports over http/protobuf too', async () => {

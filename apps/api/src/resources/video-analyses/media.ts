@@ -4,7 +4,8 @@
 // local file (`-protocol_whitelist file`), never a caller's URL.
 import { spawn } from 'node:child_process';
 import { readFile, readdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
+import { inSpan } from '../../observability/tracing.js';
 
 const FFMPEG = process.env.FFMPEG_PATH ?? 'ffmpeg';
 const FFPROBE = process.env.FFPROBE_PATH ?? 'ffprobe';
@@ -14,7 +15,11 @@ export class MediaError extends Error {
   override name = 'MediaError';
 }
 
-function run(
+/** Each ffmpeg/ffprobe run is a span of the job that runs it (observability/tracing.ts). */
+const run: typeof runUntraced = (command, args, signal, onStdout) =>
+  inSpan(basename(command), { 'process.executable.name': basename(command) }, () => runUntraced(command, args, signal, onStdout));
+
+function runUntraced(
   command: string,
   args: string[],
   signal: AbortSignal,
