@@ -1,4 +1,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryRateLimiter } from '../../src/http/rate-limit.js';
@@ -10,6 +13,8 @@ import { sample } from './scrape.js';
 import { Harness, TestClock, type Tenant } from '../support/harness.js';
 
 const ALERT_RULES = fileURLToPath(new URL('../../../../deploy/observability/alerts.yml', import.meta.url));
+const PROMETHEUS_CONFIG = fileURLToPath(new URL('../../../../deploy/observability/prometheus.yml', import.meta.url));
+const DASHBOARD = fileURLToPath(new URL('../../../../deploy/observability/grafana/dashboards/persona-api.json', import.meta.url));
 const TOKEN = 'scrape-token-0123456789';
 
 function promtool(): string | null {
@@ -113,6 +118,23 @@ describe('GET /metrics', () => {
     expect(samples.join('\n')).not.toMatch(/ws_missing|\/api\/v1\/|svc_live_/);
   });
 
+  it('the dashboard and the alert rules name only metrics the server exports', async () => {
+    const text = await scrape();
+    const exported = new Set([...text.matchAll(/^# TYPE (\S+) /gm)].map((match) => match[1]));
+    const dashboard = JSON.parse(readFileSync(DASHBOARD, 'utf8')) as { panels: { targets?: { expr: string }[] }[] };
+    const expressions = [...dashboard.panels.flatMap((panel) => (panel.targets ?? []).map((target) => target.expr)), readFileSync(ALERT_RULES, 'utf8')];
+    const named = new Set(expressions.flatMap((expr) => [...expr.matchAll(/\b((?:persona|nodejs|process)_[a-z0-9_]+)/g)].map((match) => match[1]!)));
+    expect(named.size).toBeGreaterThan(20);
+    for (const name of named) expect(exported, name).toContain(name.replace(/_(bucket|count|sum)$/, ''));
+    // Every metric family is on the dashboard.
+    for (const name of exported)
+      if (name?.startsWith('persona_'))
+        expect(
+          [...named].some((used) => used.startsWith(name)),
+          `${name} is on no panel`,
+        ).toBe(true);
+  });
+
   it('passes promtool check metrics on a real scrape, and the alert rules pass promtool check rules', async () => {
     const tool = promtool();
     if (!tool) return;
@@ -123,6 +145,15 @@ describe('GET /metrics', () => {
       expect(lint.status).toBe(0);
       const rules = execFileSync(tool, ['check', 'rules', ALERT_RULES], { encoding: 'utf8' });
       expect(rules).toMatch(/SUCCESS: \d+ rules found/);
+      // The compose Prometheus configuration, with its rule file where this checkout has it.
+      const dir = mkdtempSync(join(tmpdir(), 'promtool-'));
+      try {
+        const config = readFileSync(PROMETHEUS_CONFIG, 'utf8').replace('/etc/prometheus/alerts.yml', ALERT_RULES);
+        writeFileSync(join(dir, 'prometheus.yml'), config);
+        expect(execFileSync(tool, ['check', 'config', join(dir, 'prometheus.yml')], { encoding: 'utf8' })).toMatch(/SUCCESS/);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
     }
   });
 });
