@@ -33,6 +33,8 @@ const WARMUP = Number(args.warmup);
 const ROUNDS = Number(args.rounds);
 const WORKSPACES = 20;
 const LIST = `/api/v1/workspaces?limit=${WORKSPACES}`;
+// Off; metrics only; metrics and every request traced; metrics and 10 % of requests traced (a usual production sampler).
+const MODES = ['off', 'metrics', 'metrics+traces', 'metrics+traces 10%'];
 const RESPONSE_BODY = JSON.stringify({
   model: 'service-1',
   persona_id: 'persona_saas_cfo',
@@ -123,12 +125,16 @@ try {
 
   let seeded = false;
   for (let round = 1; round <= ROUNDS; round++) {
-    for (const mode of ['off', 'on']) {
+    for (const mode of MODES) {
       const metricsPort = await freePort();
-      const observability =
-        mode === 'on'
-          ? { METRICS_PORT: String(metricsPort), METRICS_HOST: '127.0.0.1', OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_SERVICE_NAME: 'persona-api-bench' }
-          : {};
+      const metrics = { METRICS_PORT: String(metricsPort), METRICS_HOST: '127.0.0.1' };
+      const tracing = { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_SERVICE_NAME: 'persona-api-bench' };
+      const observability = {
+        off: {},
+        metrics,
+        'metrics+traces': { ...metrics, ...tracing },
+        'metrics+traces 10%': { ...metrics, ...tracing, OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' },
+      }[mode];
       const { child, baseUrl } = await startApiServer({ ...database, ...observability });
       try {
         if (!seeded) {
@@ -144,7 +150,7 @@ try {
         }
         const scrapes = { count: 0, bytes: 0 };
         const scraper =
-          mode === 'on'
+          mode !== 'off'
             ? setInterval(() => {
                 fetch(`http://127.0.0.1:${metricsPort}/metrics`)
                   .then((res) => res.text())
@@ -174,7 +180,7 @@ try {
           scrapes: scrapes.count,
           scrape_bytes: scrapes.bytes,
         };
-        if (mode === 'on' && row.otlp_exports === 0) throw new Error('tracing was on but nothing reached the OTLP receiver');
+        if (mode.includes('traces') && row.otlp_exports === 0) throw new Error('tracing was on but nothing reached the OTLP receiver');
         log(
           `  round ${round} ${mode}: list ${row.list_requests_per_s} req/s (p99 ${row.list_p99_ms} ms, ${row.list_cpu_ms} ms CPU), responses ${row.responses_requests_per_s} req/s (p99 ${row.responses_p99_ms} ms, ${row.responses_cpu_ms} ms CPU), OTLP exports ${row.otlp_exports}, scrapes ${row.scrapes}`,
         );
@@ -191,22 +197,33 @@ try {
   };
   const summary = ['list_requests_per_s', 'list_cpu_ms', 'responses_requests_per_s', 'responses_cpu_ms'].map((field) => {
     const off = mean('off', field);
-    const on = mean('on', field);
-    return { measure: field, off, on, change_percent: Math.round(((on - off) / off) * 1000) / 10 };
+    const row = { measure: field, off };
+    for (const mode of MODES.slice(1)) row[mode] = `${mean(mode, field)} (${Math.round(((mean(mode, field) - off) / off) * 1000) / 10} %)`;
+    return row;
   });
   if (args.json) process.stdout.write(`${JSON.stringify({ driver, duration_s: DURATION, rounds: rows, summary }, null, 2)}\n`);
   else {
-    process.stdout.write(
-      `\n${driver}\n\n| round | observability | list req/s | list p99 (ms) | /responses req/s | /responses p99 (ms) | OTLP exports | scrapes |\n`,
-    );
-    process.stdout.write('| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n');
-    for (const row of rows) {
+    const columns = [
+      'round',
+      'mode',
+      'list_requests_per_s',
+      'list_p99_ms',
+      'list_cpu_ms',
+      'responses_requests_per_s',
+      'responses_p99_ms',
+      'responses_cpu_ms',
+      'otlp_exports',
+      'scrapes',
+    ];
+    process.stdout.write(`\n${driver}\n\n| ${columns.join(' | ')} |\n| ${columns.map(() => '---').join(' | ')} |\n`);
+    for (const row of rows) process.stdout.write(`| ${columns.map((column) => row[column]).join(' | ')} |\n`);
+    process.stdout.write(`\n| measure (mean) | off | ${MODES.slice(1).join(' | ')} |\n| --- | ${MODES.map(() => '---:').join(' | ')} |\n`);
+    for (const s of summary)
       process.stdout.write(
-        `| ${row.round} | ${row.mode} | ${row.list_requests_per_s} | ${row.list_p99_ms} | ${row.list_cpu_ms} | ${row.responses_requests_per_s} | ${row.responses_p99_ms} | ${row.responses_cpu_ms} | ${row.otlp_exports} | ${row.scrapes} |\n`,
+        `| ${s.measure} | ${s.off} | ${MODES.slice(1)
+          .map((mode) => s[mode])
+          .join(' | ')} |\n`,
       );
-    }
-    process.stdout.write('\n| measure | off (mean) | on (mean) | change |\n| --- | ---: | ---: | ---: |\n');
-    for (const s of summary) process.stdout.write(`| ${s.measure} | ${s.off} | ${s.on} | ${s.change_percent} % |\n`);
   }
 } finally {
   for (const cleanup of cleanups.reverse()) await cleanup();

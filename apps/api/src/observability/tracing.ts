@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Link, type Span } from '@opentelemetry/api';
+import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Link, type Span, type Tracer } from '@opentelemetry/api';
 
 /**
  * OpenTelemetry tracing, configured only by the standard OTEL_* variables (OTLP over http/protobuf or
@@ -33,6 +33,7 @@ export async function startTracing(serviceName: string, env: NodeJS.ProcessEnv =
   const sdk = new NodeSDK();
   sdk.start();
   shutdownSdk = () => sdk.shutdown();
+  cachedTracer = undefined;
   tracingOn = true;
   return true;
 }
@@ -54,7 +55,12 @@ export async function stopTracing(): Promise<void> {
   propagation.disable();
 }
 
-export const tracer = () => trace.getTracer('persona-api');
+// Looked up once per start: the global provider hands out a new proxy tracer on every call.
+let cachedTracer: Tracer | undefined;
+export const tracer = (): Tracer => {
+  cachedTracer ??= trace.getTracer('persona-api');
+  return cachedTracer;
+};
 
 /**
  * What the current work is for, as a bounded metric label: the operationId of the request, or the kind of
