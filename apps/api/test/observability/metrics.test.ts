@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryRateLimiter } from '../../src/http/rate-limit.js';
+import { createGuardedFetcher } from '../../src/lib/guarded-fetch.js';
 import { startMetricsServer, type MetricsServer } from '../../src/observability/server.js';
 import { collectCreditHolds } from '../../src/observability/billing.js';
 import { openTestDatabase, driverName } from '../support/database.js';
@@ -111,6 +112,17 @@ describe('GET /metrics', () => {
     for (let i = 0; i < 62; i++) if ((await h.get('/workspaces', limited.key)).status === 429) refused++;
     expect(refused).toBe(2);
     expect(sample(await scrape(), 'persona_rate_limit_refusals_total') - before).toBe(2);
+  });
+
+  it('counts guarded-fetch refusals by reason', async () => {
+    const before = await scrape();
+    const fetcher = createGuardedFetcher();
+    await expect(fetcher.get('http://127.0.0.1:9/private')).rejects.toMatchObject({ reason: 'blocked_address' });
+    await expect(fetcher.get('ftp://example.com/file')).rejects.toMatchObject({ reason: 'unsupported_protocol' });
+    const after = await scrape();
+    for (const reason of ['blocked_address', 'unsupported_protocol']) {
+      expect(sample(after, 'persona_guarded_fetch_refusals_total', { reason }) - sample(before, 'persona_guarded_fetch_refusals_total', { reason })).toBe(1);
+    }
   });
 
   it('never labels with ids or raw paths', async () => {

@@ -73,7 +73,10 @@ describe('pnpm start and pnpm worker with observability configured', () => {
       expect(receiver.bodies.join('\n')).toContain('"listWorkspaces"');
       await expect.poll(() => server.logTail(), { timeout: 5_000 }).toContain(`"trace_id":"${traceId}"`);
       // The development key is printed once on purpose, outside the JSON log; no log line carries it.
-      const logLines = server.logTail().split('\n').filter((line) => line.startsWith('{'));
+      const logLines = server
+        .logTail()
+        .split('\n')
+        .filter((line) => line.startsWith('{'));
       expect(logLines.length).toBeGreaterThan(3);
       expect(logLines.join('\n')).not.toContain(KEY);
     } finally {
