@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createOfflineEngine, type Engine, EngineError } from '@persona-api/engine';
 import { MemoryRateLimiter } from '../../src/http/rate-limit.js';
 import { createGuardedFetcher } from '../../src/lib/guarded-fetch.js';
 import { startMetricsServer, type MetricsServer } from '../../src/observability/server.js';
@@ -112,6 +113,31 @@ describe('GET /metrics', () => {
     for (let i = 0; i < 62; i++) if ((await h.get('/workspaces', limited.key)).status === 429) refused++;
     expect(refused).toBe(2);
     expect(sample(await scrape(), 'persona_rate_limit_refusals_total') - before).toBe(2);
+  });
+
+  it('counts failed model calls by their engine error code, and the 5xx they answer', async () => {
+    const offline = createOfflineEngine();
+    const failing: Engine = {
+      ...offline,
+      kind: offline.kind,
+      describe: () => offline.describe(),
+      generate: async () => {
+        throw new EngineError('upstream_error', 'The model server answered 500.');
+      },
+    };
+    const broken = await Harness.create({ database: h.database, clock, engine: failing });
+    try {
+      const before = await scrape();
+      const answer = await broken.post('/responses', t.key, { model: 'service-1', persona_id: 'persona_saas_cfo', input: 'Hello?' });
+      expect(answer.status).toBe(502);
+      const after = await scrape();
+      const delta = (name: string, labels: Record<string, string>) => sample(after, name, labels) - sample(before, name, labels);
+      expect(delta('persona_model_calls_total', { model: 'offline', feature: 'createResponse', outcome: 'upstream_error' })).toBe(1);
+      expect(delta('persona_model_calls_total', { model: 'offline', feature: 'createResponse', outcome: 'ok' })).toBe(0);
+      expect(delta('persona_http_requests_total', { operation: 'createResponse', method: 'POST', status_class: '5xx' })).toBe(1);
+    } finally {
+      await broken.close();
+    }
   });
 
   it('counts guarded-fetch refusals by reason', async () => {
