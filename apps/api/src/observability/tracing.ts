@@ -1,5 +1,17 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Link, type Span, type Tracer } from '@opentelemetry/api';
+import {
+  context,
+  propagation,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Context,
+  type Link,
+  type Span,
+  type Tracer,
+} from '@opentelemetry/api';
 
 /**
  * OpenTelemetry tracing, configured only by the standard OTEL_* variables (OTLP over http/protobuf or

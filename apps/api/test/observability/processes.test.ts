@@ -59,7 +59,7 @@ describe('pnpm start and pnpm worker with observability configured', () => {
       OTEL_NODE_RESOURCE_DETECTORS: 'none',
     });
     try {
-      const traceId = 'a'.repeat(31) + '1';
+      const traceId = `${'a'.repeat(31)}1`;
       const listed = await fetch(`${server.api}/workspaces`, {
         headers: { authorization: `Bearer ${KEY}`, traceparent: `00-${traceId}-${'b'.repeat(16)}-01` },
       });
