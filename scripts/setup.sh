@@ -34,3 +34,13 @@ if ! command -v ffmpeg >/dev/null 2>&1; then
     echo "setup: ffmpeg is not installed; video thumbnails and their tests need it (sudo apt-get install --no-install-recommends ffmpeg)." >&2
   fi
 fi
+
+# The observability checks (apps/api/test/observability) run promtool on the alert rules and on a real
+# /metrics scrape; Debian's `prometheus` package brings it.
+if ! command -v promtool >/dev/null 2>&1; then
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus >/dev/null
+  else
+    echo "setup: promtool is not installed; the metrics and alert-rule checks need it (sudo apt-get install --no-install-recommends prometheus)." >&2
+  fi
+fi

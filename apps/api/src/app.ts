@@ -16,6 +16,10 @@ import type { RequestContext, RequestMeter } from './http/context.js';
 import { completeIdempotencyKey, releaseIdempotencyKey } from './http/idempotency.js';
 import type { RateLimiter } from './http/rate-limit.js';
 import { createGuardedFetcher } from './lib/guarded-fetch.js';
+import { observedEngine } from './observability/engine.js';
+import { observedFetcher } from './observability/fetch.js';
+import { registerRequestObservability } from './observability/http.js';
+import { observedStorage } from './observability/storage.js';
 import { handlers as defaultHandlers } from './resources/index.js';
 import { meetingsUnconfigured } from './resources/meetings/settings.js';
 import { registerMeetingBotWebhook } from './resources/meetings/webhook.js';
@@ -79,6 +83,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     fetcher: createGuardedFetcher(),
     ...options.services,
   };
+  // Measured (metrics, spans) however they were given; wrapping twice is a no-op.
+  services.engine = observedEngine(services.engine);
+  services.storage = observedStorage(services.storage);
+  services.fetcher = observedFetcher(services.fetcher);
   const { db, engine } = services;
   const now = () => services.clock.now();
   const prefix = basePath(spec);
@@ -99,7 +107,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     requestTimeout: 30_000,
     logController: new LogController({
       requestIdLogLabel: 'request_id',
-      disableRequestLogging: (request) => request.url === '/healthz' || request.url === '/readyz',
+      // observability/http.ts writes the one line per request (with operationId, ids and trace id).
+      disableRequestLogging: true,
     }),
     // Echo a well-formed incoming X-Request-Id (behind a proxy that sets one), else make one.
     genReqId: (req) => {
@@ -125,6 +134,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorateRequest('idempotencyKey', null);
 
   registerBodyParsing(app, spec, operations);
+  registerRequestObservability(app);
 
   app.addHook('onRequest', async (request, reply) => {
     request.meter = { promptTokens: 0, completionTokens: 0 };

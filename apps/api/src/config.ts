@@ -59,6 +59,11 @@ const configSchema = z
       .refine((urls) => urls.every((url) => /^https?:\/\/\S+$/.test(url)), 'must be http(s) URLs separated by commas or spaces'),
     // A SearXNG-compatible JSON search endpoint for the research tools' `web_search`; unset: no web search.
     WEB_SEARCH_URL: optionalUrl(['http:', 'https:']),
+    // Prometheus metrics (DECISIONS.md, Observability): GET /metrics on this port only, never the API's;
+    // unset: no metrics endpoint. METRICS_TOKEN, when set, must come as `Authorization: Bearer …`.
+    METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+    METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+    METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
     // Background jobs: `on` runs the workers inside the API process; `off` leaves them to `pnpm worker`.
     WORKERS: z.enum(['on', 'off']).default('on'),
     WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
@@ -146,7 +151,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const name = issue.path.join('.');
     const given = present[name];
     // Never echo a secret back; the other variables are safe to show.
-    const shown = given === undefined || /KEY|URL|SECRET/.test(name) ? '' : ` (got ${JSON.stringify(given)})`;
+    const shown = given === undefined || /KEY|URL|SECRET|TOKEN/.test(name) ? '' : ` (got ${JSON.stringify(given)})`;
     return `  ${name}: ${issue.message}${shown}`;
   });
   lines.push(...engineIssues.map((issue) => `  ${issue}`));

@@ -1,5 +1,6 @@
 import { ConfigError, loadConfig } from './config.js';
 import { surviveUncaughtErrors } from './lib/process-faults.js';
+import { startTracing } from './observability/tracing.js';
 import { createLogger, startServer } from './server.js';
 
 // `pnpm start`: configuration from the environment only, validated before anything else runs.
@@ -16,6 +17,8 @@ try {
 
 const logger = createLogger(config);
 surviveUncaughtErrors(logger);
+// Before anything is served: OTEL_* decide whether traces are exported (off when unset).
+await startTracing('persona-api');
 const timeoutMs = config.SHUTDOWN_TIMEOUT_MS;
 
 try {

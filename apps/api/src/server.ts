@@ -2,7 +2,7 @@ import { createEngine, createOfflineEngine } from '@persona-api/engine';
 import type http from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import { pino, type Logger } from 'pino';
+import { type DestinationStream, type Logger, type LoggerOptions, pino } from 'pino';
 import { bootstrapIfEmpty } from './admin/accounts.js';
 import { addNewsFeeds, loadBundledNewsIfEmpty } from './resources/news/feeds.js';
 import { buildApp } from './app.js';
@@ -14,6 +14,13 @@ import type { JobRuntime } from './jobs/queue.js';
 import { startJobQueue } from './jobs/start.js';
 import { createGuardedFetcher } from './lib/guarded-fetch.js';
 import { searxngProvider } from './ai/tools/web-search.js';
+import { collectCreditHolds } from './observability/billing.js';
+import { observedEngine } from './observability/engine.js';
+import { REDACT_PATHS, REDACTED, redactLogMessage, redactLogObject } from './observability/redact.js';
+import { startMetricsServer, type MetricsServer } from './observability/server.js';
+import { stopTracing, traceLogFields } from './observability/tracing.js';
+import { observedFetcher } from './observability/fetch.js';
+import { observedStorage } from './observability/storage.js';
 import { jobsNotConfigured, type Services } from './services.js';
 import { loadFileSettings } from './resources/files/settings.js';
 import { meetingSettingsFrom } from './resources/meetings/settings.js';
@@ -22,6 +29,8 @@ import type { ObjectStorage } from './storage/types.js';
 
 export interface RunningServer {
   app: FastifyInstance;
+  /** GET /metrics on METRICS_PORT; absent when METRICS_PORT is unset. */
+  metrics?: MetricsServer;
   url: string;
   database: DatabaseHandle;
   jobs: JobRuntime;
@@ -30,13 +39,18 @@ export interface RunningServer {
   shutdown(reason: string): Promise<void>;
 }
 
-export function createLogger(config: Pick<Config, 'LOG_LEVEL'>): Logger {
-  return pino({
+export function createLogger(config: Pick<Config, 'LOG_LEVEL'>, destination?: DestinationStream): Logger {
+  const options: LoggerOptions = {
     level: config.LOG_LEVEL,
     base: { service: 'persona-api' },
-    // Fastify's request serializer logs no headers; this guards any custom log of them.
-    redact: ['req.headers.authorization', 'headers.authorization'],
-  });
+    // Secret-named fields censored, secret-shaped strings masked (observability/redact.ts, tested).
+    redact: { paths: REDACT_PATHS, censor: REDACTED },
+    formatters: { log: redactLogObject },
+    hooks: { logMethod: redactLogMessage },
+    // trace_id and span_id of the active span on every line written inside a traced request or job.
+    mixin: traceLogFields,
+  };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 /**
@@ -46,12 +60,14 @@ export function createLogger(config: Pick<Config, 'LOG_LEVEL'>): Logger {
 export async function createServices(config: Config, database: DatabaseHandle, logger: Logger): Promise<Services> {
   // The signing secret is loaded (or created in the database) once, here, before anything needs closing.
   const files = await loadFileSettings(database.db, config);
-  const fetcher = createGuardedFetcher({ timeoutMs: config.SOURCE_FETCH_TIMEOUT_MS, allowPrivateAddresses: config.SOURCE_FETCH_ALLOW_PRIVATE });
+  const fetcher = observedFetcher(
+    createGuardedFetcher({ timeoutMs: config.SOURCE_FETCH_TIMEOUT_MS, allowPrivateAddresses: config.SOURCE_FETCH_ALLOW_PRIVATE }),
+  );
   return {
     db: database.db,
-    engine: createEngine(config.engine),
+    engine: observedEngine(createEngine(config.engine)),
     jobs: jobsNotConfigured,
-    storage: createStorage(config),
+    storage: observedStorage(createStorage(config)),
     clock: { now: () => new Date() },
     logger,
     fetcher,
@@ -66,6 +82,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   const database = await openConfiguredDatabase(config, 'persona-api server');
   let rateLimiter: RateLimiter | undefined;
   let jobs: JobRuntime | undefined;
+  let metrics: MetricsServer | undefined;
   let services: Services;
   try {
     services = await createServices(config, database, logger);
@@ -116,6 +133,9 @@ export async function startServer(config: Config, logger: Logger = createLogger(
       readinessChecks: [() => storage.ping(), ...(limiter instanceof RedisRateLimiter ? [() => limiter.ping()] : [])],
     });
     const connections = trackConnections(app.server);
+    const stopHoldGauges = collectCreditHolds(database.db);
+    metrics = await startConfiguredMetrics(config, logger);
+    const metricsServer = metrics;
     const url = await app.listen({ port: config.PORT, host: config.HOST });
     logger.info({ url: `${url}/api/v1`, rate_limits: config.REDIS_URL ? 'redis' : 'memory' }, 'persona-api listening');
 
@@ -132,23 +152,35 @@ export async function startServer(config: Config, logger: Logger = createLogger(
         // gets its request served (with Connection: close) until the shutdown timeout.
         connections.closeOnlyAnswered(config.SHUTDOWN_DRAIN_MS * 4);
         await app.close();
+        stopHoldGauges();
+        await metricsServer?.close();
         // Running jobs get the grace period to finish; then they are released to run again.
         await queue.stop({ timeoutMs: config.SHUTDOWN_TIMEOUT_MS });
         await storage.close();
         await limiter.close();
         await database.close();
+        await stopTracing();
         logger.info('shut down cleanly');
       })();
       return closing;
     };
-    return { app, url, database, jobs: queue, storage, shutdown };
+    return { app, url, database, jobs: queue, storage, shutdown, ...(metricsServer ? { metrics: metricsServer } : {}) };
   } catch (err) {
+    await metrics?.close();
     await jobs?.stop({ timeoutMs: 1_000 });
     await storage.close();
     await rateLimiter?.close();
     await database.close();
     throw err;
   }
+}
+
+/** The metrics endpoint when METRICS_PORT is set (API server and worker alike). */
+export async function startConfiguredMetrics(config: Config, logger: Logger): Promise<MetricsServer | undefined> {
+  if (config.METRICS_PORT === undefined) return undefined;
+  const metrics = await startMetricsServer({ port: config.METRICS_PORT, host: config.METRICS_HOST, token: config.METRICS_TOKEN });
+  logger.info({ url: metrics.url, token: config.METRICS_TOKEN ? 'required' : 'none' }, 'metrics endpoint listening');
+  return metrics;
 }
 
 /**

@@ -2,7 +2,9 @@ import { ConfigError, loadConfig } from './config.js';
 import { openConfiguredDatabase } from './db/open.js';
 import { startJobQueue } from './jobs/start.js';
 import { surviveUncaughtErrors } from './lib/process-faults.js';
-import { createLogger, createServices } from './server.js';
+import { collectCreditHolds } from './observability/billing.js';
+import { startTracing, stopTracing } from './observability/tracing.js';
+import { createLogger, createServices, startConfiguredMetrics } from './server.js';
 
 // `pnpm worker`: only the background workers, beside an API started with WORKERS=off.
 let config: ReturnType<typeof loadConfig>;
@@ -25,11 +27,15 @@ if (!config.DATABASE_URL) {
 
 const logger = createLogger(config).child({ process: 'worker' });
 surviveUncaughtErrors(logger);
+await startTracing('persona-api');
 try {
   const database = await openConfiguredDatabase(config, 'persona-api worker');
   const services = await createServices(config, database, logger);
   const { storage } = services;
   const jobs = await startJobQueue(config, { database, services, workers: true });
+  // The same metric names as the API server's, on the worker's own METRICS_PORT.
+  const stopHoldGauges = collectCreditHolds(database.db);
+  const metrics = await startConfiguredMetrics(config, logger);
   logger.info({ storage: storage.kind }, 'persona-api worker running');
   const timeoutMs = config.SHUTDOWN_TIMEOUT_MS;
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
@@ -39,8 +45,11 @@ try {
       force.unref();
       (async () => {
         await jobs.stop({ timeoutMs });
+        stopHoldGauges();
+        await metrics?.close();
         await storage.close();
         await database.close();
+        await stopTracing();
       })().then(
         () => process.exit(0),
         (err: unknown) => {

@@ -41,6 +41,18 @@ describe('docker-compose.yml', () => {
     expect(Object.keys(compose.services)).toEqual(expect.arrayContaining(['postgres', 'redis', 'minio', 'minio-bucket']));
   });
 
+  it('runs Prometheus and Grafana on the files in deploy/observability, scraping the metrics port of the API and the worker', () => {
+    const services = compose.services as Record<string, Service & { volumes?: string[] }>;
+    expect(services.api?.environment?.METRICS_PORT).toBe('9464');
+    expect(services.worker?.environment?.METRICS_PORT).toBe('9464');
+    const mounted = [...(services.prometheus?.volumes ?? []), ...(services.grafana?.volumes ?? [])].filter((volume) => volume.startsWith('./'));
+    expect(mounted.length).toBe(4);
+    for (const volume of mounted) expect(() => readFileSync(join(ROOT, volume.split(':')[0]!))).not.toThrow(/ENOENT/);
+    const prometheus = parse(read('deploy/observability/prometheus.yml')) as { scrape_configs: { dns_sd_configs: { names: string[]; port: number }[] }[] };
+    const targets = prometheus.scrape_configs.flatMap((job) => job.dns_sd_configs.map((sd) => `${sd.names.join(',')}:${sd.port}`));
+    expect(targets).toEqual(['api:9464', 'worker:9464']);
+  });
+
   it('sets only variables the server reads, with values it accepts', () => {
     for (const name of ['api', 'worker']) {
       const environment = Object.fromEntries(Object.entries(compose.services[name]?.environment ?? {}).map(([key, value]) => [key, substitute(String(value))]));

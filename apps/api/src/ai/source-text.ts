@@ -7,6 +7,7 @@ import { parseDocumentBounded } from './document-parse.js';
 import { FetchError, type Fetcher } from '../lib/guarded-fetch.js';
 import type { ObjectStorage } from '../storage/types.js';
 import { uploadObjectKey } from '../resources/files/keys.js';
+import { inSpan } from '../observability/tracing.js';
 
 /** A second bound on a page's bytes; the fetcher's own policy (1 MiB, SOURCE_FETCH_TIMEOUT_MS) applies first. */
 const MAX_PAGE_BYTES = 8 * 1024 * 1024;
@@ -111,7 +112,9 @@ export async function readDocumentSource(file: { storageKey: string | null; type
     const object = await storage.get(uploadObjectKey(file.storageKey));
     if (!object) return failed('The file has no stored content.');
     const bytes = await bytesOf(object.body, maxBytes);
-    const document = await parseDocumentBounded(kind, bytes, MAX_CHARS_PER_SOURCE);
+    const document = await inSpan(`parse ${kind}`, { 'persona.parser': kind }, () =>
+      parseDocumentBounded(kind, bytes, MAX_CHARS_PER_SOURCE),
+    );
     return document.ok ? finish(document.text, document.title) : document;
   } catch {
     return failed(`The ${kind.toUpperCase()} document could not be parsed.`);

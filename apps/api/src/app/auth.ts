@@ -1,3 +1,4 @@
+import { rateLimitRefusals } from '../observability/metrics.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type ApiKeyFinder, bearerToken } from '../auth/api-keys.js';
 import { apiError, errors } from '../http/errors.js';
@@ -18,6 +19,7 @@ export function authentication(findApiKey: ApiKeyFinder, rateLimiter: RateLimite
     reply.header('ratelimit-remaining', decision.remaining);
     reply.header('ratelimit-reset', decision.resetSeconds);
     if (!decision.allowed) {
+      rateLimitRefusals.inc();
       throw apiError(
         'rate_limit_exceeded',
         `Rate limit of ${decision.limit} requests per minute exceeded for this API key. Retry after ${decision.retryAfterSeconds} seconds.`,

@@ -5,6 +5,7 @@ import type { OpenApiDocument, OperationInfo } from '../contract/spec.js';
 import type { RequestContext } from '../http/context.js';
 import { errors } from '../http/errors.js';
 import { withCursorOwner } from '../lib/pagination.js';
+import { runOperation } from '../observability/http.js';
 import type { RouteConfig } from './route-config.js';
 
 type Hook = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
@@ -41,7 +42,7 @@ export async function registerOperations(app: FastifyInstance, options: Operatio
           if (!handler) throw errors.notImplemented();
           const input = { params: request.params, query: request.query ?? {}, body: request.body, headers: request.headers };
           const context = options.makeContext(request, reply, operationId);
-          const running = withCursorOwner(request.auth?.accountId ?? null, () => handler(input, context));
+          const running = withCursorOwner(request.auth?.accountId ?? null, () => runOperation(request, operationId, () => handler(input, context)));
           // A client that closes the connection before the response is complete makes Node emit neither
           // 'finish' nor 'error', so Fastify never runs onResponse. Once the handler is done (a stream may
           // still be charging for what it sent), release the Idempotency-Key and count the request here;

@@ -1,3 +1,4 @@
+import { countCredits } from '../observability/billing.js';
 import { and, eq, gt, gte, inArray, lt, ne, sql, type SQL } from 'drizzle-orm';
 import type { Database, Executor, Transaction } from '../db/client.js';
 import { accounts, budgetAlerts, creditLedger, creditReservations, projects, users, workspaces } from '../db/schema/index.js';
@@ -383,6 +384,7 @@ export async function chargeCredits(tx: Transaction, charge: ChargeRequest): Pro
   }
   // The header lists the workspace before the project.
   budgetAlert.sort((a, b) => (a === b ? 0 : a === 'workspace' ? -1 : 1));
+  countCredits('charged', charged);
   return { ledgerId, charged, balanceAfter, budgetAlert };
 }
 
@@ -421,5 +423,6 @@ export async function refundCredits(tx: Transaction, refund: { chargeLedgerId: s
     description: refund.description,
     now: refund.now,
   });
+  countCredits('refunded', -charge.amount);
   return -charge.amount;
 }

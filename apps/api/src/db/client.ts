@@ -8,6 +8,7 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
+import { observedPglite, observedPostgres } from '../observability/db.js';
 import * as schema from './schema/index.js';
 
 export type Schema = typeof schema;
@@ -74,7 +75,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
 async function openPglite(dataDir: string | undefined, loadDataDir: Blob | undefined): Promise<DatabaseHandle> {
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   const client = await PGlite.create(dataDir, loadDataDir ? { loadDataDir } : {});
-  const db = drizzlePglite({ client, schema });
+  const db = drizzlePglite({ client: observedPglite(client), schema });
   return {
     db: db as unknown as Database,
     driver: 'pglite',
@@ -135,7 +136,10 @@ async function openPostgres(url: string, poolSize: number, preparedStatements: b
     backoff: (retries: number) => Math.min(0.05 * 2 ** retries, POSTGRES_FAULT_BOUNDS.maxBackoffSeconds),
     connection: { statement_timeout: POSTGRES_FAULT_BOUNDS.statementTimeoutMs },
   });
-  const db = drizzlePostgres({ client: preparedStatements ? preparingClient(client) : client, schema });
+  const db = drizzlePostgres({
+    client: observedPostgres(preparedStatements ? preparingClient(client) : client, poolSize),
+    schema,
+  });
   return {
     db: db as unknown as Database,
     driver: 'postgres',

@@ -3,6 +3,7 @@ import { sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import { fromDrizzle, fromPglite, PgBoss, type ConstructorOptions, type Db, type JobWithMetadata } from 'pg-boss';
 import type { DatabaseHandle, Executor, Transaction } from '../db/client.js';
+import { collectQueueGauges, countEnqueued, observeJobRun, withTraceContext } from '../observability/jobs.js';
 import type { EnqueueOptions, JobContext, JobDefinition, JobQueue, QueueStats } from './types.js';
 
 /** pg-boss keeps its tables in this schema of the application's own database. */
@@ -143,7 +144,7 @@ export function createJobQueue(options: JobQueueOptions): JobRuntime {
     const context = contextFor(definition.kind, job.id, job.retryCount, signal);
     context.log.info('job started');
     try {
-      await definition.run((job.data ?? {}) as Record<string, unknown>, context);
+      await observeJobRun(definition.kind, job, (payload) => definition.run(payload, context));
     } catch (err) {
       context.log.warn({ err }, 'job run failed');
       throw err;
@@ -182,12 +183,25 @@ export function createJobQueue(options: JobQueueOptions): JobRuntime {
     });
   };
 
+  /** Seconds since the oldest ready, not started job of each kind was created (for the queue-age gauge). */
+  const oldestWaiting = async () => {
+    const { rows } = await boss
+      .getDb()
+      .executeSql(
+        `select name, extract(epoch from now() - min(created_on))::float8 as age from ${JOBS_SCHEMA}.job where state in ('created', 'retry') and start_after <= now() and name = any($1::text[]) group by name`,
+        [[...byKind.keys()]],
+      );
+    return new Map((rows as { name: string; age: number }[]).map((row) => [row.name, Number(row.age)]));
+  };
+  let stopGauges = () => {};
+
   return {
     workers,
 
     async start() {
       await boss.start();
       started = true;
+      stopGauges = collectQueueGauges({ stats: statsOf, oldestWaiting }, [...byKind.keys()]);
       for (const definition of byKind.values()) {
         const queueOptions = {
           expireInSeconds: definition.deadlineSeconds,
@@ -249,6 +263,7 @@ export function createJobQueue(options: JobQueueOptions): JobRuntime {
 
     async stop({ timeoutMs = 30_000 } = {}) {
       clearInterval(statsTimer);
+      stopGauges();
       if (!started) return;
       started = false;
       // close: true ends pg-boss's own pool (PostgreSQL); the PGlite instance stays the caller's.
@@ -262,13 +277,15 @@ export function createJobQueue(options: JobQueueOptions): JobRuntime {
     async enqueue(tx, kind, payload, enqueueOptions: EnqueueOptions = {}) {
       if (!byKind.has(kind)) throw new Error(`No job definition for kind ${kind}.`);
       if (!started) throw new Error('The job queue is not started.');
-      return boss.send(kind, payload, {
+      const jobId = await boss.send(kind, withTraceContext(payload), {
         db: transactionDb(tx),
         // An exclusive queue allows one queued-or-active job per key, and a missing key counts as
         // one key: a job without its own key gets a unique one, so only keyed jobs are de-duplicated.
         singletonKey: enqueueOptions.singletonKey ?? `job-${randomUUID()}`,
         ...(enqueueOptions.startAfter ? { startAfter: enqueueOptions.startAfter } : {}),
       });
+      countEnqueued(kind, jobId);
+      return jobId;
     },
 
     stats: statsOf,

@@ -1,3 +1,4 @@
+import { guardedFetchRefusals } from '../observability/metrics.js';
 import { lookup as dnsLookup, type LookupAddress, type LookupOneOptions } from 'node:dns';
 import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
@@ -45,6 +46,7 @@ export class FetchError extends Error {
     message: string,
   ) {
     super(message);
+    guardedFetchRefusals.inc({ reason });
   }
 }
 

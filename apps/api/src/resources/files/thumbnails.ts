@@ -9,6 +9,7 @@ import sharp from 'sharp';
 import type { ObjectStorage } from '../../storage/types.js';
 import { ffmpegInputArgs, mediaInputOfFile } from './media-input.js';
 import { mediaTypeEssence } from './sniff.js';
+import { inSpan } from '../../observability/tracing.js';
 
 /** `File.thumbnail_url`: a 640 px wide JPEG (never upscaled). */
 export const THUMBNAIL_WIDTH = 640;
@@ -58,7 +59,11 @@ export interface VideoThumbnailOptions {
   signal?: AbortSignal;
 }
 
-function runFfmpeg(ffmpegPath: string, args: string[], signal?: AbortSignal): Promise<void> {
+/** Each ffmpeg run is a span of the job that runs it (observability/tracing.ts). */
+const runFfmpeg = (ffmpegPath: string, args: string[], signal?: AbortSignal) =>
+  inSpan('ffmpeg', { 'process.executable.name': 'ffmpeg', 'persona.media.purpose': 'thumbnail' }, () => runFfmpegUntraced(ffmpegPath, args, signal));
+
+function runFfmpegUntraced(ffmpegPath: string, args: string[], signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn(ffmpegPath, args, { stdio: ['ignore', 'ignore', 'pipe'], signal, timeout: FFMPEG_TIMEOUT_MS, killSignal: 'SIGKILL' });
     let stderr = '';

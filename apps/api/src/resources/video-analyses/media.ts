@@ -4,7 +4,8 @@
 // one local file, through its sniffed demuxer (files/media-input.ts), never a caller's URL or a playlist.
 import { spawn } from 'node:child_process';
 import { readFile, readdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
+import { inSpan } from '../../observability/tracing.js';
 import { ffmpegInputArgs, type MediaInput } from '../files/media-input.js';
 
 const FFMPEG = process.env.FFMPEG_PATH ?? 'ffmpeg';
@@ -15,7 +16,11 @@ export class MediaError extends Error {
   override name = 'MediaError';
 }
 
-function run(
+/** Each ffmpeg/ffprobe run is a span of the job that runs it (observability/tracing.ts). */
+const run: typeof runUntraced = (command, args, signal, onStdout) =>
+  inSpan(basename(command), { 'process.executable.name': basename(command) }, () => runUntraced(command, args, signal, onStdout));
+
+function runUntraced(
   command: string,
   args: string[],
   signal: AbortSignal,
