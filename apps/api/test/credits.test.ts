@@ -229,7 +229,13 @@ describe('usage counters', () => {
   const reconcileWithAdmin = async () => {
     const lines: string[] = [];
     const run = runAdmin(['usage', 'reconcile'], h.db, (line) => lines.push(line));
-    return { outcome: await run.then(() => 'ok', (err: Error) => err.message), lines };
+    return {
+      outcome: await run.then(
+        () => 'ok',
+        (err: Error) => err.message,
+      ),
+      lines,
+    };
   };
 
   it('follow every charge and refund per scope and day, equal the ledger, and the migration rebuilds them', async () => {
