@@ -286,10 +286,25 @@ export const RESERVATION_TTL_MS = 15 * 60 * 1000;
 
 /** Credits held by unexpired reservations of the account. */
 async function creditsHeld(db: Executor, accountId: string, now: Date, except?: string): Promise<number> {
-  const [row] = await db
+  const [row] = await heldQuery(db, accountId, now, except);
+  return Number(row?.held ?? 0);
+}
+
+const heldQuery = (from: Pick<Executor, 'select'>, accountId: string, now: Date, except?: string) =>
+  from
     .select({ held: sql<string>`coalesce(sum(${creditReservations.credits}), 0)` })
     .from(creditReservations)
     .where(and(eq(creditReservations.accountId, accountId), gt(creditReservations.expiresAt, now), except ? ne(creditReservations.id, except) : undefined));
+
+/**
+ * Deletes the hold a charge consumes and sums the account's other unexpired holds, in one statement (a
+ * data-modifying CTE: the sum sees the rows as they were before the delete, so the hold is excluded by id).
+ */
+async function releaseAndSumOtherHolds(tx: Executor, accountId: string, now: Date, reservationId: string): Promise<number> {
+  const released = tx
+    .$with('released', { id: sql<string>`id` })
+    .as(sql`delete from ${creditReservations} where ${creditReservations.id} = ${reservationId} returning ${creditReservations.id}`);
+  const [row] = await heldQuery(tx.with(released), accountId, now, reservationId);
   return Number(row?.held ?? 0);
 }
 
@@ -383,9 +398,10 @@ export async function chargeCredits(tx: Transaction, charge: ChargeRequest): Pro
   const pricing = charge.pricing ?? 'fixed';
   const period = billingPeriod(charge.now);
   const { account, limited } = await lockScope(tx, charge, true);
-  if (charge.reservationId) await tx.delete(creditReservations).where(eq(creditReservations.id, charge.reservationId));
-  // Credits that running token-priced calls hold are not this charge's to take.
-  const heldByOthers = await creditsHeld(tx, account.id, charge.now);
+  // Credits that running token-priced calls hold are not this charge's to take; its own hold is released.
+  const heldByOthers = charge.reservationId
+    ? await releaseAndSumOtherHolds(tx, account.id, charge.now, charge.reservationId)
+    : await creditsHeld(tx, account.id, charge.now);
 
   const usedBefore = await periodUsage(tx, limited, (scope) => scope.usageLimit !== null || scope.budgetAlert !== null, period.start);
   for (const [scope, used] of usedBefore) {
