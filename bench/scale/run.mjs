@@ -94,7 +94,12 @@ const templates = {
 
 const endpoints = [
   ['POST /responses', 'POST', '/responses', () => ({ model: 'service-1', persona_id: PERSONA, input: 'Would you pay $18 per seat?' })],
-  ['POST /chat/completions', 'POST', '/chat/completions', () => ({ model: 'service-1', persona_id: PERSONA, messages: [{ role: 'user', content: 'Would you pay $18 per seat?' }] })],
+  [
+    'POST /chat/completions',
+    'POST',
+    '/chat/completions',
+    () => ({ model: 'service-1', persona_id: PERSONA, messages: [{ role: 'user', content: 'Would you pay $18 per seat?' }] }),
+  ],
   [
     'POST /generations (project)',
     'POST',
