@@ -9,7 +9,7 @@
 // the server owns a PGlite data directory while it runs, so the bulk history cannot be written beside it.
 // Only 127.0.0.1 is a target; every phase is bounded in count.
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -139,7 +139,16 @@ const rows = [];
 try {
   log(`Benchmark: history steps ${STEPS.join(', ')} ledger rows; ${REQUESTS} sequential requests per endpoint`);
   rows.push(await measureStep('fresh'));
-  const backfill = readFileSync(join(apiDir, 'drizzle/0007_usage_counters.sql'), 'utf8').split('--> statement-breakpoint').at(-1);
+  const backfill = readFileSync(
+    join(
+      apiDir,
+      'drizzle',
+      readdirSync(join(apiDir, 'drizzle')).find((name) => name.endsWith('_usage_counters.sql')),
+    ),
+    'utf8',
+  )
+    .split('--> statement-breakpoint')
+    .at(-1);
   for (const step of STEPS) {
     const started = performance.now();
     const others = Math.min(100_000, Math.round(step / 10));

@@ -1,10 +1,8 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
 import { runAdmin } from '../src/admin/cli.js';
 import { billingPeriod, checkCredits, chargeCredits, creditsUsed, grantCredits, refundCredits } from '../src/billing/credits.js';
-import { reconcileUsageCounters } from '../src/billing/reconcile.js';
-import { MIGRATIONS_FOLDER } from '../src/db/client.js';
+import { reconcileUsageCounters, usageCountersBackfill } from '../src/billing/reconcile.js';
 import { accounts, agentThreads, budgetAlerts, creditLedger, creditUsageDaily } from '../src/db/schema/index.js';
 import { chargedCallControl, chargedCreateAgentThread, PRICE } from './support/charged-handler.js';
 import { errorOf, useHarness, type Tenant } from './support/harness.js';
@@ -284,7 +282,7 @@ describe('usage counters', () => {
       expect(admin.lines[0]).toContain(`project ${project.body.id}`);
 
       // The migration's backfill (its last statement) rebuilds the counters from the ledger alone.
-      const migration = readFileSync(`${MIGRATIONS_FOLDER}/0007_usage_counters.sql`, 'utf8').split('--> statement-breakpoint').at(-1)!;
+      const migration = usageCountersBackfill();
       await h.db.delete(creditUsageDaily);
       await h.db.execute(sql.raw(migration));
       expect(await reconcileUsageCounters(h.db)).toEqual([]);

@@ -1,9 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspaceFor } from '../src/admin/accounts.js';
-import { MIGRATIONS_FOLDER, type Database, type DatabaseHandle } from '../src/db/client.js';
+import { usageCountersBackfill } from '../src/billing/reconcile.js';
+import type { Database, DatabaseHandle } from '../src/db/client.js';
 import * as schema from '../src/db/schema/index.js';
 import { driverName, openTestDatabase } from './support/database.js';
 import { Harness, type Tenant } from './support/harness.js';
@@ -156,7 +156,7 @@ describe.runIf(driverName() === 'postgres')('query plans on a grown history (Pos
       });
     }
     // The counters of that history, as the migration's backfill builds them from the ledger.
-    const backfill = readFileSync(`${MIGRATIONS_FOLDER}/0007_usage_counters.sql`, 'utf8').split('--> statement-breakpoint').at(-1)!;
+    const backfill = usageCountersBackfill();
     await client.unsafe('delete from credit_usage_daily');
     await client.unsafe(backfill);
     await client.unsafe('analyze');

@@ -1,4 +1,7 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
+import { MIGRATIONS_FOLDER } from '../db/client.js';
 import type { Executor } from '../db/client.js';
 import { accounts, apiKeys, creditLedger, creditUsageDaily, projects, workspaces } from '../db/schema/index.js';
 import type { UsageScope } from './credits.js';
@@ -60,4 +63,14 @@ export async function reconcileUsageCounters(db: Executor): Promise<CounterMisma
     counter: string;
   }[];
   return rows.map((row) => ({ scope: row.scope, scopeId: row.scope_id, day: row.day, ledger: Number(row.ledger), counter: Number(row.counter) }));
+}
+
+/**
+ * The backfill statement of the migration that added the counters (its last statement): builds every
+ * counter from the ledger. Found by name, whatever number the migration ends up with.
+ */
+export function usageCountersBackfill(): string {
+  const file = readdirSync(MIGRATIONS_FOLDER).find((name) => name.endsWith('_usage_counters.sql'));
+  if (!file) throw new Error('the usage counters migration is missing');
+  return readFileSync(join(MIGRATIONS_FOLDER, file), 'utf8').split('--> statement-breakpoint').at(-1)!;
 }
