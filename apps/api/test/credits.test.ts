@@ -1,7 +1,9 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
-import { billingPeriod, checkCredits, chargeCredits, grantCredits, refundCredits } from '../src/billing/credits.js';
-import { accounts, agentThreads, budgetAlerts, creditLedger } from '../src/db/schema/index.js';
+import { runAdmin } from '../src/admin/cli.js';
+import { billingPeriod, checkCredits, chargeCredits, creditsUsed, grantCredits, refundCredits } from '../src/billing/credits.js';
+import { reconcileUsageCounters, usageCountersBackfill } from '../src/billing/reconcile.js';
+import { accounts, agentThreads, budgetAlerts, creditLedger, creditUsageDaily } from '../src/db/schema/index.js';
 import { chargedCallControl, chargedCreateAgentThread, PRICE } from './support/charged-handler.js';
 import { errorOf, useHarness, type Tenant } from './support/harness.js';
 
@@ -217,5 +219,76 @@ describe('auto-recharge', () => {
     expect(await balanceOf(t.accountId)).toBe(50 + 1_000);
     const kinds = (await ledgerOf(t.accountId)).map((row) => row.kind);
     expect(kinds).toEqual(['grant', 'charge', 'auto_recharge']);
+  });
+});
+
+describe('usage counters', () => {
+  const DAY = 24 * 60 * 60 * 1000;
+  const reconcileWithAdmin = async () => {
+    const lines: string[] = [];
+    const run = runAdmin(['usage', 'reconcile'], h.db, (line) => lines.push(line));
+    return {
+      outcome: await run.then(
+        () => 'ok',
+        (err: Error) => err.message,
+      ),
+      lines,
+    };
+  };
+
+  it('follow every charge and refund per scope and day, equal the ledger, and the migration rebuilds them', async () => {
+    const t = await h.tenant({ credits: 10_000 });
+    const project = await h.post('/projects', t.key, { workspace_id: t.workspaceId, name: 'Counted' });
+    const saved = h.clock.ms();
+    try {
+      expect((await charged(t)).status).toBe(200);
+      expect((await charged(t, { project_id: project.body.id })).status).toBe(200);
+      h.clock.advance(DAY);
+      expect((await charged(t, { project_id: project.body.id })).status).toBe(200);
+      const [first] = (await ledgerOf(t.accountId)).filter((row) => row.kind === 'charge');
+      await h.db.transaction((tx) => refundCredits(tx, { chargeLedgerId: first!.id, description: 'Job failed', now: h.clock.now() }));
+      // Charged without an API key: counts for the account, not for `account_keys`.
+      await h.db.transaction((tx) =>
+        chargeCredits(tx, { accountId: t.accountId, workspaceId: t.workspaceId, amount: 7, description: 'Console', now: h.clock.now() }),
+      );
+
+      const since = billingPeriod(h.clock.now()).start;
+      expect(await creditsUsed(h.db, 'account', t.accountId, since)).toBe(2 * PRICE + 7);
+      expect(await creditsUsed(h.db, 'account_keys', t.accountId, since)).toBe(2 * PRICE);
+      expect(await creditsUsed(h.db, 'workspace', t.workspaceId, since)).toBe(2 * PRICE + 7);
+      expect(await creditsUsed(h.db, 'project', project.body.id, since)).toBe(2 * PRICE);
+      expect(await creditsUsed(h.db, 'api_key', t.apiKeyId, since)).toBe(2 * PRICE);
+      // The refund lands on its own day: the first day nets to the one project charge.
+      expect(await creditsUsed(h.db, 'account', t.accountId, new Date(saved), new Date(saved + DAY))).toBe(2 * PRICE);
+      expect((await h.get('/usage', t.key)).body.credits.used).toBe(2 * PRICE + 7);
+      expect((await h.get('/usage', t.key)).body.api_requests.credits_used).toBe(2 * PRICE);
+
+      expect(await reconcileUsageCounters(h.db)).toEqual([]);
+      expect(await reconcileWithAdmin()).toEqual({ outcome: 'ok', lines: ['usage counters match the ledger'] });
+
+      // A counter that drifts from the ledger is reported, by scope and day.
+      await h.db
+        .update(creditUsageDaily)
+        .set({ credits: sql`${creditUsageDaily.credits} + 1` })
+        .where(and(eq(creditUsageDaily.scope, 'project'), eq(creditUsageDaily.scopeId, project.body.id)));
+      const drift = await reconcileUsageCounters(h.db);
+      expect(drift).toHaveLength(2);
+      expect(drift.map((row) => [row.scope, row.scopeId, row.counter - row.ledger])).toEqual([
+        ['project', project.body.id, 1],
+        ['project', project.body.id, 1],
+      ]);
+      const admin = await reconcileWithAdmin();
+      expect(admin.outcome).toBe('2 usage counters differ from the ledger');
+      expect(admin.lines[0]).toContain(`project ${project.body.id}`);
+
+      // The migration's backfill (its last statement) rebuilds the counters from the ledger alone.
+      const migration = usageCountersBackfill();
+      await h.db.delete(creditUsageDaily);
+      await h.db.execute(sql.raw(migration));
+      expect(await reconcileUsageCounters(h.db)).toEqual([]);
+      expect(await creditsUsed(h.db, 'project', project.body.id, since)).toBe(2 * PRICE);
+    } finally {
+      h.clock.set(new Date(saved));
+    }
   });
 });

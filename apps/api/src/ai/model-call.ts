@@ -9,16 +9,8 @@ import {
   type GenerateRequest,
 } from '@persona-api/engine';
 import { eq } from 'drizzle-orm';
-import {
-  billingPeriod,
-  budgetAlertHeader,
-  chargeCredits,
-  creditsUsedSince,
-  releaseReservation,
-  reserveCredits,
-  type ChargeResult,
-} from '../billing/credits.js';
-import { creditLedger, modelResponses, workspaces } from '../db/schema/index.js';
+import { billingPeriod, budgetAlertHeader, chargeCredits, creditsUsed, releaseReservation, reserveCredits, type ChargeResult } from '../billing/credits.js';
+import { modelResponses, workspaces } from '../db/schema/index.js';
 import type { RequestContext } from '../http/context.js';
 import { apiError, ApiError, CLIENT_CLOSED_REQUEST, errors } from '../http/errors.js';
 import { dependencyFailure } from '../http/dependency-faults.js';
@@ -191,7 +183,7 @@ export async function budgetAlertBeforeStream(ctx: RequestContext, workspaceId: 
   if (!workspaceId) return undefined;
   const [workspace] = await ctx.db.select({ budgetAlert: workspaces.budgetAlert }).from(workspaces).where(eq(workspaces.id, workspaceId));
   if (workspace?.budgetAlert == null) return undefined;
-  const used = await creditsUsedSince(ctx.db, eq(creditLedger.workspaceId, workspaceId), billingPeriod(ctx.now()).start);
+  const used = await creditsUsed(ctx.db, 'workspace', workspaceId, billingPeriod(ctx.now()).start);
   return used >= workspace.budgetAlert ? 'workspace' : undefined;
 }
 

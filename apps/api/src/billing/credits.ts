@@ -1,7 +1,9 @@
 import { countCredits } from '../observability/billing.js';
-import { and, eq, gt, gte, inArray, lt, ne, sql, type SQL } from 'drizzle-orm';
+import { and, eq, gt, gte, inArray, lt, ne, or, sql, type SQL } from 'drizzle-orm';
+import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { Database, Executor, Transaction } from '../db/client.js';
-import { accounts, budgetAlerts, creditLedger, creditReservations, projects, users, workspaces } from '../db/schema/index.js';
+import { accounts, budgetAlerts, creditLedger, creditReservations, creditUsageDaily, projects, users, workspaces } from '../db/schema/index.js';
+import { qualified } from '../db/sql.js';
 import { apiError, type ApiError } from '../http/errors.js';
 import { newId } from '../lib/ids.js';
 
@@ -12,15 +14,97 @@ export function billingPeriod(now: Date): { start: Date; end: Date } {
   return { start, end };
 }
 
-/** Credits spent (charges net of refunds) matching `where` from `since` on; always >= 0. */
-export async function creditsUsedSince(db: Executor, where: SQL, since: Date, until?: Date): Promise<number> {
+/** Scopes that usage counters are kept for (credit_usage_daily). */
+export type UsageScope = (typeof creditUsageDaily.$inferSelect)['scope'];
+
+/** The UTC day of an instant, as the counters' `day` column holds it. */
+export const usageDayOf = (at: Date): string => at.toISOString().slice(0, 10);
+
+/**
+ * Credits spent (charges net of refunds) in one scope from the UTC day of `since` up to the day of
+ * `until` (exclusive); always >= 0. `since`/`until` are day boundaries (billing periods are whole
+ * months). Reads at most one counter row per day, whatever the history.
+ */
+export async function creditsUsed(db: Executor, scope: UsageScope, scopeId: string, since: Date, until?: Date): Promise<number> {
   const [row] = await db
-    .select({ used: sql<string>`coalesce(-sum(${creditLedger.amount}), 0)` })
-    .from(creditLedger)
+    .select({ used: sql<string>`coalesce(sum(${creditUsageDaily.credits}), 0)` })
+    .from(creditUsageDaily)
     .where(
-      and(where, inArray(creditLedger.kind, ['charge', 'refund']), gte(creditLedger.createdAt, since), until ? lt(creditLedger.createdAt, until) : undefined),
+      and(
+        eq(creditUsageDaily.scope, scope),
+        eq(creditUsageDaily.scopeId, scopeId),
+        gte(creditUsageDaily.day, usageDayOf(since)),
+        until ? lt(creditUsageDaily.day, usageDayOf(until)) : undefined,
+      ),
     );
   return Math.max(0, Number(row?.used ?? 0));
+}
+
+/** creditsUsed for several scopes in one statement, keyed `scope:id`. */
+async function creditsUsedByScope(db: Executor, scopes: { scope: UsageScope; id: string }[], since: Date): Promise<Map<string, number>> {
+  const used = new Map<string, number>();
+  if (scopes.length === 0) return used;
+  const rows = await db
+    .select({ scope: creditUsageDaily.scope, scopeId: creditUsageDaily.scopeId, used: sql<string>`sum(${creditUsageDaily.credits})` })
+    .from(creditUsageDaily)
+    .where(
+      and(
+        or(...scopes.map((entry) => and(eq(creditUsageDaily.scope, entry.scope), eq(creditUsageDaily.scopeId, entry.id)))),
+        gte(creditUsageDaily.day, usageDayOf(since)),
+      ),
+    )
+    .groupBy(creditUsageDaily.scope, creditUsageDaily.scopeId);
+  for (const row of rows) used.set(`${row.scope}:${row.scopeId}`, Math.max(0, Number(row.used)));
+  return used;
+}
+
+/**
+ * Credits a project spent from `since` (any instant) on, as an SQL expression for a project list's
+ * correlated column: whole days after `since` from the counters, and the ledger rows of `since`'s own
+ * day from `since` on (an index range of one day's charges), so a rolling window stays exact.
+ */
+export function projectCreditsSince(projectId: AnyPgColumn, since: Date): SQL<string> {
+  const nextMidnight = new Date(Date.UTC(since.getUTCFullYear(), since.getUTCMonth(), since.getUTCDate() + 1));
+  return sql<string>`greatest(0, (select coalesce(sum(${qualified(creditUsageDaily.credits)}), 0) from ${creditUsageDaily}
+    where ${qualified(creditUsageDaily.scope)} = 'project' and ${qualified(creditUsageDaily.scopeId)} = ${projectId}
+    and ${qualified(creditUsageDaily.day)} > ${usageDayOf(since)})
+    + (select coalesce(-sum(${qualified(creditLedger.amount)}), 0) from ${creditLedger}
+    where ${qualified(creditLedger.projectId)} = ${projectId} and ${qualified(creditLedger.kind)} in ('charge', 'refund')
+    and ${qualified(creditLedger.createdAt)} >= ${since.toISOString()} and ${qualified(creditLedger.createdAt)} < ${nextMidnight.toISOString()}))`;
+}
+
+interface UsageEntry {
+  accountId: string;
+  workspaceId?: string | null;
+  projectId?: string | null;
+  apiKeyId?: string | null;
+  /** Credits spent: a charge's credits, a refund's negated. */
+  credits: number;
+  at: Date;
+}
+
+/**
+ * Adds a charge or refund to the counters of its scopes, in the transaction that writes its ledger row
+ * (one statement). Callers hold the account row's lock, so concurrent writers of one account's counter
+ * rows are already ordered and cannot deadlock.
+ */
+async function recordUsage(tx: Executor, entry: UsageEntry): Promise<void> {
+  const day = usageDayOf(entry.at);
+  const scopes: [UsageScope, string | null | undefined][] = [
+    ['account', entry.accountId],
+    ['account_keys', entry.apiKeyId ? entry.accountId : null],
+    ['workspace', entry.workspaceId],
+    ['project', entry.projectId],
+    ['api_key', entry.apiKeyId],
+  ];
+  const rows = scopes.flatMap(([scope, scopeId]) => (scopeId ? [{ scope, scopeId, day, credits: entry.credits }] : []));
+  await tx
+    .insert(creditUsageDaily)
+    .values(rows)
+    .onConflictDoUpdate({
+      target: [creditUsageDaily.scope, creditUsageDaily.scopeId, creditUsageDaily.day],
+      set: { credits: sql`${qualified(creditUsageDaily.credits)} + excluded.credits` },
+    });
 }
 
 export interface GrantRequest {
@@ -59,6 +143,9 @@ export async function grantCreditsIn(tx: Executor, grant: GrantRequest): Promise
     description: grant.description,
     createdAt: grant.now,
   });
+  if (grant.kind === 'refund') {
+    await recordUsage(tx, { ...grant, credits: -grant.amount, at: grant.now });
+  }
   return account.balance;
 }
 
@@ -114,7 +201,13 @@ interface Limited {
   budgetAlert: number | null;
   usageLimit: number | null;
   billingEmail: string | null;
-  where: SQL;
+}
+
+/** This period's usage of each scope that `needs` it, from the counters in one statement. */
+async function periodUsage(db: Executor, limited: Limited[], needs: (scope: Limited) => boolean, since: Date): Promise<Map<Limited, number>> {
+  const wanted = limited.filter(needs);
+  const used = await creditsUsedByScope(db, wanted, since);
+  return new Map(wanted.map((scope) => [scope, used.get(`${scope.scope}:${scope.id}`) ?? 0]));
 }
 
 interface Locked {
@@ -138,7 +231,6 @@ async function lockScope(tx: Executor, scope: ChargeScope, lock: boolean): Promi
       budgetAlert: account.budgetAlert,
       usageLimit: account.usageLimit,
       billingEmail: null,
-      where: eq(creditLedger.accountId, account.id),
     },
   ];
   const columns = { id: workspaces.id, budgetAlert: workspaces.budgetAlert, usageLimit: workspaces.usageLimit, billingEmail: workspaces.billingEmail };
@@ -149,7 +241,7 @@ async function lockScope(tx: Executor, scope: ChargeScope, lock: boolean): Promi
       usageLimit: number | null;
       billingEmail: string | null;
     }[];
-    if (workspace) limited.push({ scope: 'workspace', ...workspace, where: eq(creditLedger.workspaceId, workspace.id) });
+    if (workspace) limited.push({ scope: 'workspace', ...workspace });
   }
   if (scope.projectId) {
     const [project] = (await forUpdate(
@@ -158,7 +250,7 @@ async function lockScope(tx: Executor, scope: ChargeScope, lock: boolean): Promi
         .from(projects)
         .where(eq(projects.id, scope.projectId)),
     )) as { id: string; budgetAlert: number | null; usageLimit: number | null; billingEmail: string | null }[];
-    if (project) limited.push({ scope: 'project', ...project, where: eq(creditLedger.projectId, project.id) });
+    if (project) limited.push({ scope: 'project', ...project });
   }
   return { account, limited };
 }
@@ -178,9 +270,9 @@ function usageLimitExceeded(scope: Limited, used: number, amount: number): ApiEr
 export async function checkCredits(db: Executor, scope: ChargeScope & { estimate: number; pricing?: Pricing; now: Date }): Promise<void> {
   const { account, limited } = await lockScope(db, scope, false);
   const period = billingPeriod(scope.now);
-  for (const entry of limited) {
+  const usage = await periodUsage(db, limited, (entry) => entry.usageLimit !== null, period.start);
+  for (const [entry, used] of usage) {
     if (entry.usageLimit === null) continue;
-    const used = await creditsUsedSince(db, entry.where, period.start);
     const refused = scope.pricing === 'fixed' ? used + scope.estimate > entry.usageLimit : used >= entry.usageLimit;
     if (refused) throw usageLimitExceeded(entry, used, scope.estimate);
   }
@@ -195,10 +287,25 @@ export const RESERVATION_TTL_MS = 15 * 60 * 1000;
 
 /** Credits held by unexpired reservations of the account. */
 async function creditsHeld(db: Executor, accountId: string, now: Date, except?: string): Promise<number> {
-  const [row] = await db
+  const [row] = await heldQuery(db, accountId, now, except);
+  return Number(row?.held ?? 0);
+}
+
+const heldQuery = (from: Pick<Executor, 'select'>, accountId: string, now: Date, except?: string) =>
+  from
     .select({ held: sql<string>`coalesce(sum(${creditReservations.credits}), 0)` })
     .from(creditReservations)
     .where(and(eq(creditReservations.accountId, accountId), gt(creditReservations.expiresAt, now), except ? ne(creditReservations.id, except) : undefined));
+
+/**
+ * Deletes the hold a charge consumes and sums the account's other unexpired holds, in one statement (a
+ * data-modifying CTE: the sum sees the rows as they were before the delete, so the hold is excluded by id).
+ */
+async function releaseAndSumOtherHolds(tx: Executor, accountId: string, now: Date, reservationId: string): Promise<number> {
+  const released = tx
+    .$with('released', { id: sql<string>`id` })
+    .as(sql`delete from ${creditReservations} where ${creditReservations.id} = ${reservationId} returning ${creditReservations.id}`);
+  const [row] = await heldQuery(tx.with(released), accountId, now, reservationId);
   return Number(row?.held ?? 0);
 }
 
@@ -221,9 +328,9 @@ export async function reserveCredits(
   return db.transaction(async (tx) => {
     const { account, limited } = await lockScope(tx, scope, true);
     const period = billingPeriod(scope.now);
-    for (const entry of limited) {
+    const usage = await periodUsage(tx, limited, (entry) => entry.usageLimit !== null, period.start);
+    for (const [entry, used] of usage) {
       if (entry.usageLimit === null) continue;
-      const used = await creditsUsedSince(tx, entry.where, period.start);
       if (used >= entry.usageLimit) throw usageLimitExceeded(entry, used, scope.floor);
     }
     const free = account.creditBalance - (await creditsHeld(tx, account.id, scope.now));
@@ -292,15 +399,13 @@ export async function chargeCredits(tx: Transaction, charge: ChargeRequest): Pro
   const pricing = charge.pricing ?? 'fixed';
   const period = billingPeriod(charge.now);
   const { account, limited } = await lockScope(tx, charge, true);
-  if (charge.reservationId) await tx.delete(creditReservations).where(eq(creditReservations.id, charge.reservationId));
-  // Credits that running token-priced calls hold are not this charge's to take.
-  const heldByOthers = await creditsHeld(tx, account.id, charge.now);
+  // Credits that running token-priced calls hold are not this charge's to take; its own hold is released.
+  const heldByOthers = charge.reservationId
+    ? await releaseAndSumOtherHolds(tx, account.id, charge.now, charge.reservationId)
+    : await creditsHeld(tx, account.id, charge.now);
 
-  const usedBefore = new Map<Limited, number>();
-  for (const scope of limited) {
-    if (scope.usageLimit === null && scope.budgetAlert === null) continue;
-    const used = await creditsUsedSince(tx, scope.where, period.start);
-    usedBefore.set(scope, used);
+  const usedBefore = await periodUsage(tx, limited, (scope) => scope.usageLimit !== null || scope.budgetAlert !== null, period.start);
+  for (const [scope, used] of usedBefore) {
     // A metered call was checked before it ran and is charged in full (DECISIONS.md).
     if (pricing === 'fixed' && scope.usageLimit !== null && used + charge.amount > scope.usageLimit) {
       throw usageLimitExceeded(scope, used, charge.amount);
@@ -345,6 +450,7 @@ export async function chargeCredits(tx: Transaction, charge: ChargeRequest): Pro
     description: charge.description,
     createdAt: charge.now,
   });
+  await recordUsage(tx, { ...charge, credits: charged, at: charge.now });
 
   // Auto-recharge once the remaining credits fall to the threshold.
   if (account.autoRechargeEnabled && account.autoRechargeCredits > 0 && balanceAfter <= account.autoRechargeThreshold) {

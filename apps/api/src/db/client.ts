@@ -9,6 +9,7 @@ import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
 import { observedPglite, observedPostgres } from '../observability/db.js';
+import { buildOnlineIndexes } from './online-indexes.js';
 import * as schema from './schema/index.js';
 
 export type Schema = typeof schema;
@@ -80,7 +81,10 @@ async function openPglite(dataDir: string | undefined, loadDataDir: Blob | undef
     db: db as unknown as Database,
     driver: 'pglite',
     connection: { driver: 'pglite', client },
-    migrate: () => migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER }),
+    migrate: async () => {
+      await migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER });
+      await buildOnlineIndexes(db, false);
+    },
     exclusively: (work) => work(),
     listen: async (channel, onNotify) => {
       const unlisten = await client.listen(channel, onNotify);
@@ -134,7 +138,8 @@ async function openPostgres(url: string, poolSize: number, preparedStatements: b
     onnotice: () => {},
     connect_timeout: POSTGRES_FAULT_BOUNDS.connectTimeoutSeconds,
     backoff: (retries: number) => Math.min(0.05 * 2 ** retries, POSTGRES_FAULT_BOUNDS.maxBackoffSeconds),
-    connection: { statement_timeout: POSTGRES_FAULT_BOUNDS.statementTimeoutMs },
+    // jit off: an OLTP server's short queries never repay a JIT compile, which took 0.4–1.4 s on a list (wave3-facts.md).
+    connection: { statement_timeout: POSTGRES_FAULT_BOUNDS.statementTimeoutMs, jit: 'off' },
   });
   const db = drizzlePostgres({
     client: observedPostgres(preparedStatements ? preparingClient(client) : client, poolSize),
@@ -146,7 +151,11 @@ async function openPostgres(url: string, poolSize: number, preparedStatements: b
     connection: { driver: 'postgres', url },
     // One connection, so the session-level advisory lock covers the whole migration: several instances
     // starting at once apply each migration exactly once.
-    migrate: () => withAdvisoryLock(url, MIGRATION_LOCK_ID, (lockDb) => migratePostgres(lockDb, { migrationsFolder: MIGRATIONS_FOLDER })),
+    migrate: () =>
+      withAdvisoryLock(url, MIGRATION_LOCK_ID, async (lockDb) => {
+        await migratePostgres(lockDb, { migrationsFolder: MIGRATIONS_FOLDER });
+        await buildOnlineIndexes(lockDb, true);
+      }),
     exclusively: (work) => withAdvisoryLock(url, STARTUP_LOCK_ID, () => work()),
     listen: async (channel, onNotify) => {
       // postgres.js keeps one dedicated connection for LISTEN and re-subscribes after a reconnect.

@@ -1,5 +1,6 @@
 import { and, eq, getTableName, sql, type SQL } from 'drizzle-orm';
-import type { AnyPgColumn } from 'drizzle-orm/pg-core';
+import type { AnyPgColumn, PgTable } from 'drizzle-orm/pg-core';
+import type { PageQuery } from '../lib/pagination.js';
 import { workspaceMembers } from '../resources/workspaces/table.js';
 import { qualified } from './sql.js';
 
@@ -23,3 +24,19 @@ export const memberOf = (workspaceId: AnyPgColumn, userId: string): SQL =>
  */
 export const countIn = (column: AnyPgColumn, parent: AnyPgColumn): SQL<number> =>
   sql<number>`(select count(*)::int from ${sql.identifier(getTableName(column.table))} where ${qualified(column)} = ${qualified(parent)})`;
+
+/**
+ * A list page across every workspace the user belongs to, as a keyset page per workspace: `id in (the
+ * first page.fetch ids of each workspace, by the page's own filters and order)` through a lateral join
+ * on workspace_members. Each workspace's part is an index range scan of (workspace_id, created_at, id),
+ * so the cost is workspaces × page whatever the history (wave3-facts.md, History that grows). Inside
+ * the subquery `table`'s columns in `page.where` and `page.orderBy` name its own rows.
+ */
+export const pageAcrossWorkspaces =
+  (table: PgTable, columns: { id: AnyPgColumn; workspaceId: AnyPgColumn }, userId: string) =>
+  (page: PageQuery): SQL =>
+    sql`${qualified(columns.id)} in (select workspace_page.id from ${workspaceMembers} as member_of cross join lateral (
+      select ${qualified(columns.id)} as id from ${table}
+      where ${qualified(columns.workspaceId)} = member_of.workspace_id and ${page.where ?? sql`true`}
+      order by ${sql.join(page.orderBy, sql`, `)} limit ${page.fetch}
+    ) as workspace_page where member_of.user_id = ${userId})`;

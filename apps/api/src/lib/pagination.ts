@@ -159,6 +159,12 @@ export interface ListSpec<Row, Item> {
   order?: 'asc' | 'desc';
   /** The list's filters; undefined entries (a filter not asked for) are skipped. */
   filters?: (SQL | undefined)[];
+  /**
+   * For a list over all of the caller's workspaces (no workspace filter): a condition that narrows the
+   * page to the first rows of each workspace's own keyset page (`pageAcrossWorkspaces` in db/scoped.ts),
+   * so the query costs workspaces × page instead of every row of those workspaces.
+   */
+  acrossWorkspaces?: ((page: PageQuery) => SQL) | undefined;
   /** Runs the select with the page's where, order and size. */
   rows(page: PageQuery): Promise<Row[]>;
   keyOf(row: Row): { sortKey: Date; id: string };
@@ -176,7 +182,8 @@ export interface ListSpec<Row, Item> {
 export async function listPage<Row, Item>(query: ListQuery, spec: ListSpec<Row, Item>): Promise<Page<Item>> {
   const request: PageRequest = { list: spec.list, limit: limitOf(query), cursor: query.cursor, scope: cursorScope(spec.list, query) };
   const { after, orderBy, fetch } = keyset(request, spec.keyset, spec.order);
-  const rows = await spec.rows({ where: and(...(spec.filters ?? []), after), orderBy, fetch });
+  const page: PageQuery = { where: and(...(spec.filters ?? []), after), orderBy, fetch };
+  const rows = await spec.rows(spec.acrossWorkspaces ? { ...page, where: and(page.where, spec.acrossWorkspaces(page)) } : page);
   return toPage(request, rows, spec.keyOf, spec.toItem);
 }
 

@@ -118,3 +118,22 @@ export const creditReservations = pgTable(
   },
   (t) => [index('credit_reservations_account_idx').on(t.accountId, t.expiresAt)],
 );
+
+/**
+ * Running usage counters (DECISIONS.md, Usage counters): credits spent (charges net of refunds) per
+ * scope and UTC day, written in the transaction that writes the ledger row, so a period's usage is a
+ * read of at most 31 rows whatever the history. The ledger stays the truth: `pnpm admin usage reconcile`
+ * compares both. Scopes: `account`, `account_keys` (the account's charges made with an API key),
+ * `workspace`, `project`, `api_key`. No foreign key: money history outlives a deleted workspace, and
+ * its counters are then never read again.
+ */
+export const creditUsageDaily = pgTable(
+  'credit_usage_daily',
+  {
+    scope: text('scope', { enum: ['account', 'account_keys', 'workspace', 'project', 'api_key'] }).notNull(),
+    scopeId: text('scope_id').notNull(),
+    day: date('day', { mode: 'string' }).notNull(),
+    credits: bigint('credits', { mode: 'number' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.scope, t.scopeId, t.day] })],
+);

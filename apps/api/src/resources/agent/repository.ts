@@ -1,7 +1,7 @@
 import { and, desc, eq, ilike, lt, sql, type SQL } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { Executor } from '../../db/client.js';
-import { countIn, memberOf } from '../../db/scoped.js';
+import { countIn, memberOf, pageAcrossWorkspaces } from '../../db/scoped.js';
 import { errors } from '../../http/errors.js';
 import { containsPattern, listPage, type ListQuery } from '../../lib/pagination.js';
 import { workspaceMembers } from '../workspaces/table.js';
@@ -41,6 +41,10 @@ export function listThreadsOf(
       query.project_id ? eq(agentThreads.projectId, query.project_id) : undefined,
       query.search ? ilike(agentThreads.title, containsPattern(query.search)) : undefined,
     ],
+    acrossWorkspaces:
+      query.workspace_id || query.project_id
+        ? undefined
+        : pageAcrossWorkspaces(agentThreads, { id: agentThreads.id, workspaceId: agentThreads.workspaceId }, userId),
     rows: (page) =>
       db
         .select({ row: agentThreads })

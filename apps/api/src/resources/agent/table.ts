@@ -32,7 +32,10 @@ export const agentThreads = pgTable(
     createdAt: timestampMs('created_at').notNull(),
     updatedAt: timestampMs('updated_at').notNull(),
   },
-  (t) => [index('agent_threads_workspace_idx').on(t.workspaceId, t.createdAt, t.id), index('agent_threads_project_idx').on(t.projectId)],
+  (t) => [
+    index('agent_threads_workspace_idx').on(t.workspaceId, t.createdAt, t.id),
+    index('agent_threads_project_page_idx').on(t.projectId, t.createdAt, t.id),
+  ],
 );
 
 /**

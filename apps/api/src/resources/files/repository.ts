@@ -1,6 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { memberOf } from '../../db/scoped.js';
+import { memberOf, pageAcrossWorkspaces } from '../../db/scoped.js';
 import { accounts, tiers } from '../../db/schema/tenancy.js';
 import { apiError, errors } from '../../http/errors.js';
 import { listPage, type ListQuery } from '../../lib/pagination.js';
@@ -65,6 +65,7 @@ export function listFilesOf(
     list: `${listName}:${query.workspace_id ?? '*'}:${query.folder_id ?? '*'}`,
     keyset: { sortKey: files.createdAt, id: files.id },
     filters: [query.workspace_id ? eq(files.workspaceId, query.workspace_id) : undefined, ...fileListConditions(userId, query)],
+    acrossWorkspaces: query.workspace_id ? undefined : pageAcrossWorkspaces(files, { id: files.id, workspaceId: files.workspaceId }, userId),
     rows: (page) =>
       visibleFiles(db, userId)
         .where(page.where)

@@ -1,7 +1,7 @@
 import { and, eq, ilike, type SQL } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { Executor } from '../../db/client.js';
-import { countIn, memberOf } from '../../db/scoped.js';
+import { countIn, memberOf, pageAcrossWorkspaces } from '../../db/scoped.js';
 import { errors } from '../../http/errors.js';
 import { containsPattern, listPage, type ListQuery } from '../../lib/pagination.js';
 import type { WorkspaceRole } from '../../workspaces/roles.js';
@@ -62,6 +62,11 @@ export function listGenerationsOf(
       query.project_id ? eq(generations.projectId, query.project_id) : undefined,
       query.search ? ilike(generations.title, containsPattern(query.search)) : undefined,
     ],
+    // A project lies in one workspace: its own index (project_id, created_at, id) bounds that list.
+    acrossWorkspaces:
+      query.workspace_id || query.project_id
+        ? undefined
+        : pageAcrossWorkspaces(generations, { id: generations.id, workspaceId: generations.workspaceId }, userId),
     rows: (page) =>
       visibleGenerations(db, userId)
         .where(and(page.where))

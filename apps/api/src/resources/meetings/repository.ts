@@ -1,6 +1,6 @@
 import { and, eq, gte, lt, notInArray, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { memberOf } from '../../db/scoped.js';
+import { memberOf, pageAcrossWorkspaces } from '../../db/scoped.js';
 import { errors } from '../../http/errors.js';
 import { listPage, type ListQuery } from '../../lib/pagination.js';
 import type { WorkspaceRole } from '../../workspaces/roles.js';
@@ -32,6 +32,7 @@ export function listMeetingsOf(
     list: `meetings:${query.workspace_id ?? '*'}:${query.status ?? '*'}`,
     keyset: { sortKey: meetings.createdAt, id: meetings.id },
     filters: [query.workspace_id ? eq(meetings.workspaceId, query.workspace_id) : undefined, query.status ? eq(meetings.status, query.status) : undefined],
+    acrossWorkspaces: query.workspace_id ? undefined : pageAcrossWorkspaces(meetings, { id: meetings.id, workspaceId: meetings.workspaceId }, userId),
     rows: (page) =>
       db
         .select({ row: meetings })

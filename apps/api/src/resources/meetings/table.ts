@@ -58,6 +58,7 @@ export const meetings = pgTable(
   },
   (t) => [
     index('meetings_workspace_idx').on(t.workspaceId, t.createdAt, t.id),
+    index('meetings_workspace_status_idx').on(t.workspaceId, t.status, t.createdAt, t.id),
     index('meetings_key_idx').on(t.workspaceId, t.meetingKey),
     index('meetings_provider_bot_idx').on(t.providerBotId),
   ],

@@ -1,9 +1,8 @@
-import { eq, ilike, sql, type SQL } from 'drizzle-orm';
+import { eq, ilike, type SQL } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { Executor } from '../../db/client.js';
-import { creditLedger } from '../../db/schema/billing.js';
-import { countIn, memberOf } from '../../db/scoped.js';
-import { qualified } from '../../db/sql.js';
+import { projectCreditsSince } from '../../billing/credits.js';
+import { countIn, memberOf, pageAcrossWorkspaces } from '../../db/scoped.js';
 import { agentThreadsInProject } from '../agent/repository.js';
 import { generationsInProject } from '../generations/repository.js';
 import { errors } from '../../http/errors.js';
@@ -18,10 +17,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 /** Projects of the workspace whose id column is given, for the workspace's `project_count`. */
 export const projectsInWorkspace = (workspaceId: AnyPgColumn): SQL<number> => countIn(projects.workspaceId, workspaceId);
 
-const creditsUsed14d = (now: Date) =>
-  sql<string>`(select coalesce(-sum(${qualified(creditLedger.amount)}), 0) from ${creditLedger}
-    where ${qualified(creditLedger.projectId)} = ${qualified(projects.id)} and ${qualified(creditLedger.kind)} in ('charge', 'refund')
-    and ${qualified(creditLedger.createdAt)} >= ${new Date(now.getTime() - 14 * DAY_MS).toISOString()})`;
+const creditsUsed14d = (now: Date) => projectCreditsSince(projects.id, new Date(now.getTime() - 14 * DAY_MS));
 
 // Counts per project as correlated subqueries, so a page of projects is one query.
 const projectColumns = (now: Date) => ({
@@ -56,6 +52,7 @@ export function listProjectsOf(db: Executor, userId: string, now: Date, query: L
       query.workspace_id ? eq(projects.workspaceId, query.workspace_id) : undefined,
       query.search ? ilike(projects.name, containsPattern(query.search)) : undefined,
     ],
+    acrossWorkspaces: query.workspace_id ? undefined : pageAcrossWorkspaces(projects, { id: projects.id, workspaceId: projects.workspaceId }, userId),
     rows: (page) =>
       visibleProjects(db, userId, now)
         .where(page.where)

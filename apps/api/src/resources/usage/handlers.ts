@@ -1,8 +1,8 @@
 import type { Usage } from '@persona-api/types';
-import { and, desc, eq, gte, isNotNull, lt, sql } from 'drizzle-orm';
-import { billingPeriod, creditsUsedSince } from '../../billing/credits.js';
+import { and, desc, eq, gte, lt, sql } from 'drizzle-orm';
+import { billingPeriod, creditsUsed } from '../../billing/credits.js';
 import type { Handler } from '../../contract/handler-types.js';
-import { apiUsageDaily, creditLedger } from '../../db/schema/billing.js';
+import { apiUsageDaily } from '../../db/schema/billing.js';
 import { accounts, apiKeys, tiers } from '../../db/schema/tenancy.js';
 import { storedBytes } from '../files/repository.js';
 import { iso } from '../../lib/wire.js';
@@ -29,10 +29,10 @@ export const getUsage: Handler<'getUsage'> = async (_input, ctx) => {
     .where(eq(accounts.id, accountId));
   if (!account) throw new Error(`account ${accountId} of an authenticated key is missing`);
 
-  const creditsUsed = await creditsUsedSince(ctx.db, eq(creditLedger.accountId, accountId), period.start, period.end);
+  const creditsUsedInPeriod = await creditsUsed(ctx.db, 'account', accountId, period.start, period.end);
   const remaining = Math.max(0, account.account.creditBalance);
   // The ledger gives balance = carried over + granted − used, so what the period included is used + remaining.
-  const included = creditsUsed + remaining;
+  const included = creditsUsedInPeriod + remaining;
 
   const minutesUsed = await transcriptionMinutesUsed(ctx.db, accountId, period.start, period.end);
   const minutesIncluded = account.tier.transcriptionMinutesIncluded;
@@ -78,17 +78,12 @@ export const getUsage: Handler<'getUsage'> = async (_input, ctx) => {
   });
   const sum = (pick: (row: (typeof byKey)[number]) => number) => byKey.reduce((total, row) => total + pick(row), 0);
   const totalRequests = sum((row) => row.requests);
-  const apiCreditsUsed = await creditsUsedSince(
-    ctx.db,
-    and(eq(creditLedger.accountId, accountId), isNotNull(creditLedger.apiKeyId)) ?? sql`true`,
-    period.start,
-    period.end,
-  );
+  const apiCreditsUsed = await creditsUsed(ctx.db, 'account_keys', accountId, period.start, period.end);
 
   return {
     object: 'usage',
     billing_period: { start: iso(period.start), end: iso(period.end) },
-    credits: { used: creditsUsed, included, remaining, percentage_used: percentage(creditsUsed, included) },
+    credits: { used: creditsUsedInPeriod, included, remaining, percentage_used: percentage(creditsUsedInPeriod, included) },
     transcription: {
       minutes_used: minutesUsed,
       minutes_included: minutesIncluded,

@@ -1,0 +1,186 @@
+// History that grows (issue 23): one account on PostgreSQL whose history is grown with bulk SQL from a
+// fresh start to 10k, 100k and 1M credit-ledger rows (half as many stored responses, a tenth as many of
+// each other history kind, at most 100k), then sequential requests per endpoint at each step: p50/p90
+// and the growth factor from fresh to the largest step. Read the growth, not the absolute times.
+//
+//   pnpm build && pnpm bench:scale [--steps 10000,100000,1000000] [--requests 100] [--json]
+//
+// PostgreSQL only (BENCH_DATABASE_URL, else TEST_DATABASE_URL; a scratch database dropped afterwards):
+// the server owns a PGlite data directory while it runs, so the bulk history cannot be written beside it.
+// Only 127.0.0.1 is a target; every phase is bounded in count.
+import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { log } from '../lib/log.mjs';
+import { scratchDatabase } from '../lib/postgres.mjs';
+import { apiDir, startApiServer, stopProcess } from '../lib/servers.mjs';
+
+const { values: args } = parseArgs({
+  options: {
+    steps: { type: 'string', default: '10000,100000,1000000' },
+    requests: { type: 'string', default: '100' },
+    json: { type: 'boolean', default: false },
+  },
+});
+const STEPS = args.steps.split(',').map(Number);
+const REQUESTS = Number(args.requests);
+const KEY = `svc_live_${randomBytes(20).toString('hex')}`;
+const PERSONA = 'persona_saas_cfo';
+
+const require = createRequire(import.meta.url);
+const postgres = require(require.resolve('postgres', { paths: [apiDir] }));
+
+const pg = await scratchDatabase('persona_bench_scale');
+if (!pg) {
+  log('bench:scale needs PostgreSQL: set BENCH_DATABASE_URL or TEST_DATABASE_URL.');
+  process.exit(1);
+}
+const sql = postgres(pg.url, { max: 1, onnotice: () => {} });
+const api = await startApiServer({ BOOTSTRAP_API_KEY: KEY, DATABASE_URL: pg.url, DATA_DIR: join(apiDir, '.bench-scale-unused') });
+const headers = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
+
+async function call(method, path, body) {
+  const res = await fetch(`${api.baseUrl}/api/v1${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`);
+  return JSON.parse(text);
+}
+
+/** Copies row `id` of `table` `count` times: new ids, timestamps a second apart going back, other columns as given. */
+async function clone(table, id, count, overrides = {}) {
+  if (count <= 0) return;
+  const columns = await sql`select column_name, column_default from information_schema.columns
+    where table_schema = 'public' and table_name = ${table} order by ordinal_position`;
+  const names = columns.filter((c) => !c.column_default?.startsWith('nextval')).map((c) => c.column_name);
+  const value = (name) =>
+    overrides[name] ??
+    (name === 'id' ? `src.id || '_' || g` : name === 'created_at' || name === 'updated_at' ? `src.${name} - g * interval '1 second'` : `src."${name}"`);
+  const offset = Number((await sql.unsafe(`select count(*) as n from "${table}"`))[0].n);
+  await sql.unsafe(
+    `insert into "${table}" (${names.map((n) => `"${n}"`).join(', ')})
+     select ${names.map(value).join(', ')} from "${table}" src, generate_series(${offset}, ${offset + count - 1}) g where src.id = $1`,
+    [id],
+  );
+}
+
+const count = async (table) => Number((await sql.unsafe(`select count(*) as n from "${table}"`))[0].n);
+const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+
+// The account, its workspace and one of each history row to copy.
+const workspace = (await call('GET', '/workspaces')).data[0].id;
+const project = (await call('POST', '/projects', { workspace_id: workspace, name: 'Grown' })).id;
+await call('POST', '/responses', { model: 'service-1', persona_id: PERSONA, input: 'Price check?' });
+await call('POST', '/generations', { app_id: 'app_linkedin_post', input_data: { topic: 'Cold brew', post_length: 'short' }, project_id: project });
+await call('POST', '/agent/threads', { workspace_id: workspace, title: 'Research', project_id: project });
+const [account] = await sql`select account_id from workspaces where id = ${workspace}`;
+const now = new Date();
+await sql`insert into files (id, workspace_id, name, type, size_bytes, size, storage_key, created_at, updated_at)
+  values ('file_benchseed', ${workspace}, 'memo.txt', 'text/plain', 10, 10, 'upl_benchseed.txt', ${now}, ${now})`;
+await sql`insert into meetings (id, workspace_id, title, source, bot_name, join_type, join_at, status, status_changes, analysis_status, schema_ids, created_at, updated_at)
+  values ('mtg_benchseed', ${workspace}, 'Weekly', 'import', 'Notes', 'immediate', ${now}, 'done',
+    ${sql.json([{ code: 'done', sub_code: null, message: null, created_at: now.toISOString() }])}, 'completed', ${sql.json([])}, ${now}, ${now})`;
+const seed = async (table, where = `workspace_id = '${workspace}'`) => (await sql.unsafe(`select id from "${table}" where ${where} limit 1`))[0].id;
+const charge = await seed('credit_ledger', `account_id = '${account.account_id}' and kind = 'charge' and project_id is not null`);
+const templates = {
+  model_responses: await seed('model_responses', `account_id = '${account.account_id}'`),
+  generations: await seed('generations'),
+  agent_threads: await seed('agent_threads'),
+  files: await seed('files'),
+  meetings: await seed('meetings'),
+};
+
+const endpoints = [
+  ['POST /responses', 'POST', '/responses', () => ({ model: 'service-1', persona_id: PERSONA, input: 'Would you pay $18 per seat?' })],
+  [
+    'POST /chat/completions',
+    'POST',
+    '/chat/completions',
+    () => ({ model: 'service-1', persona_id: PERSONA, messages: [{ role: 'user', content: 'Would you pay $18 per seat?' }] }),
+  ],
+  [
+    'POST /generations (project)',
+    'POST',
+    '/generations',
+    () => ({ app_id: 'app_linkedin_post', input_data: { topic: 'Cold brew', post_length: 'short' }, project_id: project }),
+  ],
+  ['GET /usage', 'GET', '/usage'],
+  ['GET /projects', 'GET', '/projects'],
+  ['GET /projects/{id}', 'GET', `/projects/${project}`],
+  ['GET /files', 'GET', '/files'],
+  ['GET /files?workspace_id', 'GET', `/files?workspace_id=${workspace}`],
+  ['GET /meetings', 'GET', '/meetings'],
+  ['GET /agent/threads', 'GET', '/agent/threads'],
+  ['GET /generations', 'GET', '/generations'],
+  ['GET /personas', 'GET', '/personas'],
+  ['GET /news/stories', 'GET', '/news/stories'],
+];
+
+async function measureStep(label) {
+  const row = { step: label };
+  for (const [name, method, path, body] of endpoints) {
+    for (let i = 0; i < 5; i++) await call(method, path, body?.());
+    const times = [];
+    for (let i = 0; i < REQUESTS; i++) {
+      const started = performance.now();
+      await call(method, path, body?.());
+      times.push(performance.now() - started);
+    }
+    times.sort((a, b) => a - b);
+    row[name] = { p50: Number(percentile(times, 50).toFixed(2)), p90: Number(percentile(times, 90).toFixed(2)) };
+  }
+  log(`  ${label}: ${endpoints.map(([name]) => `${name} ${row[name].p50}`).join(', ')}`);
+  return row;
+}
+
+const rows = [];
+try {
+  log(`Benchmark: history steps ${STEPS.join(', ')} ledger rows; ${REQUESTS} sequential requests per endpoint`);
+  rows.push(await measureStep('fresh'));
+  const backfill = readFileSync(
+    join(
+      apiDir,
+      'drizzle',
+      readdirSync(join(apiDir, 'drizzle')).find((name) => name.endsWith('_usage_counters.sql')),
+    ),
+    'utf8',
+  )
+    .split('--> statement-breakpoint')
+    .at(-1);
+  for (const step of STEPS) {
+    const started = performance.now();
+    const others = Math.min(100_000, Math.round(step / 10));
+    // Ledger rows in the project and outside it, as a month and more of use.
+    await clone('credit_ledger', charge, step - (await count('credit_ledger')), {
+      project_id: `case when g % 2 = 0 then src.project_id end`,
+      created_at: `src.created_at - (g * interval '5 seconds')`,
+    });
+    await clone('model_responses', templates.model_responses, Math.round(step / 2) - (await count('model_responses')));
+    for (const table of ['generations', 'agent_threads', 'meetings']) await clone(table, templates[table], others - (await count(table)));
+    await clone('files', templates.files, others - (await count('files')), { storage_key: `'upl_' || md5(src.id || g) || '.txt'` });
+    // The counters the charges would have written, as the migration builds them from the ledger.
+    await sql`delete from credit_usage_daily`;
+    await sql.unsafe(backfill);
+    await sql`analyze`;
+    log(`  grew to ${step} ledger rows in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    rows.push(await measureStep(`${step}`));
+  }
+} finally {
+  await stopProcess(api.child);
+  await sql.end();
+  await pg.drop();
+}
+
+const first = rows[0];
+const last = rows.at(-1);
+const table = [
+  `| endpoint | ${rows.map((r) => r.step).join(' | ')} | growth |`,
+  `|---|${rows.map(() => '---').join('|')}|---|`,
+  ...endpoints.map(
+    ([name]) => `| ${name} | ${rows.map((r) => `${r[name].p50} / ${r[name].p90}`).join(' | ')} | ${(last[name].p50 / first[name].p50).toFixed(2)}× |`,
+  ),
+];
+if (args.json) process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+else process.stdout.write(`\np50 / p90 in ms (PostgreSQL), growth of p50 from fresh to ${last.step} ledger rows:\n\n${table.join('\n')}\n`);
