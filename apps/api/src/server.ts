@@ -6,6 +6,7 @@ import { pino, type Logger } from 'pino';
 import { bootstrapIfEmpty } from './admin/accounts.js';
 import { addNewsFeeds, loadBundledNewsIfEmpty } from './resources/news/feeds.js';
 import { buildApp } from './app.js';
+import { serveConsole } from './resources/console/static.js';
 import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/client.js';
 import { openConfiguredDatabase } from './db/open.js';
@@ -110,6 +111,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
       rateLimitMultiplier: config.RATE_LIMIT_MULTIPLIER,
       readinessChecks: [() => storage.ping(), ...(limiter instanceof RedisRateLimiter ? [() => limiter.ping()] : [])],
     });
+    await serveConsole(app);
     const connections = trackConnections(app.server);
     const url = await app.listen({ port: config.PORT, host: config.HOST });
     logger.info({ url: `${url}/api/v1`, rate_limits: config.REDIS_URL ? 'redis' : 'memory' }, 'persona-api listening');
