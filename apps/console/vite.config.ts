@@ -26,12 +26,19 @@ export default defineConfig({
       '/api': {
         target,
         changeOrigin: true,
-        // The mock keeps no sessions: it checks only that the console's cookie is there.
+        // The mock keeps no sessions and sets no cookie: the proxy plays the browser's cookie jar, sending
+        // a session cookie to the console's operations from a successful sign-in until sign-out.
         ...(mockSession
           ? {
               configure: (proxy) => {
+                let signedIn = false;
                 proxy.on('proxyReq', (request) => {
-                  if (request.path.includes('/console/')) request.setHeader('cookie', 'persona_session=mock');
+                  if (signedIn && request.path.includes('/console/')) request.setHeader('cookie', 'persona_session=mock');
+                });
+                proxy.on('proxyRes', (response, request) => {
+                  const path = request.url ?? '';
+                  if (request.method === 'POST' && /\/console\/(session|setup)$/.test(path) && response.statusCode === 200) signedIn = true;
+                  if (request.method === 'DELETE' && path.endsWith('/console/session')) signedIn = false;
                 });
               },
             }

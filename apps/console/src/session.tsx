@@ -45,7 +45,8 @@ export function useSignOut() {
   return async () => {
     await consoleApi.DELETE('/console/session');
     setCsrfToken('');
-    client.clear();
-    await client.invalidateQueries({ queryKey: SESSION_QUERY });
+    // Nothing of the signed-out account stays in memory; the gate shows the sign-in page.
+    client.removeQueries({ predicate: (query) => query.queryKey[0] !== SESSION_QUERY[0] });
+    client.setQueryData(SESSION_QUERY, null);
   };
 }
