@@ -47,6 +47,7 @@ describe('the console on the mock', () => {
   it('shows usage charts from the example usage', async () => {
     await openPage(page, 'Usage', 'Usage and credits');
     await page.getByRole('img', { name: /^Requests per key/ }).waitFor();
+    await page.getByRole('img', { name: /^Credits by day/ }).waitFor();
     await checkPage(page, 'mock-usage');
   });
 

@@ -134,6 +134,9 @@ describe('the console on the real server', () => {
   it('shows usage with the balance and a chart per key', async () => {
     await openPage(page, 'Usage', 'Usage and credits');
     await page.getByRole('img', { name: /^Requests per key/ }).waitFor();
+    // The playground's answer was charged today, through the Console session key.
+    await page.getByRole('img', { name: /^Credits by feature: createResponse \d+/ }).waitFor();
+    await page.getByRole('img', { name: /^Credits by key: .*Console session \d+/ }).waitFor();
     expect(await page.getByTestId('balance').textContent()).toMatch(/credits$/);
     await checkPage(page, 'real-usage');
   });

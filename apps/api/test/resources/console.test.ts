@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { runAdmin } from '../../src/admin/cli.js';
+import { creditLedger } from '../../src/db/schema/index.js';
 import { hashPassword, passwordCost, verifyPassword } from '../../src/resources/console/passwords.js';
 import { errorOf, type ApiResponse, useHarness } from '../support/harness.js';
 
@@ -203,5 +204,63 @@ describe('browser keys and sign-out', () => {
     } finally {
       h.clock.set(new Date(start));
     }
+  });
+});
+
+describe('usage breakdown for the charts', () => {
+  it("sums the period's credits by day, feature, workspace, project and key, leaving out other periods and accounts", async () => {
+    const owner = await newOwner();
+    const other = await newOwner();
+    const personas = await h.get('/personas?limit=1', owner.tenant.key);
+    const answered = await h.post('/responses', owner.tenant.key, {
+      model: 'service-1',
+      persona_id: personas.body.data[0].id,
+      input: 'Would you pay $18 per seat?',
+    });
+    expect(answered.status).toBe(200);
+    const answerCredits = answered.body.usage.credits_used as number;
+    expect((await h.post('/responses', other.tenant.key, { model: 'service-1', persona_id: personas.body.data[0].id, input: 'Hi' })).status).toBe(200);
+    // A video analysis charged and half refunded two days ago in the tenant's workspace, and a charge of last month.
+    const row = (id: string, amount: number, kind: 'charge' | 'refund', createdAt: Date) => ({
+      id,
+      accountId: owner.tenant.accountId,
+      workspaceId: owner.tenant.workspaceId,
+      kind,
+      amount,
+      balanceAfter: 0,
+      operationId: 'createVideoAnalysis',
+      description: 'fixture',
+      createdAt,
+    });
+    const twoDaysAgo = new Date(h.clock.ms() - 2 * 86_400_000);
+    await h.db
+      .insert(creditLedger)
+      .values([
+        row(`txn_va${process.pid}a`, -100, 'charge', twoDaysAgo),
+        row(`txn_va${process.pid}b`, 40, 'refund', twoDaysAgo),
+        row(`txn_va${process.pid}c`, -999, 'charge', new Date('2026-10-20T10:00:00.000Z')),
+      ]);
+
+    const breakdown = await h.get('/console/usage', undefined, asMember(owner, false));
+    expect(breakdown.status).toBe(200);
+    const today = h.clock.now().toISOString().slice(0, 10);
+    expect(breakdown.body.total_credits).toBe(answerCredits + 60);
+    expect(breakdown.body.by_day).toEqual([
+      { id: twoDaysAgo.toISOString().slice(0, 10), name: null, credits: 60 },
+      { id: today, name: null, credits: answerCredits },
+    ]);
+    expect(breakdown.body.by_feature).toEqual(
+      expect.arrayContaining([
+        { id: 'createVideoAnalysis', name: null, credits: 60 },
+        { id: 'createResponse', name: null, credits: answerCredits },
+      ]),
+    );
+    // The fixture's 60 credits, plus the answer's when /responses attributes it to the key's workspace.
+    const [workspace] = breakdown.body.by_workspace;
+    expect(breakdown.body.by_workspace).toHaveLength(1);
+    expect(workspace).toMatchObject({ id: owner.tenant.workspaceId, name: 'Home' });
+    expect([60, 60 + answerCredits]).toContain(workspace.credits);
+    expect(breakdown.body.by_key).toContainEqual({ id: owner.tenant.apiKeyId, name: 'Test key', credits: answerCredits });
+    expect(JSON.stringify(breakdown.body)).not.toContain(other.tenant.apiKeyId);
   });
 });

@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { messageOf } from '../api';
+import { consoleApi, messageOf } from '../api';
 import { BarChart, Meter } from '../charts';
 import { useSignedIn } from '../session';
 
@@ -7,6 +7,7 @@ import { useSignedIn } from '../session';
 export function Usage() {
   const { api } = useSignedIn();
   const usage = useQuery({ queryKey: ['usage'], queryFn: async () => (await api.GET('/usage')).data });
+  const breakdown = useQuery({ queryKey: ['usage-breakdown'], queryFn: async () => (await consoleApi.GET('/console/usage')).data });
   if (usage.isPending) return <p role="status">Loading usage…</p>;
   if (usage.isError) return <p role="alert">{messageOf(usage.error)}</p>;
   const u = usage.data;
@@ -35,6 +36,18 @@ export function Usage() {
       <Meter label="Credits used" used={u.credits.used} included={u.credits.included} unit="credits" />
       <Meter label="Transcription" used={u.transcription.minutes_used} included={u.transcription.minutes_included} unit="minutes" />
       <Meter label="Storage" used={u.storage.gb_used} included={u.storage.gb_included} unit="GB" />
+      <h2>Credits this period</h2>
+      {breakdown.isError && <p role="alert">{messageOf(breakdown.error)}</p>}
+      {breakdown.data && breakdown.data.total_credits === 0 && <p>No credits spent yet this period: try the playground.</p>}
+      {breakdown.data && breakdown.data.total_credits > 0 && (
+        <div className="cards">
+          <BarChart title="Credits by day" bars={breakdown.data.by_day.map((group) => ({ label: group.id ?? '—', value: group.credits }))} />
+          <BarChart title="Credits by feature" bars={breakdown.data.by_feature.map((group) => ({ label: group.id ?? 'other', value: group.credits }))} />
+          <BarChart title="Credits by workspace" bars={breakdown.data.by_workspace.map((group) => ({ label: group.name ?? group.id ?? 'no workspace', value: group.credits }))} />
+          <BarChart title="Credits by project" bars={breakdown.data.by_project.map((group) => ({ label: group.name ?? group.id ?? 'no project', value: group.credits }))} />
+          <BarChart title="Credits by key" bars={breakdown.data.by_key.map((group) => ({ label: group.name ?? group.id ?? 'no key', value: group.credits }))} />
+        </div>
+      )}
       <h2>API requests</h2>
       <p>
         {u.api_requests.total_requests.toLocaleString()} requests, {u.api_requests.total_tokens.toLocaleString()} tokens, {u.api_requests.credits_used.toLocaleString()} credits,{' '}

@@ -10,6 +10,7 @@ import {
   signIn,
   signOut,
 } from './handlers.js';
+import { getConsoleUsageBreakdown } from './usage.js';
 
 /** An API key opens no console operation: they need a session cookie (test/resources/console.test.ts covers sessions). */
 const apiKeyIsNoSession =
@@ -32,6 +33,7 @@ export const consoleModule = resourceModule({
     createConsoleApiKey,
     revokeConsoleApiKey,
     rotateConsoleApiKey,
+    getConsoleUsageBreakdown,
   },
   isolation: {
     // Sign-in and setup take no key: B's key with an empty body is a validation error, never A's session.
@@ -48,5 +50,6 @@ export const consoleModule = resourceModule({
     },
     revokeConsoleApiKey: apiKeyIsNoSession('post', (_ids, aKeyId) => `/console/api-keys/${aKeyId}/revoke`),
     rotateConsoleApiKey: apiKeyIsNoSession('post', (_ids, aKeyId) => `/console/api-keys/${aKeyId}/rotate`),
+    getConsoleUsageBreakdown: apiKeyIsNoSession('get', () => '/console/usage'),
   },
 });
