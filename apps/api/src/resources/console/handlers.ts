@@ -54,14 +54,16 @@ export const signIn: Handler<'signIn'> = async ({ body }, ctx) => {
 export const completeConsoleSetup: Handler<'completeConsoleSetup'> = async ({ body }, ctx) => {
   await limitSignIns(ctx, null);
   const now = ctx.now();
+  const unusedToken = and(eq(consoleSetupTokens.tokenHash, sha256(body.token)), isNull(consoleSetupTokens.usedAt), gt(consoleSetupTokens.expiresAt, now));
+  const invalidLink = () =>
+    apiError('invalid_credentials', 'This setup link is not valid: it was used already or has expired. Ask an administrator for a new one.');
+  // A guessed token costs a lookup, not a scrypt.
+  const [known] = await ctx.db.select({ userId: consoleSetupTokens.userId }).from(consoleSetupTokens).where(unusedToken);
+  if (!known) throw invalidLink();
   const passwordHash = await hashPassword(body.password);
   const started = await ctx.db.transaction(async (tx) => {
     // Used at most once: the update that marks it used is the check.
-    const [used] = await tx
-      .update(consoleSetupTokens)
-      .set({ usedAt: now })
-      .where(and(eq(consoleSetupTokens.tokenHash, sha256(body.token)), isNull(consoleSetupTokens.usedAt), gt(consoleSetupTokens.expiresAt, now)))
-      .returning({ userId: consoleSetupTokens.userId });
+    const [used] = await tx.update(consoleSetupTokens).set({ usedAt: now }).where(unusedToken).returning({ userId: consoleSetupTokens.userId });
     if (!used) return null;
     await tx
       .insert(consoleCredentials)
@@ -69,7 +71,7 @@ export const completeConsoleSetup: Handler<'completeConsoleSetup'> = async ({ bo
       .onConflictDoUpdate({ target: consoleCredentials.userId, set: { passwordHash, updatedAt: now } });
     return startSession(tx, used.userId, now);
   });
-  if (!started) throw apiError('invalid_credentials', 'This setup link is not valid: it was used already or has expired. Ask an administrator for a new one.');
+  if (!started) throw invalidLink();
   setSessionCookie(ctx, started.token);
   return sessionBody(started.session);
 };
