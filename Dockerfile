@@ -5,12 +5,14 @@ RUN apt-get update && apt-get install -y --no-install-recommends ffmpeg ca-certi
 RUN npm install --global --no-fund --no-audit pnpm@10.34.9
 WORKDIR /app
 COPY . .
-RUN pnpm install --frozen-lockfile && pnpm build --filter=@persona-api/api... && pnpm deploy --filter=@persona-api/api --prod --legacy /srv/api
+RUN pnpm install --frozen-lockfile && pnpm build --filter=@persona-api/api... --filter=@persona-api/console && pnpm deploy --filter=@persona-api/api --prod --legacy /srv/api
 
 FROM node:24-bookworm-slim
 RUN apt-get update && apt-get install -y --no-install-recommends ffmpeg ca-certificates && rm -rf /var/lib/apt/lists/*
 WORKDIR /srv/api
 COPY --from=build /srv/api .
+# The web console's static build, where the server looks for it (apps/console/dist beside apps/api).
+COPY --from=build /app/apps/console/dist /srv/console/dist
 ENV NODE_ENV=production PORT=8080
 EXPOSE 8080
 USER node

@@ -100,6 +100,12 @@ export interface ExampleRequest {
   bodyExamples: Array<{ name: string; value: unknown }>;
   /** False where the operation overrides security with `[]` / `[{}]` (the signed upload URL). */
   requiresApiKey: boolean;
+  /**
+   * Example credentials of the operation's apiKey security schemes sent in a header or a cookie (the console's
+   * session cookie and CSRF header), as headers (`Cookie`, `X-CSRF-Token`); empty for bearer-only operations.
+   * Sent together with the bearer key by whoever sends the request "with its credentials".
+   */
+  credentials: Record<string, string>;
 }
 
 /** The success example of an operation, when it is JSON. */

@@ -168,7 +168,24 @@ export function exampleRequest(document, { method, path, operation }) {
     ...(body ? { body } : {}),
     bodyExamples,
     requiresApiKey: requiresApiKey(document, operation),
+    credentials: exampleCredentials(document, operation),
   };
+}
+
+/** Example values for the apiKey schemes an operation names that travel in a header or a cookie (see ExampleRequest). */
+function exampleCredentials(document, operation) {
+  const requirement = (operation.security ?? document.security ?? []).find((candidate) => Object.keys(candidate).length > 0) ?? {};
+  const credentials = {};
+  const cookies = [];
+  for (const name of Object.keys(requirement)) {
+    const scheme = deref(document, document.components?.securitySchemes?.[name] ?? {});
+    if (scheme.type !== 'apiKey') continue;
+    const value = `example_${name}_${'0'.repeat(24)}`;
+    if (scheme.in === 'header') credentials[scheme.name] = value;
+    else if (scheme.in === 'cookie') cookies.push(`${scheme.name}=${value}`);
+  }
+  if (cookies.length > 0) credentials.Cookie = cookies.join('; ');
+  return credentials;
 }
 
 export function exampleRequests(document) {

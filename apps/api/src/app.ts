@@ -81,6 +81,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     clock: { now: () => new Date() },
     logger: options.logger,
     fetcher: createGuardedFetcher(),
+    rateLimiter: options.rateLimiter,
     ...options.services,
   };
   // Measured (metrics, spans) however they were given; wrapping twice is a no-op.
@@ -93,7 +94,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const operations = new Map<string, OperationInfo>(listOperations(spec).map((op) => [op.operationId, op]));
   const handlers: Partial<HandlerMap> = { ...defaultHandlers, ...options.handlers };
   let shuttingDown = false;
-  const findApiKey = apiKeyFinder(db);
+  const findApiKey = apiKeyFinder(db, undefined, now);
   // Revocations and tier changes, from any instance or the admin CLI, empty the key cache at once.
   const stopListening = await options.database.listen(API_KEYS_CHANGED, () => findApiKey.forget());
   const stopListeningHere = onApiKeysChangedHere(() => findApiKey.forget());

@@ -6,6 +6,7 @@ import { type DestinationStream, type Logger, type LoggerOptions, pino } from 'p
 import { bootstrapIfEmpty } from './admin/accounts.js';
 import { addNewsFeeds, loadBundledNewsIfEmpty } from './resources/news/feeds.js';
 import { buildApp } from './app.js';
+import { serveConsole } from './resources/console/static.js';
 import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/client.js';
 import { openConfiguredDatabase } from './db/open.js';
@@ -132,6 +133,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
       rateLimitMultiplier: config.RATE_LIMIT_MULTIPLIER,
       readinessChecks: [() => storage.ping(), ...(limiter instanceof RedisRateLimiter ? [() => limiter.ping()] : [])],
     });
+    await serveConsole(app);
     const connections = trackConnections(app.server);
     const stopHoldGauges = collectCreditHolds(database.db);
     metrics = await startConfiguredMetrics(config, logger);

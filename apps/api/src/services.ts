@@ -7,6 +7,7 @@ import type { WebSearchProvider } from './ai/tools/web-search.js';
 import type { FileSettings } from './resources/files/settings.js';
 import type { MeetingSettings } from './resources/meetings/settings.js';
 import type { ObjectStorage } from './storage/types.js';
+import type { RateLimiter } from './http/rate-limit.js';
 
 export interface Clock {
   now(): Date;
@@ -35,6 +36,8 @@ export interface Services {
   webSearch?: WebSearchProvider | undefined;
   /** Speech-to-text server and meeting-bot provider of meetings (from config.ts); absent: none configured. */
   meetings?: MeetingSettings;
+  /** The request rate limiter (shared across instances with Redis); the console limits sign-ins with it. */
+  rateLimiter?: RateLimiter;
 }
 
 /** Thrown by a service this server was started without; the message says what is missing. */

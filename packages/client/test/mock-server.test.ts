@@ -36,6 +36,8 @@ function initFor(request: ExampleRequest, body: unknown = request.body?.value): 
   if (request.body) init.body = body;
   if (request.body && !/json/.test(request.body.contentType)) init.headers = { 'Content-Type': request.body.contentType };
   if (binary.has(`${request.method} ${request.path}`)) Object.assign(init, { headers: { Accept: '*/*' }, parseAs: 'arrayBuffer' });
+  // The console's session cookie and CSRF header, for the operations that take them instead of the key.
+  if (Object.keys(request.credentials).length > 0) init.headers = { ...(init.headers as object), ...request.credentials };
   return init;
 }
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { and, count, desc, eq, isNull, sql } from 'drizzle-orm';
 import { announceApiKeysChanged, apiKeysChangedHere, generateApiKey, hashApiKey, keyPrefix } from '../auth/api-keys.js';
 import { grantCreditsIn } from '../billing/credits.js';
@@ -5,7 +6,8 @@ import type { Database, Executor } from '../db/client.js';
 import { accounts, apiKeys, users, workspaceMembers, workspaces } from '../db/schema/index.js';
 import { qualified } from '../db/sql.js';
 import type { TierId } from '../db/seed.js';
-import { newId } from '../lib/ids.js';
+import { newId, randomBase62 } from '../lib/ids.js';
+import { consoleSetupTokens } from '../resources/console/table.js';
 
 /** Account administration shared by the admin CLI, the first-start bootstrap and the tests. */
 
@@ -171,4 +173,50 @@ export async function bootstrapIfEmpty(db: Database, options: { apiKey?: string 
   const workspaceId = await createWorkspaceFor(db, { accountId, name: 'Development' });
   const { key } = await createApiKey(db, { accountId, name: 'Development key', key: options.apiKey });
   return { accountId, workspaceId, apiKey: key };
+}
+
+/** How long a console setup link works (DECISIONS.md, Console). */
+export const SETUP_LINK_MS = 72 * 60 * 60 * 1000;
+
+/**
+ * A one-time console setup link's token for the account's owner, or for `email` (made a member of the
+ * account when it is not one yet). Only the token's SHA-256 is stored; the caller prints the link once.
+ */
+export async function createConsoleSetupToken(
+  db: Database,
+  input: { accountId: string; email?: string | undefined; now?: Date },
+): Promise<{ userId: string; token: string }> {
+  const now = input.now ?? new Date();
+  return db.transaction(async (tx) => {
+    let userId: string;
+    if (input.email) {
+      const [user] = await tx
+        .select({ id: users.id, accountId: users.accountId })
+        .from(users)
+        .where(eq(sql`lower(${users.email})`, input.email.toLowerCase()));
+      if (user && user.accountId !== null && user.accountId !== input.accountId) throw new Error(`${input.email} belongs to another account.`);
+      if (user) {
+        userId = user.id;
+        if (user.accountId === null) await tx.update(users).set({ accountId: input.accountId }).where(eq(users.id, userId));
+      } else {
+        userId = newId('usr');
+        await tx.insert(users).values({ id: userId, email: input.email, accountId: input.accountId, createdAt: now });
+      }
+    } else {
+      userId = await ownerOf(tx, input.accountId);
+    }
+    const token = randomBase62(32);
+    await tx.insert(consoleSetupTokens).values({
+      tokenHash: createHash('sha256').update(token, 'utf8').digest('hex'),
+      userId,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + SETUP_LINK_MS),
+    });
+    return { userId, token };
+  });
+}
+
+/** The link a setup token is used from: the console page of the server at `publicBaseUrl` (…/api/v1). */
+export function consoleSetupLink(publicBaseUrl: string, token: string): string {
+  return `${new URL(publicBaseUrl).origin}/console/#setup=${token}`;
 }

@@ -3,14 +3,24 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { grantCredits } from '../billing/credits.js';
 import { reconcileUsageCounters } from '../billing/reconcile.js';
-import { ConfigError, loadConfig } from '../config.js';
+import { ConfigError, loadConfig, publicBaseUrl } from '../config.js';
 import type { Database } from '../db/client.js';
 import { openConfiguredDatabase } from '../db/open.js';
 import { TIER_IDS, type TierId } from '../db/seed.js';
 import { eq } from 'drizzle-orm';
 import { addNewsFeeds } from '../resources/news/feeds.js';
 import { newsFeeds } from '../resources/news/table.js';
-import { createAccount, createApiKey, createWorkspaceFor, listAccounts, listApiKeys, revokeApiKey, setTier } from './accounts.js';
+import {
+  consoleSetupLink,
+  createAccount,
+  createApiKey,
+  createConsoleSetupToken,
+  createWorkspaceFor,
+  listAccounts,
+  listApiKeys,
+  revokeApiKey,
+  setTier,
+} from './accounts.js';
 
 const USAGE = `Usage: pnpm --filter @persona-api/api admin <command> [options]
 
@@ -23,6 +33,9 @@ const USAGE = `Usage: pnpm --filter @persona-api/api admin <command> [options]
   keys create <account_id> [--name <name>]    prints the new key once
   keys list [<account_id>]
   keys revoke <key_id>
+  console invite <account_id> [--email <email>]
+                                             a one-time link (72 hours) to set a console password: the
+                                             account owner's, or a new member's with --email
   news add-feed <url>                        a feed (RSS, Atom, JSON Feed) for the news.poll job
   news remove-feed <url>
   news list-feeds                            each feed with its last poll and error
@@ -75,7 +88,7 @@ function parseOptions(argv: string[]) {
 }
 
 /** Runs one admin command against `db`, writing human-readable lines to `out`. */
-export async function runAdmin(argv: string[], db: Database, out: (line: string) => void): Promise<void> {
+export async function runAdmin(argv: string[], db: Database, out: (line: string) => void, linkBase = 'http://localhost:8080/api/v1'): Promise<void> {
   const { values, positionals } = parseOptions(argv);
   const [group, action, target] = positionals;
   switch (`${group} ${action}`) {
@@ -144,6 +157,13 @@ export async function runAdmin(argv: string[], db: Database, out: (line: string)
       out(`revoked ${keyId}`);
       return;
     }
+    case 'console invite': {
+      const accountId = required(target, 'account id');
+      if (!(await listAccounts(db)).some((account) => account.id === accountId)) throw new UsageError(`No account ${accountId}`);
+      const { userId, token } = await createConsoleSetupToken(db, { accountId, email: values.email });
+      out(`user ${userId}\n\nOne-time console setup link (works once, for 72 hours):\n  ${consoleSetupLink(linkBase, token)}`);
+      return;
+    }
     case 'news add-feed': {
       const url = required(target, 'feed url');
       if (!/^https?:\/\/\S+$/.test(url)) throw new UsageError('the feed url must start with http:// or https://');
@@ -187,7 +207,7 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const database = await openConfiguredDatabase(config, 'persona-api admin');
   try {
-    await runAdmin(argv, database.db, (line) => process.stdout.write(`${line}\n`));
+    await runAdmin(argv, database.db, (line) => process.stdout.write(`${line}\n`), publicBaseUrl(config));
   } finally {
     await database.close();
   }

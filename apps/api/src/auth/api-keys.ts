@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { and, eq, isNull, sql } from 'drizzle-orm';
+import { and, eq, gt, isNull, or, sql } from 'drizzle-orm';
 import { LRUCache } from 'lru-cache';
 import { API_KEY_PATTERN } from '../config.js';
 import type { Database, Executor } from '../db/client.js';
@@ -81,7 +81,7 @@ export interface ApiKeyFinder {
  * by SHA-256 digest, so its timing depends on the digest and not on how many characters of a real key
  * were guessed; the final comparison is constant-time as well.
  */
-export function apiKeyFinder(db: Database, cacheMs = API_KEY_CACHE_MS): ApiKeyFinder {
+export function apiKeyFinder(db: Database, cacheMs = API_KEY_CACHE_MS, now: () => Date = () => new Date()): ApiKeyFinder {
   const query = db
     .select({
       apiKeyId: apiKeys.id,
@@ -90,22 +90,31 @@ export function apiKeyFinder(db: Database, cacheMs = API_KEY_CACHE_MS): ApiKeyFi
       userId: apiKeys.userId,
       tierId: accounts.tierId,
       requestsPerMinute: tiers.requestsPerMinute,
+      expiresAt: apiKeys.expiresAt,
     })
     .from(apiKeys)
     .innerJoin(accounts, eq(accounts.id, apiKeys.accountId))
     .innerJoin(tiers, eq(tiers.id, accounts.tierId))
-    .where(and(eq(apiKeys.keyHash, sql.placeholder('digest')), isNull(apiKeys.revokedAt)))
+    .where(
+      and(
+        eq(apiKeys.keyHash, sql.placeholder('digest')),
+        isNull(apiKeys.revokedAt),
+        // Console browser keys expire with their session (DECISIONS.md, Console).
+        or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, sql.placeholder('now'))),
+      ),
+    )
     .limit(1)
     .prepare('find_api_key');
-  const cache = cacheMs > 0 ? new LRUCache<string, AuthContext>({ max: 10_000, ttl: cacheMs }) : null;
+  const cache = cacheMs > 0 ? new LRUCache<string, { auth: AuthContext; expiresAt: Date | null }>({ max: 10_000, ttl: cacheMs }) : null;
   const find = async (key: string) => {
     const digest = hashApiKey(key);
     const cached = cache?.get(digest);
-    if (cached) return cached;
-    const [row] = await query.execute({ digest });
+    // A key that expires (a console browser key) is not trusted from the cache past its expiry.
+    if (cached && (!cached.expiresAt || cached.expiresAt > now())) return cached.auth;
+    const [row] = await query.execute({ digest, now: now().toISOString() });
     if (!row || !timingSafeEqual(Buffer.from(row.keyHash, 'hex'), Buffer.from(digest, 'hex'))) return null;
-    const { keyHash: _hash, ...auth } = row;
-    cache?.set(digest, auth);
+    const { keyHash: _hash, expiresAt, ...auth } = row;
+    cache?.set(digest, { auth, expiresAt });
     return auth;
   };
   return Object.assign(find, { forget: () => cache?.clear() });

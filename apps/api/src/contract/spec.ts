@@ -42,7 +42,8 @@ export function listOperations(spec: OpenApiDocument): OperationInfo[] {
       method: operation.method.toUpperCase(),
       path: operation.path,
       // `security: []` or an alternative `{}` makes authentication optional.
-      requiresAuth: operation.requiresApiKey,
+      // The console's operations take a session cookie instead (resources/console), not the bearer key.
+      requiresAuth: operation.requiresApiKey && (operation.operation.security ?? spec.security ?? []).every((requirement) => 'BearerAuth' in requirement),
       headerNames: Object.fromEntries(operation.parameters.filter((parameter) => parameter.in === 'header').map(({ name }) => [name.toLowerCase(), name])),
       rawBody: mediaTypes.length > 0 && !mediaTypes.some((type) => type === 'application/json' || type.endsWith('+json')),
     };

@@ -41,6 +41,8 @@ export const STATUS_OF_CODE: Record<ErrorCode, number> = {
   malformed_request: 400,
   invalid_api_key: 401,
   invalid_upload_signature: 401,
+  invalid_session: 401,
+  invalid_credentials: 401,
   insufficient_credits: 402,
   usage_limit_exceeded: 402,
   permission_denied: 403,

@@ -45,7 +45,9 @@ export type IdPrefix =
   | 'fg'
   // News stories and digests.
   | 'story'
-  | 'dig';
+  | 'dig'
+  // Console sign-in sessions.
+  | 'csn';
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${randomBase62(16)}`;

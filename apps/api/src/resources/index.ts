@@ -3,6 +3,7 @@ import { errors } from '../http/errors.js';
 import { agentModule } from './agent/index.js';
 import { brandVoicesModule } from './brand-voices/index.js';
 import { chatModule } from './chat/index.js';
+import { consoleModule } from './console/index.js';
 import { meetingsModule } from './meetings/index.js';
 import { meetingSchemasModule } from './meeting-schemas/index.js';
 import { focusGroupsModule } from './focus-groups/index.js';
@@ -43,6 +44,7 @@ export const resourceModules = [
   brandVoicesModule,
   generationsModule,
   agentModule,
+  consoleModule,
 ] as const satisfies readonly ResourceModule<any>[];
 
 type UnionToIntersection<U> = (U extends unknown ? (union: U) => void : never) extends (intersection: infer I) => void ? I : never;

@@ -15,7 +15,11 @@ export interface SendOptions {
 
 export function send(baseUrl: string, request: ExampleRequest, options: SendOptions = {}): Promise<Response> {
   const headers: Record<string, string> = { ...request.headers, ...options.headers };
-  if (options.apiKey ?? request.requiresApiKey) headers.authorization = `Bearer ${API_KEY}`;
+  if (options.apiKey ?? request.requiresApiKey) {
+    headers.authorization = `Bearer ${API_KEY}`;
+    // The console's operations are authorised by a session cookie and a CSRF header instead.
+    Object.assign(headers, request.credentials);
+  }
   let body: string | undefined = options.rawBody;
   if (request.body && body === undefined) {
     const value = options.body === undefined ? request.body.value : options.body;

@@ -15,3 +15,4 @@ export * from '../../resources/news/table.js';
 export * from '../../resources/brand-voices/table.js';
 export * from '../../resources/generations/table.js';
 export * from '../../resources/agent/table.js';
+export * from '../../resources/console/table.js';

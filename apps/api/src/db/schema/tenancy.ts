@@ -59,6 +59,9 @@ export const apiKeys = pgTable(
     keyPrefix: text('key_prefix').notNull(),
     createdAt: timestampMs('created_at').notNull(),
     revokedAt: timestampMs('revoked_at'),
+    // A console browser key (DECISIONS.md, Console): the session it belongs to and when it stops working.
+    consoleSessionId: text('console_session_id'),
+    expiresAt: timestampMs('expires_at'),
   },
   (t) => [uniqueIndex('api_keys_key_hash_key').on(t.keyHash), index('api_keys_account_idx').on(t.accountId)],
 );

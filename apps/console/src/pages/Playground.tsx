@@ -1,0 +1,108 @@
+import type { ResponseAnalysis } from '@persona-api/client';
+import { useQuery } from '@tanstack/react-query';
+import { type FormEvent, useState } from 'react';
+import { messageOf } from '../api';
+import { BarChart } from '../charts';
+import { useSignedIn } from '../session';
+
+interface Turn {
+  question: string;
+  answer: string;
+  credits: number | null;
+  analysis: ResponseAnalysis | null;
+  done: boolean;
+}
+
+const EMOTIONS = ['joy', 'trust', 'fear', 'surprise', 'sadness', 'disgust', 'anger', 'anticipation'] as const;
+
+/** Talk to a persona: answers stream in; each turn shows its credits and, with analysis on, the analysis panel. */
+export function Playground() {
+  const { api } = useSignedIn();
+  const personas = useQuery({ queryKey: ['personas'], queryFn: async () => (await api.GET('/personas', { params: { query: { limit: 100 } } })).data.data });
+  const [turns, setTurns] = useState<Turn[]>([]);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const send = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    const question = String(form.get('input'));
+    const personaId = String(form.get('persona'));
+    const analysisMode = form.get('analysis') === 'on';
+    setBusy(true);
+    setError(null);
+    const index = turns.length;
+    const update = (change: Partial<Turn>) => setTurns((all) => all.map((turn, i) => (i === index ? { ...turn, ...change } : turn)));
+    setTurns((all) => [...all, { question, answer: '', credits: null, analysis: null, done: false }]);
+    try {
+      const stream = await api.stream('/responses', { body: { model: 'service-1', persona_id: personaId, input: question, analysis_mode: analysisMode } });
+      let answer = '';
+      for await (const item of stream) {
+        if (item.type === 'response.output_text.delta') {
+          answer += item.delta;
+          update({ answer });
+        } else if (item.type === 'response.completed') {
+          update({ credits: item.response.usage?.credits_used ?? null, analysis: item.response.analysis ?? null, done: true });
+        }
+      }
+      update({ done: true });
+    } catch (caught) {
+      setError(messageOf(caught));
+      update({ done: true });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section aria-labelledby="playground-title">
+      <h1 id="playground-title">Playground</h1>
+      {personas.isError && <p role="alert">{messageOf(personas.error)}</p>}
+      <form onSubmit={send} className="stack">
+        <label>
+          Persona
+          <select name="persona" required>
+            {(personas.data ?? []).map((persona) => (
+              <option key={persona.id} value={persona.id}>
+                {persona.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Message
+          <textarea name="input" required rows={3} maxLength={4000} defaultValue="Would you pay $18 per seat for forecasting?" />
+        </label>
+        <label className="inline">
+          <input type="checkbox" name="analysis" /> Analysis panel (+5 credits)
+        </label>
+        <button type="submit" disabled={busy || !personas.data?.length}>
+          {busy ? 'Answering…' : 'Send'}
+        </button>
+      </form>
+      {error && <p role="alert">{error}</p>}
+      {turns.length === 0 && <p>Pick a persona and ask something; the answer streams in as it is written.</p>}
+      <ol className="turns">
+        {turns.map((turn, index) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: turns are only appended
+          <li key={index} className="turn">
+            <p className="question">{turn.question}</p>
+            <p className="answer" data-testid="answer" aria-live="polite" aria-busy={!turn.done}>
+              {turn.answer}
+            </p>
+            {turn.credits !== null && <p className="credits" data-testid="turn-credits">{turn.credits} credits</p>}
+            {turn.analysis && (
+              <div className="analysis">
+                <p>
+                  <strong>Sentiment:</strong> {turn.analysis.sentiment.label} ({turn.analysis.sentiment.score.toFixed(2)})
+                </p>
+                <p>{turn.analysis.summary}</p>
+                <BarChart title="Emotions" bars={EMOTIONS.map((emotion) => ({ label: emotion, value: Math.round(turn.analysis!.emotional_metrics[emotion] * 100) }))} unit="%" />
+              </div>
+            )}
+          </li>
+        ))}
+      </ol>
+    </section>
+  );
+}
