@@ -112,9 +112,7 @@ export async function readDocumentSource(file: { storageKey: string | null; type
     const object = await storage.get(uploadObjectKey(file.storageKey));
     if (!object) return failed('The file has no stored content.');
     const bytes = await bytesOf(object.body, maxBytes);
-    const document = await inSpan(`parse ${kind}`, { 'persona.parser': kind }, () =>
-      parseDocumentBounded(kind, bytes, MAX_CHARS_PER_SOURCE),
-    );
+    const document = await inSpan(`parse ${kind}`, { 'persona.parser': kind }, () => parseDocumentBounded(kind, bytes, MAX_CHARS_PER_SOURCE));
     return document.ok ? finish(document.text, document.title) : document;
   } catch {
     return failed(`The ${kind.toUpperCase()} document could not be parsed.`);

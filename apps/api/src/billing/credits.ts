@@ -1,5 +1,5 @@
 import { countCredits } from '../observability/billing.js';
-import { and, eq, gt, gte, inArray, lt, ne, or, sql, type SQL } from 'drizzle-orm';
+import { and, eq, gt, gte, lt, ne, or, sql, type SQL } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { Database, Executor, Transaction } from '../db/client.js';
 import { accounts, budgetAlerts, creditLedger, creditReservations, creditUsageDaily, projects, users, workspaces } from '../db/schema/index.js';
