@@ -110,7 +110,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     if (bundledStories > 0) logger.info({ stories: bundledStories }, 'empty news corpus: loaded the bundled feeds');
     rateLimiter = config.REDIS_URL
       ? new RedisRateLimiter(config.REDIS_URL, undefined, undefined, undefined, (err) =>
-          // "Counted": the observability metric for fallbacks hangs on this field.
+          // Each fallback is counted in persona_rate_limit_fallbacks_total; this warning comes at most once a second.
           logger.warn({ err, rate_limit_fallback: true }, 'Redis unreachable: rate limits are per process until it is back'),
         )
       : new MemoryRateLimiter();

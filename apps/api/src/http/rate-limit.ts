@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
+import { rateLimitFallbacks } from '../observability/metrics.js';
 
 /**
  * Sliding-window log: a request is let through when fewer than `limit` requests were let through in
@@ -148,6 +149,7 @@ export class RedisRateLimiter implements RateLimiter {
       const [allowed, count, oldest] = await this.redis.slidingWindow(this.keyPrefix + key, nowMs, this.windowMs, limit, member);
       return decide(allowed === 1, limit, count, oldest === null ? undefined : Number(oldest), nowMs, this.windowMs);
     } catch (err) {
+      rateLimitFallbacks.inc();
       if (Date.now() - this.lastFallbackWarning >= 1_000) {
         this.lastFallbackWarning = Date.now();
         this.onFallback(err);

@@ -129,6 +129,21 @@ export const rateLimitRefusals = new Counter({
   registers,
 });
 
+// Dependency faults (DECISIONS.md, Dependency faults): what the process survived instead of exiting, and the
+// time the rate limiter spent on its per-process fallback while Redis was unreachable.
+export const uncaughtErrors = new Counter({
+  name: 'persona_uncaught_errors_total',
+  help: 'Exceptions and rejections nothing caught, logged while the process kept running, by origin.',
+  labelNames: ['origin'] as const,
+  registers,
+});
+
+export const rateLimitFallbacks = new Counter({
+  name: 'persona_rate_limit_fallbacks_total',
+  help: 'Rate-limit checks answered by the per-process window because Redis did not answer in time.',
+  registers,
+});
+
 export const jobsEnqueued = new Counter({ name: 'persona_jobs_enqueued_total', help: 'Jobs enqueued, by kind.', labelNames: ['kind'] as const, registers });
 export const jobsStarted = new Counter({ name: 'persona_jobs_started_total', help: 'Job runs started, by kind.', labelNames: ['kind'] as const, registers });
 export const jobsCompleted = new Counter({

@@ -5,6 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { DrizzleQueryError } from 'drizzle-orm/errors';
 import { dependencyFailure, isDependencyUnavailable, RETRY_AFTER_SECONDS } from '../../src/http/dependency-faults.js';
 import { RedisRateLimiter, REDIS_COMMAND_TIMEOUT_MS } from '../../src/http/rate-limit.js';
+import pino from 'pino';
+import { surviveUncaughtErrors } from '../../src/lib/process-faults.js';
+import { rateLimitFallbacks, uncaughtErrors } from '../../src/observability/metrics.js';
 import { contract } from '../support/contract.js';
 
 const withCode = (code: string) => Object.assign(new Error(code), { code });
@@ -53,6 +56,7 @@ describe('dependency faults', () => {
     });
     const fallbacks: unknown[] = [];
     const limiter = new RedisRateLimiter(`redis://127.0.0.1:${port}`, Date.now, 60_000, 'persona-test:rl:', (err) => fallbacks.push(err));
+    const countedBefore = (await rateLimitFallbacks.get()).values[0]?.value ?? 0;
     try {
       const started = performance.now();
       const decisions = [];
@@ -63,9 +67,30 @@ describe('dependency faults', () => {
       expect(decisions.map((decision) => decision.allowed)).toEqual([true, true, true, false]);
       // Told once (at most once a second), with the cause.
       expect(fallbacks).toHaveLength(1);
+      // ...and every fallback counted for the metric.
+      expect(((await rateLimitFallbacks.get()).values[0]?.value ?? 0) - countedBefore).toBe(4);
       await expect(limiter.ping()).rejects.toThrow();
     } finally {
       await limiter.close();
+    }
+  });
+
+  it('logs and counts an uncaught rejection instead of exiting', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const logger = pino({ level: 'error' }, { write: (line: string) => lines.push(JSON.parse(line)) });
+    const before = { rejection: process.listeners('unhandledRejection'), exception: process.listeners('uncaughtException') };
+    const counted = async () => (await uncaughtErrors.get()).values.find((value) => value.labels.origin === 'unhandledRejection')?.value ?? 0;
+    const countedBefore = await counted();
+    surviveUncaughtErrors(logger);
+    try {
+      const fault = Object.assign(new Error('write CONNECTION_CLOSED'), { query: 'select 1' });
+      process.emit('unhandledRejection', fault, Promise.resolve());
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatchObject({ uncaught: true, origin: 'unhandledRejection', statement: 'select 1' });
+      expect((await counted()) - countedBefore).toBe(1);
+    } finally {
+      for (const listener of process.listeners('unhandledRejection')) if (!before.rejection.includes(listener)) process.off('unhandledRejection', listener);
+      for (const listener of process.listeners('uncaughtException')) if (!before.exception.includes(listener)) process.off('uncaughtException', listener);
     }
   });
 });
