@@ -54,8 +54,10 @@ describe('request ids and logs', () => {
     const res = await h.get('/workspaces/ws_absent', t.key);
     const id = res.headers['x-request-id'];
     const ofRequest = lines.filter((line) => line.request_id === id);
-    expect(ofRequest.length).toBeGreaterThanOrEqual(3); // incoming, the 404 itself, completed
+    // The 404 itself, then the one line per request (DECISIONS.md, Observability) naming the operation.
+    expect(ofRequest.length).toBeGreaterThanOrEqual(2);
     expect(ofRequest.some((line) => line.code === 'resource_not_found')).toBe(true);
+    expect(ofRequest.at(-1)).toMatchObject({ operation_id: 'getWorkspace', method: 'GET', status: 404, account_id: expect.any(String) });
     expect(JSON.stringify(lines)).not.toContain(t.key);
   });
 });
