@@ -140,7 +140,8 @@ async function soak(label, env) {
       const { rss_mib, wasm_rss_mib } = processMemory(pid);
       return { rss_seen_mib: seen, rss_mib, wasm_rss_mib, heap_mib: await heapUsed(metricsUrl) };
     };
-    const describe = (s) => `RSS ${s.rss_seen_mib} MiB, after a full GC ${s.rss_mib} MiB (Wasm ${s.wasm_rss_mib}, V8 heap ${s.heap_mib})`;
+    const describe = (s) =>
+      `RSS ${s.rss_seen_mib} MiB${args['no-gc'] ? '' : `, after a full GC ${s.rss_mib} MiB`} (Wasm ${s.wasm_rss_mib}, V8 heap ${s.heap_mib})`;
     const rounds = [{ round: 0, requests: 0, ...(await sample()), requests_per_s: null }];
     log(`  ${label}: start ${describe(rounds[0])}`);
     let sent = 0;
@@ -198,12 +199,15 @@ if (args.json) {
   for (const result of results) {
     out.push(
       '',
-      `${result.target}: over the last half of the rounds RSS after a full GC grew ${result.last_half_growth_pct} % (as seen, before it: ${result.last_half_growth_seen_pct} %)`,
+      args['no-gc']
+        ? `${result.target}: over the last half of the rounds RSS grew ${result.last_half_growth_seen_pct} % (no forced GC)`
+        : `${result.target}: over the last half of the rounds RSS after a full GC grew ${result.last_half_growth_pct} % (as seen, before it: ${result.last_half_growth_seen_pct} %)`,
       '',
       '| round | requests | req/s | RSS as seen (MiB) | RSS after full GC (MiB) | of it Wasm (MiB) | V8 heap used (MiB) |',
       '| ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
       ...result.rounds.map(
-        (r) => `| ${r.round} | ${r.requests} | ${r.requests_per_s ?? ''} | ${r.rss_seen_mib} | ${r.rss_mib} | ${r.wasm_rss_mib} | ${r.heap_mib} |`,
+        (r) =>
+          `| ${r.round} | ${r.requests} | ${r.requests_per_s ?? ''} | ${r.rss_seen_mib} | ${args['no-gc'] ? '—' : r.rss_mib} | ${r.wasm_rss_mib} | ${r.heap_mib} |`,
       ),
     );
   }
