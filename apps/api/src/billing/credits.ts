@@ -219,37 +219,50 @@ interface Locked {
  * Locks the account, workspace and project rows (in that order, so concurrent charges serialise).
  * NO KEY UPDATE, not UPDATE: it must not conflict with the KEY SHARE locks that inserting rows which
  * reference these (a thread, a ledger entry) takes, or two charging transactions would deadlock.
+ * One statement (an inner join; rows are locked in the order the FROM names them); a workspace or
+ * project that is gone falls back to one statement per row.
  */
 async function lockScope(tx: Executor, scope: ChargeScope, lock: boolean): Promise<Locked> {
   const forUpdate = <T extends { for(strength: 'no key update'): unknown }>(query: T) => (lock ? query.for('no key update') : query);
+  const workspaceColumns = { id: workspaces.id, budgetAlert: workspaces.budgetAlert, usageLimit: workspaces.usageLimit, billingEmail: workspaces.billingEmail };
+  const projectColumns = { id: projects.id, budgetAlert: projects.budgetAlert, usageLimit: projects.usageLimit, billingEmail: projects.billingEmail };
+  type LimitColumns = { id: string; budgetAlert: number | null; usageLimit: number | null; billingEmail: string | null };
+  const accountLimits = (account: typeof accounts.$inferSelect): Limited => ({
+    scope: 'account',
+    id: account.id,
+    budgetAlert: account.budgetAlert,
+    usageLimit: account.usageLimit,
+    billingEmail: null,
+  });
+  if (scope.workspaceId) {
+    const joined = scope.projectId
+      ? tx
+          .select({ account: accounts, workspace: workspaceColumns, project: projectColumns })
+          .from(accounts)
+          .innerJoin(workspaces, eq(workspaces.id, scope.workspaceId))
+          .innerJoin(projects, eq(projects.id, scope.projectId))
+          .where(eq(accounts.id, scope.accountId))
+      : tx
+          .select({ account: accounts, workspace: workspaceColumns })
+          .from(accounts)
+          .innerJoin(workspaces, eq(workspaces.id, scope.workspaceId))
+          .where(eq(accounts.id, scope.accountId));
+    const [row] = (await forUpdate(joined)) as { account: typeof accounts.$inferSelect; workspace: LimitColumns; project?: LimitColumns }[];
+    if (row) {
+      const limited: Limited[] = [accountLimits(row.account), { scope: 'workspace', ...row.workspace }];
+      if (row.project) limited.push({ scope: 'project', ...row.project });
+      return { account: row.account, limited };
+    }
+  }
   const [account] = (await forUpdate(tx.select().from(accounts).where(eq(accounts.id, scope.accountId)))) as (typeof accounts.$inferSelect)[];
   if (!account) throw new Error(`no account ${scope.accountId}`);
-  const limited: Limited[] = [
-    {
-      scope: 'account',
-      id: account.id,
-      budgetAlert: account.budgetAlert,
-      usageLimit: account.usageLimit,
-      billingEmail: null,
-    },
-  ];
-  const columns = { id: workspaces.id, budgetAlert: workspaces.budgetAlert, usageLimit: workspaces.usageLimit, billingEmail: workspaces.billingEmail };
+  const limited: Limited[] = [accountLimits(account)];
   if (scope.workspaceId) {
-    const [workspace] = (await forUpdate(tx.select(columns).from(workspaces).where(eq(workspaces.id, scope.workspaceId)))) as {
-      id: string;
-      budgetAlert: number | null;
-      usageLimit: number | null;
-      billingEmail: string | null;
-    }[];
+    const [workspace] = (await forUpdate(tx.select(workspaceColumns).from(workspaces).where(eq(workspaces.id, scope.workspaceId)))) as LimitColumns[];
     if (workspace) limited.push({ scope: 'workspace', ...workspace });
   }
   if (scope.projectId) {
-    const [project] = (await forUpdate(
-      tx
-        .select({ id: projects.id, budgetAlert: projects.budgetAlert, usageLimit: projects.usageLimit, billingEmail: projects.billingEmail })
-        .from(projects)
-        .where(eq(projects.id, scope.projectId)),
-    )) as { id: string; budgetAlert: number | null; usageLimit: number | null; billingEmail: string | null }[];
+    const [project] = (await forUpdate(tx.select(projectColumns).from(projects).where(eq(projects.id, scope.projectId)))) as LimitColumns[];
     if (project) limited.push({ scope: 'project', ...project });
   }
   return { account, limited };
@@ -328,26 +341,43 @@ export async function reserveCredits(
   return db.transaction(async (tx) => {
     const { account, limited } = await lockScope(tx, scope, true);
     const period = billingPeriod(scope.now);
-    const usage = await periodUsage(tx, limited, (entry) => entry.usageLimit !== null, period.start);
-    for (const [entry, used] of usage) {
-      if (entry.usageLimit === null) continue;
-      if (used >= entry.usageLimit) throw usageLimitExceeded(entry, used, scope.floor);
-    }
-    const free = account.creditBalance - (await creditsHeld(tx, account.id, scope.now));
     const rechargeable = account.autoRechargeEnabled && account.autoRechargeCredits > 0;
+    const checked = limited.filter((entry) => entry.usageLimit !== null);
+    // One statement after the lock (so it reads every hold and charge committed before it): the credits
+    // other calls hold, this period's usage of each limited scope, and the hold itself. A check that
+    // fails below throws, and the transaction takes the hold back with it.
+    const heldByOthers = sql`(select coalesce(sum(${creditReservations.credits}), 0) from ${creditReservations}
+      where ${creditReservations.accountId} = ${account.id} and ${creditReservations.expiresAt} > ${scope.now.toISOString()}::timestamptz)`;
+    const credits = rechargeable ? sql`${scope.estimate}::bigint` : sql`greatest(${scope.floor}::bigint, least(${scope.estimate}::bigint, ${account.creditBalance}::bigint - held.credits))`;
+    const usedColumns = checked.map(
+      (entry, index) => sql`, (select coalesce(sum(${creditUsageDaily.credits}), 0) from ${creditUsageDaily}
+        where ${creditUsageDaily.scope} = ${entry.scope} and ${creditUsageDaily.scopeId} = ${entry.id}
+        and ${creditUsageDaily.day} >= ${usageDayOf(period.start)})::text as ${sql.identifier(`used_${index}`)}`,
+    );
+    const [row] = rowsOf<Record<string, string | null>>(
+      await tx.execute(sql`with held as (select ${heldByOthers} as credits),
+        hold as (insert into ${creditReservations} (id, account_id, credits, created_at, expires_at)
+          select ${scope.reservationId}, ${account.id}, ${credits}, ${scope.now.toISOString()}::timestamptz,
+            ${new Date(scope.now.getTime() + RESERVATION_TTL_MS).toISOString()}::timestamptz from held
+          returning credits)
+        select (select credits from held)::text as held, (select credits from hold)::text as credits${sql.join(usedColumns, sql``)}`),
+    );
+    if (!row) throw new Error('the hold statement returned no row');
+    checked.forEach((entry, index) => {
+      const used = Math.max(0, Number(row[`used_${index}`] ?? 0));
+      if (used >= (entry.usageLimit ?? 0)) throw usageLimitExceeded(entry, used, scope.floor);
+    });
+    const free = account.creditBalance - Number(row.held ?? 0);
     if (free < scope.floor && !rechargeable) {
       throw apiError('insufficient_credits', `This request needs ${scope.floor} credits but the account has ${Math.max(0, free)} available.`);
     }
-    const credits = rechargeable ? scope.estimate : Math.max(scope.floor, Math.min(scope.estimate, free));
-    await tx.insert(creditReservations).values({
-      id: scope.reservationId,
-      accountId: account.id,
-      credits,
-      createdAt: scope.now,
-      expiresAt: new Date(scope.now.getTime() + RESERVATION_TTL_MS),
-    });
-    return { id: scope.reservationId, credits };
+    return { id: scope.reservationId, credits: Number(row.credits) };
   });
+}
+
+/** The rows of a raw statement, whichever driver ran it (postgres.js: an array; PGlite: `{ rows }`). */
+function rowsOf<Row>(result: unknown): Row[] {
+  return (Array.isArray(result) ? result : (result as { rows: Row[] }).rows) as Row[];
 }
 
 /** Gives a hold back (the call failed, or its client left, before it was charged); nothing if already settled. */
