@@ -348,7 +348,9 @@ export async function reserveCredits(
     // fails below throws, and the transaction takes the hold back with it.
     const heldByOthers = sql`(select coalesce(sum(${creditReservations.credits}), 0) from ${creditReservations}
       where ${creditReservations.accountId} = ${account.id} and ${creditReservations.expiresAt} > ${scope.now.toISOString()}::timestamptz)`;
-    const credits = rechargeable ? sql`${scope.estimate}::bigint` : sql`greatest(${scope.floor}::bigint, least(${scope.estimate}::bigint, ${account.creditBalance}::bigint - held.credits))`;
+    const credits = rechargeable
+      ? sql`${scope.estimate}::bigint`
+      : sql`greatest(${scope.floor}::bigint, least(${scope.estimate}::bigint, ${account.creditBalance}::bigint - held.credits))`;
     const usedColumns = checked.map(
       (entry, index) => sql`, (select coalesce(sum(${creditUsageDaily.credits}), 0) from ${creditUsageDaily}
         where ${creditUsageDaily.scope} = ${entry.scope} and ${creditUsageDaily.scopeId} = ${entry.id}
