@@ -177,7 +177,8 @@ describe.runIf(driverName() === 'postgres')('query plans on a grown history (Pos
     const found: string[] = [];
     for (const statement of statements) {
       // Reads are run (ANALYZE) to count the rows each scan really touched; writes are only planned.
-      const isRead = /^\s*(select|with)\b/i.test(statement.query);
+      // A WITH that writes (the hold, the settlement) is a write: ANALYZE would run it a second time.
+      const isRead = /^\s*(select|with)\b/i.test(statement.query) && !/\b(insert\s+into|delete\s+from|update\s+"\w+"\s+set)\b/i.test(statement.query);
       const [row] = await client.unsafe<{ 'QUERY PLAN': unknown }[]>(
         `explain (${isRead ? 'analyze, ' : ''}format json) ${statement.query}`,
         statement.params as never[],
@@ -225,10 +226,10 @@ describe.runIf(driverName() === 'postgres')('query plans on a grown history (Pos
     ).toEqual([]);
   });
 
-  it('a charged /responses call with usage limits sends at most 10 statements (its workspace 1, the hold 2, the settlement 7)', async () => {
+  it('a charged /responses call with usage limits sends at most 7 statements (its workspace 1, the hold 2: lock and hold; the settlement 4: lock, holds and usage, money, stored response)', async () => {
     // The round trips measured in issue 23 were 16; the goal is 4 (bench/README.md, History that grows).
     logged.length = 0;
     expect((await h.post('/responses', t.key, { model: 'service-1', persona_id: 'persona_saas_cfo', input: 'Count me' })).status).toBe(200);
-    expect(logged.length, logged.map((entry) => entry.query.slice(0, 80)).join('\n')).toBeLessThanOrEqual(10);
+    expect(logged.length, logged.map((entry) => entry.query.slice(0, 80)).join('\n')).toBeLessThanOrEqual(7);
   });
 });
