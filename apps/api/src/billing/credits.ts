@@ -1,5 +1,5 @@
 import { countCredits } from '../observability/billing.js';
-import { and, eq, gt, gte, lt, ne, or, sql, type SQL } from 'drizzle-orm';
+import { and, eq, gte, lt, or, sql, type SQL } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { Database, Executor, Transaction } from '../db/client.js';
 import { accounts, budgetAlerts, creditLedger, creditReservations, creditUsageDaily, projects, users, workspaces } from '../db/schema/index.js';
@@ -83,12 +83,8 @@ interface UsageEntry {
   at: Date;
 }
 
-/**
- * Adds a charge or refund to the counters of its scopes, in the transaction that writes its ledger row
- * (one statement). Callers hold the account row's lock, so concurrent writers of one account's counter
- * rows are already ordered and cannot deadlock.
- */
-async function recordUsage(tx: Executor, entry: UsageEntry): Promise<void> {
+/** The counter rows (one per scope) that a charge or refund adds to. */
+function usageRows(entry: UsageEntry): { scope: UsageScope; scopeId: string; day: string; credits: number }[] {
   const day = usageDayOf(entry.at);
   const scopes: [UsageScope, string | null | undefined][] = [
     ['account', entry.accountId],
@@ -97,10 +93,18 @@ async function recordUsage(tx: Executor, entry: UsageEntry): Promise<void> {
     ['project', entry.projectId],
     ['api_key', entry.apiKeyId],
   ];
-  const rows = scopes.flatMap(([scope, scopeId]) => (scopeId ? [{ scope, scopeId, day, credits: entry.credits }] : []));
+  return scopes.flatMap(([scope, scopeId]) => (scopeId ? [{ scope, scopeId, day, credits: entry.credits }] : []));
+}
+
+/**
+ * Adds a charge or refund to the counters of its scopes, in the transaction that writes its ledger row
+ * (one statement). Callers hold the account row's lock, so concurrent writers of one account's counter
+ * rows are already ordered and cannot deadlock.
+ */
+async function recordUsage(tx: Executor, entry: UsageEntry): Promise<void> {
   await tx
     .insert(creditUsageDaily)
-    .values(rows)
+    .values(usageRows(entry))
     .onConflictDoUpdate({
       target: [creditUsageDaily.scope, creditUsageDaily.scopeId, creditUsageDaily.day],
       set: { credits: sql`${qualified(creditUsageDaily.credits)} + excluded.credits` },
@@ -219,37 +223,50 @@ interface Locked {
  * Locks the account, workspace and project rows (in that order, so concurrent charges serialise).
  * NO KEY UPDATE, not UPDATE: it must not conflict with the KEY SHARE locks that inserting rows which
  * reference these (a thread, a ledger entry) takes, or two charging transactions would deadlock.
+ * One statement (an inner join; rows are locked in the order the FROM names them); a workspace or
+ * project that is gone falls back to one statement per row.
  */
 async function lockScope(tx: Executor, scope: ChargeScope, lock: boolean): Promise<Locked> {
   const forUpdate = <T extends { for(strength: 'no key update'): unknown }>(query: T) => (lock ? query.for('no key update') : query);
+  const workspaceColumns = { id: workspaces.id, budgetAlert: workspaces.budgetAlert, usageLimit: workspaces.usageLimit, billingEmail: workspaces.billingEmail };
+  const projectColumns = { id: projects.id, budgetAlert: projects.budgetAlert, usageLimit: projects.usageLimit, billingEmail: projects.billingEmail };
+  type LimitColumns = { id: string; budgetAlert: number | null; usageLimit: number | null; billingEmail: string | null };
+  const accountLimits = (account: typeof accounts.$inferSelect): Limited => ({
+    scope: 'account',
+    id: account.id,
+    budgetAlert: account.budgetAlert,
+    usageLimit: account.usageLimit,
+    billingEmail: null,
+  });
+  if (scope.workspaceId) {
+    const joined = scope.projectId
+      ? tx
+          .select({ account: accounts, workspace: workspaceColumns, project: projectColumns })
+          .from(accounts)
+          .innerJoin(workspaces, eq(workspaces.id, scope.workspaceId))
+          .innerJoin(projects, eq(projects.id, scope.projectId))
+          .where(eq(accounts.id, scope.accountId))
+      : tx
+          .select({ account: accounts, workspace: workspaceColumns })
+          .from(accounts)
+          .innerJoin(workspaces, eq(workspaces.id, scope.workspaceId))
+          .where(eq(accounts.id, scope.accountId));
+    const [row] = (await forUpdate(joined)) as { account: typeof accounts.$inferSelect; workspace: LimitColumns; project?: LimitColumns }[];
+    if (row) {
+      const limited: Limited[] = [accountLimits(row.account), { scope: 'workspace', ...row.workspace }];
+      if (row.project) limited.push({ scope: 'project', ...row.project });
+      return { account: row.account, limited };
+    }
+  }
   const [account] = (await forUpdate(tx.select().from(accounts).where(eq(accounts.id, scope.accountId)))) as (typeof accounts.$inferSelect)[];
   if (!account) throw new Error(`no account ${scope.accountId}`);
-  const limited: Limited[] = [
-    {
-      scope: 'account',
-      id: account.id,
-      budgetAlert: account.budgetAlert,
-      usageLimit: account.usageLimit,
-      billingEmail: null,
-    },
-  ];
-  const columns = { id: workspaces.id, budgetAlert: workspaces.budgetAlert, usageLimit: workspaces.usageLimit, billingEmail: workspaces.billingEmail };
+  const limited: Limited[] = [accountLimits(account)];
   if (scope.workspaceId) {
-    const [workspace] = (await forUpdate(tx.select(columns).from(workspaces).where(eq(workspaces.id, scope.workspaceId)))) as {
-      id: string;
-      budgetAlert: number | null;
-      usageLimit: number | null;
-      billingEmail: string | null;
-    }[];
+    const [workspace] = (await forUpdate(tx.select(workspaceColumns).from(workspaces).where(eq(workspaces.id, scope.workspaceId)))) as LimitColumns[];
     if (workspace) limited.push({ scope: 'workspace', ...workspace });
   }
   if (scope.projectId) {
-    const [project] = (await forUpdate(
-      tx
-        .select({ id: projects.id, budgetAlert: projects.budgetAlert, usageLimit: projects.usageLimit, billingEmail: projects.billingEmail })
-        .from(projects)
-        .where(eq(projects.id, scope.projectId)),
-    )) as { id: string; budgetAlert: number | null; usageLimit: number | null; billingEmail: string | null }[];
+    const [project] = (await forUpdate(tx.select(projectColumns).from(projects).where(eq(projects.id, scope.projectId)))) as LimitColumns[];
     if (project) limited.push({ scope: 'project', ...project });
   }
   return { account, limited };
@@ -285,28 +302,26 @@ export async function checkCredits(db: Executor, scope: ChargeScope & { estimate
 /** How long a hold counts if its call never settles (a crashed process): longer than any model call runs. */
 export const RESERVATION_TTL_MS = 15 * 60 * 1000;
 
-/** Credits held by unexpired reservations of the account. */
-async function creditsHeld(db: Executor, accountId: string, now: Date, except?: string): Promise<number> {
-  const [row] = await heldQuery(db, accountId, now, except);
-  return Number(row?.held ?? 0);
+/** This period's usage of each of `scopes` as the columns `used_0`, `used_1`, … of a raw select (counter reads). */
+function usageColumns(scopes: Limited[], since: Date): SQL {
+  const columns = scopes.map(
+    (entry, index) => sql`, (select coalesce(sum(${creditUsageDaily.credits}), 0) from ${creditUsageDaily}
+      where ${creditUsageDaily.scope} = ${entry.scope} and ${creditUsageDaily.scopeId} = ${entry.id}
+      and ${creditUsageDaily.day} >= ${usageDayOf(since)})::text as ${sql.identifier(`used_${index}`)}`,
+  );
+  return sql.join(columns, sql``);
 }
 
-const heldQuery = (from: Pick<Executor, 'select'>, accountId: string, now: Date, except?: string) =>
-  from
-    .select({ held: sql<string>`coalesce(sum(${creditReservations.credits}), 0)` })
-    .from(creditReservations)
-    .where(and(eq(creditReservations.accountId, accountId), gt(creditReservations.expiresAt, now), except ? ne(creditReservations.id, except) : undefined));
+/** The `used_i` columns of a row read back, as usage per scope (never below 0). */
+function usageOfRow(scopes: Limited[], row: Record<string, string | null>): Map<Limited, number> {
+  return new Map(scopes.map((entry, index) => [entry, Math.max(0, Number(row[`used_${index}`] ?? 0))]));
+}
 
-/**
- * Deletes the hold a charge consumes and sums the account's other unexpired holds, in one statement (a
- * data-modifying CTE: the sum sees the rows as they were before the delete, so the hold is excluded by id).
- */
-async function releaseAndSumOtherHolds(tx: Executor, accountId: string, now: Date, reservationId: string): Promise<number> {
-  const released = tx
-    .$with('released', { id: sql<string>`id` })
-    .as(sql`delete from ${creditReservations} where ${creditReservations.id} = ${reservationId} returning ${creditReservations.id}`);
-  const [row] = await heldQuery(tx.with(released), accountId, now, reservationId);
-  return Number(row?.held ?? 0);
+/** Credits held by the account's unexpired holds other than `except`, as a scalar subquery. */
+function heldByOthersSql(accountId: string, now: Date, except?: string | null): SQL {
+  return sql`(select coalesce(sum(${creditReservations.credits}), 0) from ${creditReservations}
+    where ${creditReservations.accountId} = ${accountId} and ${creditReservations.expiresAt} > ${now.toISOString()}::timestamptz
+    ${except ? sql`and ${creditReservations.id} <> ${except}` : sql``})`;
 }
 
 export interface Reservation {
@@ -328,26 +343,38 @@ export async function reserveCredits(
   return db.transaction(async (tx) => {
     const { account, limited } = await lockScope(tx, scope, true);
     const period = billingPeriod(scope.now);
-    const usage = await periodUsage(tx, limited, (entry) => entry.usageLimit !== null, period.start);
-    for (const [entry, used] of usage) {
-      if (entry.usageLimit === null) continue;
-      if (used >= entry.usageLimit) throw usageLimitExceeded(entry, used, scope.floor);
-    }
-    const free = account.creditBalance - (await creditsHeld(tx, account.id, scope.now));
     const rechargeable = account.autoRechargeEnabled && account.autoRechargeCredits > 0;
+    const checked = limited.filter((entry) => entry.usageLimit !== null);
+    // One statement after the lock (so it reads every hold and charge committed before it): the credits
+    // other calls hold, this period's usage of each limited scope, and the hold itself. A check that
+    // fails below throws, and the transaction takes the hold back with it.
+    const heldByOthers = heldByOthersSql(account.id, scope.now);
+    const credits = rechargeable
+      ? sql`${scope.estimate}::bigint`
+      : sql`greatest(${scope.floor}::bigint, least(${scope.estimate}::bigint, ${account.creditBalance}::bigint - held.credits))`;
+    const [row] = rowsOf<Record<string, string | null>>(
+      await tx.execute(sql`with held as (select ${heldByOthers} as credits),
+        hold as (insert into ${creditReservations} (id, account_id, credits, created_at, expires_at)
+          select ${scope.reservationId}, ${account.id}, ${credits}, ${scope.now.toISOString()}::timestamptz,
+            ${new Date(scope.now.getTime() + RESERVATION_TTL_MS).toISOString()}::timestamptz from held
+          returning credits)
+        select (select credits from held)::text as held, (select credits from hold)::text as credits${usageColumns(checked, period.start)}`),
+    );
+    if (!row) throw new Error('the hold statement returned no row');
+    for (const [entry, used] of usageOfRow(checked, row)) {
+      if (used >= (entry.usageLimit ?? 0)) throw usageLimitExceeded(entry, used, scope.floor);
+    }
+    const free = account.creditBalance - Number(row.held ?? 0);
     if (free < scope.floor && !rechargeable) {
       throw apiError('insufficient_credits', `This request needs ${scope.floor} credits but the account has ${Math.max(0, free)} available.`);
     }
-    const credits = rechargeable ? scope.estimate : Math.max(scope.floor, Math.min(scope.estimate, free));
-    await tx.insert(creditReservations).values({
-      id: scope.reservationId,
-      accountId: account.id,
-      credits,
-      createdAt: scope.now,
-      expiresAt: new Date(scope.now.getTime() + RESERVATION_TTL_MS),
-    });
-    return { id: scope.reservationId, credits };
+    return { id: scope.reservationId, credits: Number(row.credits) };
   });
+}
+
+/** The rows of a raw statement, whichever driver ran it (postgres.js: an array; PGlite: `{ rows }`). */
+function rowsOf<Row>(result: unknown): Row[] {
+  return (Array.isArray(result) ? result : (result as { rows: Row[] }).rows) as Row[];
 }
 
 /** Gives a hold back (the call failed, or its client left, before it was charged); nothing if already settled. */
@@ -399,12 +426,21 @@ export async function chargeCredits(tx: Transaction, charge: ChargeRequest): Pro
   const pricing = charge.pricing ?? 'fixed';
   const period = billingPeriod(charge.now);
   const { account, limited } = await lockScope(tx, charge, true);
-  // Credits that running token-priced calls hold are not this charge's to take; its own hold is released.
-  const heldByOthers = charge.reservationId
-    ? await releaseAndSumOtherHolds(tx, account.id, charge.now, charge.reservationId)
-    : await creditsHeld(tx, account.id, charge.now);
-
-  const usedBefore = await periodUsage(tx, limited, (scope) => scope.usageLimit !== null || scope.budgetAlert !== null, period.start);
+  // One statement after the lock: gives back this charge's own hold (a data-modifying CTE runs whether or
+  // not it is read), and reads the credits other running calls hold and this period's usage of the
+  // scopes with a limit or an alert. Credits that running calls hold are not this charge's to take.
+  const counted = limited.filter((scope) => scope.usageLimit !== null || scope.budgetAlert !== null);
+  const released = charge.reservationId
+    ? sql`with released as (delete from ${creditReservations} where ${creditReservations.id} = ${charge.reservationId} returning 1) `
+    : sql``;
+  const [read] = rowsOf<Record<string, string | null>>(
+    await tx.execute(
+      sql`${released}select ${heldByOthersSql(account.id, charge.now, charge.reservationId)}::text as held${usageColumns(counted, period.start)}`,
+    ),
+  );
+  if (!read) throw new Error('the settlement read returned no row');
+  const heldByOthers = Number(read.held ?? 0);
+  const usedBefore = usageOfRow(counted, read);
   for (const [scope, used] of usedBefore) {
     // A metered call was checked before it ran and is charged in full (DECISIONS.md).
     if (pricing === 'fixed' && scope.usageLimit !== null && used + charge.amount > scope.usageLimit) {
@@ -429,28 +465,26 @@ export async function chargeCredits(tx: Transaction, charge: ChargeRequest): Pro
   const charged = Math.min(charge.amount, Math.max(0, balance - heldByOthers));
   if (charged === 0) return { ledgerId: null, charged: 0, balanceAfter: balance, budgetAlert: [] };
 
-  const [updated] = await tx
-    .update(accounts)
-    .set({ creditBalance: sql`${accounts.creditBalance} - ${charged}` })
-    .where(eq(accounts.id, account.id))
-    .returning({ balance: accounts.creditBalance });
-  const balanceAfter = updated?.balance ?? balance - charged;
+  // One statement: the balance, the ledger row (with the balance it leaves) and the usage counters.
   const ledgerId = newId('txn');
-  await tx.insert(creditLedger).values({
-    id: ledgerId,
-    accountId: account.id,
-    workspaceId: charge.workspaceId ?? null,
-    projectId: charge.projectId ?? null,
-    apiKeyId: charge.apiKeyId ?? null,
-    kind: 'charge',
-    amount: -charged,
-    balanceAfter,
-    operationId: charge.operationId ?? null,
-    requestId: charge.requestId ?? null,
-    description: charge.description,
-    createdAt: charge.now,
-  });
-  await recordUsage(tx, { ...charge, credits: charged, at: charge.now });
+  const counters = usageRows({ ...charge, credits: charged, at: charge.now }).map(
+    (row) => sql`(${row.scope}, ${row.scopeId}, ${row.day}::date, ${row.credits}::bigint)`,
+  );
+  const [written] = rowsOf<{ balance: string }>(
+    await tx.execute(sql`with debited as (
+        update ${accounts} set credit_balance = credit_balance - ${charged}::bigint where ${accounts.id} = ${account.id} returning credit_balance
+      ), ledger as (
+        insert into ${creditLedger} (id, account_id, workspace_id, project_id, api_key_id, kind, amount, balance_after, operation_id, request_id, description, created_at)
+        select ${ledgerId}, ${account.id}, ${charge.workspaceId ?? null}::text, ${charge.projectId ?? null}::text, ${charge.apiKeyId ?? null}::text, 'charge',
+          ${-charged}::bigint, credit_balance, ${charge.operationId ?? null}::text, ${charge.requestId ?? null}::text, ${charge.description}, ${charge.now.toISOString()}::timestamptz
+        from debited
+      ), counted as (
+        insert into ${creditUsageDaily} (scope, scope_id, day, credits) values ${sql.join(counters, sql`, `)}
+        on conflict (scope, scope_id, day) do update set credits = ${creditUsageDaily}.credits + excluded.credits
+      )
+      select credit_balance::text as balance from debited`),
+  );
+  const balanceAfter = written ? Number(written.balance) : balance - charged;
 
   // Auto-recharge once the remaining credits fall to the threshold.
   if (account.autoRechargeEnabled && account.autoRechargeCredits > 0 && balanceAfter <= account.autoRechargeThreshold) {
