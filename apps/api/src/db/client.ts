@@ -48,12 +48,20 @@ export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../drizzle', import.m
 const MIGRATION_LOCK_ID = 7_310_201;
 const STARTUP_LOCK_ID = 7_310_202;
 
-/** Holds a session-level advisory lock on its own connection while `work` runs. */
+/**
+ * Holds a session-level advisory lock on its own connection while `work` runs. A waiting instance polls with
+ * pg_try_advisory_lock instead of blocking in pg_advisory_lock: a statement blocked there is a transaction that
+ * CREATE INDEX CONCURRENTLY (run under the migration lock) must wait for, and the two deadlock.
+ */
 async function withAdvisoryLock<T>(url: string, lockId: number, work: (lockDb: ReturnType<typeof drizzlePostgres>) => Promise<T>): Promise<T> {
   const lockClient = postgres(url, { max: 1, onnotice: () => {} });
   try {
     const lockDb = drizzlePostgres({ client: lockClient });
-    await lockDb.execute(sql`select pg_advisory_lock(${lockId})`);
+    for (;;) {
+      const [row] = await lockClient<{ locked: boolean }[]>`select pg_try_advisory_lock(${lockId}) as locked`;
+      if (row?.locked) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
     try {
       return await work(lockDb);
     } finally {
