@@ -11,9 +11,8 @@ import { API_KEYS_CHANGED, apiKeyFinder, onApiKeysChangedHere, type AuthContext 
 import { UsageRecorder } from './billing/usage-recorder.js';
 import type { HandlerMap } from './contract/handler-types.js';
 import { basePath, listOperations, loadSpec, withOpenFreeFormObjects, type OpenApiDocument, type OperationInfo } from './contract/spec.js';
-import type { DatabaseHandle } from './db/client.js';
+import type { Database, DatabaseHandle } from './db/client.js';
 import type { RequestContext, RequestMeter } from './http/context.js';
-import { completeIdempotencyKey, releaseIdempotencyKey } from './http/idempotency.js';
 import type { RateLimiter } from './http/rate-limit.js';
 import { createGuardedFetcher } from './lib/guarded-fetch.js';
 import { observedEngine } from './observability/engine.js';
@@ -154,13 +153,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   registerMeetingBotWebhook(app, services);
 
+  const idempotency = idempotencyHooks(db, now, operations);
+
   // Runs once per request: from onResponse, or for a stream whose client left (see below).
   const settled = new WeakSet<FastifyRequest>();
   const afterResponse = async (request: FastifyRequest, reply: FastifyReply) => {
     if (!request.auth || settled.has(request)) return;
     settled.add(request);
     // A streamed (hijacked) reply that never sent a stored response must not keep its key claimed.
-    if (request.idempotencyKey) await releaseIdempotencyKey(db, request.auth.apiKeyId, request.idempotencyKey);
+    if (request.idempotencyKey) await idempotency.release(request);
     usageRecorder.record({
       apiKeyId: request.auth.apiKeyId,
       at: now(),
@@ -172,9 +173,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   };
   app.addHook('onResponse', afterResponse);
 
-  const makeContext = (request: FastifyRequest, reply: FastifyReply, operationId: string): RequestContext => ({
-    services,
-    db,
+  // `requestDb`: the transaction an atomic operation runs in (app/idempotency.ts), for ctx.db and services.db alike.
+  const makeContext = (request: FastifyRequest, reply: FastifyReply, operationId: string, requestDb: Database = db): RequestContext => ({
+    services: requestDb === db ? services : { ...services, db: requestDb },
+    db: requestDb,
     get auth(): AuthContext {
       if (!request.auth) throw new Error(`operation ${operationId} has no authenticated caller`);
       return request.auth;
@@ -188,12 +190,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     setHeader: (name, value) => {
       reply.header(name, value);
     },
-    recordForReplay: async (response) => {
-      const key = request.idempotencyKey;
-      if (!key || !request.auth) return;
-      request.idempotencyKey = null;
-      await completeIdempotencyKey(db, request.auth.apiKeyId, key, response);
-    },
+    recordForReplay: (response) => idempotency.record(request, response),
     request,
     reply,
   });
@@ -203,8 +200,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     prefix,
     operations,
     handlers,
+    defaultHandlers,
     authenticate,
-    idempotency: idempotencyHooks(db, now, operations),
+    idempotency,
     makeContext,
     afterResponse,
   });

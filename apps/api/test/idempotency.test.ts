@@ -1,8 +1,8 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createApiKey } from '../src/admin/accounts.js';
-import { accounts, agentThreads, idempotencyKeys, workspaces } from '../src/db/schema/index.js';
-import { IDEMPOTENCY_LEASE_MS, IDEMPOTENCY_TTL_MS, requestFingerprint } from '../src/http/idempotency.js';
+import { accounts, agentThreads, idempotencyKeys, projects, workspaces } from '../src/db/schema/index.js';
+import { IDEMPOTENCY_LEASE_MS, IDEMPOTENCY_TTL_MS, releaseIdempotencyKey, requestFingerprint } from '../src/http/idempotency.js';
 import type { Handler } from '../src/contract/handler-types.js';
 import { openEventStream } from '../src/http/sse.js';
 import { chargedCallControl, chargedCreateAgentThread, PRICE } from './support/charged-handler.js';
@@ -247,6 +247,77 @@ describe('Idempotency-Key', () => {
     expect(replay.headers['content-type']).toMatch(/^text\/event-stream/);
     expect(replay.text).toBe(first.text);
     expect(streamsRun).toBe(1);
+  });
+
+  // A cut after PostgreSQL committed but before its reply arrived: the transaction's promise rejects as
+  // the driver does when the connection closes (postgres.js: CONNECTION_CLOSED).
+  const connectionClosed = () => Object.assign(new Error('write CONNECTION_CLOSED 127.0.0.1:5432'), { code: 'CONNECTION_CLOSED' });
+  /** Makes the app's next transaction lose its COMMIT reply (`committed`: the work landed) or fail before it. */
+  const loseNextCommit = (committed: boolean) => {
+    const original = h.db.transaction;
+    const patched = (async (work: Parameters<typeof original>[0], config?: Parameters<typeof original>[1]) => {
+      h.db.transaction = original;
+      if (committed) await original.call(h.db, work, config);
+      throw connectionClosed();
+    }) as typeof original;
+    h.db.transaction = patched;
+    return () => {
+      h.db.transaction = original;
+    };
+  };
+  const projectsNamed = async (name: string) => (await h.db.select().from(projects).where(eq(projects.name, name))).length;
+
+  it('stores the answer in the create’s own transaction: a retry after a lost COMMIT reply replays it, nothing twice', async () => {
+    const key = freshKey();
+    const body = { workspace_id: t.workspaceId, name: 'Committed unheard' };
+    const restore = loseNextCommit(true);
+    try {
+      const lost = await h.post('/projects', t.key, body, { 'idempotency-key': key });
+      expect(lost.status).toBe(503);
+      expect(errorOf(lost).code).toBe('service_unavailable');
+    } finally {
+      restore();
+    }
+    // Committed together: the project and its answer. The 503's release left the completed key alone.
+    expect(await projectsNamed('Committed unheard')).toBe(1);
+    const retry = await h.post('/projects', t.key, body, { 'idempotency-key': key });
+    expect(retry.status).toBe(200);
+    expect(retry.headers['idempotent-replayed']).toBe('true');
+    expect(retry.body.name).toBe('Committed unheard');
+    const [project] = await h.db.select().from(projects).where(eq(projects.name, 'Committed unheard'));
+    expect(retry.body.id).toBe(project?.id);
+    expect(await projectsNamed('Committed unheard')).toBe(1);
+  });
+
+  it('rolls the create back with its answer when the transaction fails: the retry runs it once', async () => {
+    const key = freshKey();
+    const body = { workspace_id: t.workspaceId, name: 'Never committed' };
+    const restore = loseNextCommit(false);
+    try {
+      expect((await h.post('/projects', t.key, body, { 'idempotency-key': key })).status).toBe(503);
+    } finally {
+      restore();
+    }
+    expect(await projectsNamed('Never committed')).toBe(0);
+    // The claim was released (it was still in progress): the retry runs at once instead of a 409.
+    const retry = await h.post('/projects', t.key, body, { 'idempotency-key': key });
+    expect(retry.status).toBe(200);
+    expect(retry.headers['idempotent-replayed']).toBeUndefined();
+    expect(await projectsNamed('Never committed')).toBe(1);
+    expect((await h.post('/projects', t.key, body, { 'idempotency-key': key })).body.id).toBe(retry.body.id);
+  });
+
+  it('never lets a late release of an earlier claim delete a later claim of the same key', async () => {
+    const key = freshKey();
+    const body = { name: 'Released late' };
+    const earlier = h.clock.now();
+    const first = await h.post('/workspaces', t.key, body, { 'idempotency-key': key });
+    expect(first.status).toBe(200);
+    // A release of a claim made at another time (a retry sent after the database came back) finds nothing.
+    await releaseIdempotencyKey(h.db, t.apiKeyId, key, new Date(earlier.getTime() - 1_000));
+    const replay = await h.post('/workspaces', t.key, body, { 'idempotency-key': key });
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(await workspacesNamed('Released late')).toBe(1);
   });
 
   it('is ignored without the header: every POST runs', async () => {

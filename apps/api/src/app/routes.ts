@@ -2,10 +2,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from
 import openapiGlue from 'fastify-openapi-glue';
 import { STREAMED, type HandlerMap, type OperationId } from '../contract/handler-types.js';
 import type { OpenApiDocument, OperationInfo } from '../contract/spec.js';
+import type { Database } from '../db/client.js';
 import type { RequestContext } from '../http/context.js';
 import { errors } from '../http/errors.js';
 import { withCursorOwner } from '../lib/pagination.js';
 import { runOperation } from '../observability/http.js';
+import { ATOMIC_OPERATIONS } from './idempotency.js';
 import type { RouteConfig } from './route-config.js';
 
 type Hook = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
@@ -15,9 +17,15 @@ export interface OperationRoutes {
   prefix: string;
   operations: Map<string, OperationInfo>;
   handlers: Partial<HandlerMap>;
+  /** The built-in handlers (resources/index.ts), to tell them from replacements. */
+  defaultHandlers: Partial<HandlerMap>;
   authenticate: Hook;
-  idempotency: { claim: Hook; store: (request: FastifyRequest, reply: FastifyReply, payload: unknown) => Promise<unknown> };
-  makeContext(request: FastifyRequest, reply: FastifyReply, operationId: string): RequestContext;
+  idempotency: {
+    claim: Hook;
+    store: (request: FastifyRequest, reply: FastifyReply, payload: unknown) => Promise<unknown>;
+    atomically: (request: FastifyRequest, reply: FastifyReply, work: (db: Database) => Promise<unknown>) => Promise<unknown>;
+  };
+  makeContext(request: FastifyRequest, reply: FastifyReply, operationId: string, db?: Database): RequestContext;
   /** Per-request settling (usage counters, key release), run once. */
   afterResponse: Hook;
 }
@@ -31,6 +39,8 @@ export async function registerOperations(app: FastifyInstance, options: Operatio
       const op = options.operations.get(operationId);
       const handler = options.handlers[operationId as OperationId] as ((input: unknown, ctx: RequestContext) => Promise<unknown>) | undefined;
       const config: RouteConfig = { operationId };
+      // Only the built-in handler is known to do database work alone; a replacement (tests) runs as usual.
+      const atomic = ATOMIC_OPERATIONS.has(operationId) && handler !== undefined && options.defaultHandlers[operationId as OperationId] === handler;
       // Glue spreads these over the route it generates (method, url and schemas come from the contract).
       const routeOptions = {
         config,
@@ -41,8 +51,11 @@ export async function registerOperations(app: FastifyInstance, options: Operatio
           // The contract may have grown since this server was built: answer 501, as for a known gap.
           if (!handler) throw errors.notImplemented();
           const input = { params: request.params, query: request.query ?? {}, body: request.body, headers: request.headers };
-          const context = options.makeContext(request, reply, operationId);
-          const running = withCursorOwner(request.auth?.accountId ?? null, () => runOperation(request, operationId, () => handler(input, context)));
+          const run = () =>
+            atomic
+              ? options.idempotency.atomically(request, reply, (db) => handler(input, options.makeContext(request, reply, operationId, db)))
+              : handler(input, options.makeContext(request, reply, operationId));
+          const running = withCursorOwner(request.auth?.accountId ?? null, () => runOperation(request, operationId, run));
           // A client that closes the connection before the response is complete makes Node emit neither
           // 'finish' nor 'error', so Fastify never runs onResponse. Once the handler is done (a stream may
           // still be charging for what it sent), release the Idempotency-Key and count the request here;

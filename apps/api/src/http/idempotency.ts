@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { and, eq, isNull, lt } from 'drizzle-orm';
 import stableStringify from 'safe-stable-stringify';
-import type { Database } from '../db/client.js';
+import type { Database, Executor } from '../db/client.js';
 import { idempotencyKeys } from '../db/schema/index.js';
 import { apiError } from './errors.js';
 
@@ -21,7 +21,8 @@ export interface StoredResponse {
   contentType: string | null;
 }
 
-export type IdempotencyClaim = { kind: 'claimed' } | { kind: 'replay'; response: StoredResponse };
+/** A claim names its row by `createdAt`: settling it never touches a later claim of the same key. */
+export type IdempotencyClaim = { kind: 'claimed'; createdAt: Date } | { kind: 'replay'; response: StoredResponse };
 
 /**
  * Same method, path, body (keys in any order) and values of the behaviour-selecting headers give the
@@ -56,7 +57,7 @@ export async function claimIdempotencyKey(db: Database, apiKeyId: string, key: s
       .values({ apiKeyId, key, requestHash: fingerprint, state: 'in_progress', createdAt: now, lockedUntil: leaseFrom(now) })
       .onConflictDoNothing()
       .returning({ key: idempotencyKeys.key });
-    if (inserted.length > 0) return { kind: 'claimed' };
+    if (inserted.length > 0) return { kind: 'claimed', createdAt: now };
 
     const [existing] = await db
       .select()
@@ -90,7 +91,7 @@ export async function claimIdempotencyKey(db: Database, apiKeyId: string, key: s
             ),
           )
           .returning({ key: idempotencyKeys.key });
-        if (taken.length > 0) return { kind: 'claimed' };
+        if (taken.length > 0) return { kind: 'claimed', createdAt: existing.createdAt };
       }
     }
     if (existing.state !== 'completed' || existing.responseStatus === null || existing.responseBody === null) {
@@ -117,18 +118,32 @@ export async function renewIdempotencyLease(db: Database, apiKeyId: string, key:
   return renewed.length > 0;
 }
 
-/** Stores the response of a claimed key so later retries replay it. */
-export async function completeIdempotencyKey(db: Database, apiKeyId: string, key: string, response: StoredResponse): Promise<void> {
-  await db
+/**
+ * Stores the response of a claimed key so later retries replay it. `executor` may be the transaction of
+ * the request's own write (app/idempotency.ts, `atomically`): the effect and its answer then commit together.
+ */
+export async function completeIdempotencyKey(executor: Executor, apiKeyId: string, key: string, response: StoredResponse, claimedAt: Date): Promise<void> {
+  await executor
     .update(idempotencyKeys)
     .set({ state: 'completed', responseStatus: response.status, responseBody: response.body, responseContentType: response.contentType, lockedUntil: null })
-    .where(and(eq(idempotencyKeys.apiKeyId, apiKeyId), eq(idempotencyKeys.key, key)));
+    .where(heldClaim(apiKeyId, key, claimedAt));
 }
 
-/** Gives the key up (after a server error) so that a retry runs the request again. */
-export async function releaseIdempotencyKey(db: Database, apiKeyId: string, key: string): Promise<void> {
-  await db.delete(idempotencyKeys).where(and(eq(idempotencyKeys.apiKeyId, apiKeyId), eq(idempotencyKeys.key, key)));
+/**
+ * Gives the key up (after a server error) so that a retry runs the request again; only while it is still
+ * this claim's and in progress. A key completed in the write's transaction whose COMMIT reply was lost is
+ * kept, so the retry replays it; and a release that arrives late never deletes a later claim.
+ */
+export async function releaseIdempotencyKey(db: Database, apiKeyId: string, key: string, claimedAt: Date): Promise<boolean> {
+  const released = await db
+    .delete(idempotencyKeys)
+    .where(heldClaim(apiKeyId, key, claimedAt))
+    .returning({ key: idempotencyKeys.key });
+  return released.length > 0;
 }
+
+const heldClaim = (apiKeyId: string, key: string, claimedAt: Date) =>
+  and(eq(idempotencyKeys.apiKeyId, apiKeyId), eq(idempotencyKeys.key, key), eq(idempotencyKeys.state, 'in_progress'), eq(idempotencyKeys.createdAt, claimedAt));
 
 /**
  * Gives up a claim this request may have made without hearing the answer (the connection dropped after the
