@@ -5,7 +5,7 @@ import { createWorkspaceFor } from '../src/admin/accounts.js';
 import { usageCountersBackfill } from '../src/billing/reconcile.js';
 import type { Database, DatabaseHandle } from '../src/db/client.js';
 import * as schema from '../src/db/schema/index.js';
-import { driverName, openTestDatabase } from './support/database.js';
+import { openTestDatabase } from './support/database.js';
 import { Harness, type Tenant } from './support/harness.js';
 
 // History that grows (DECISIONS.md): with 50k ledger rows and tens of thousands of stored responses,
@@ -43,7 +43,8 @@ interface Logged {
   params: unknown[];
 }
 
-describe.runIf(driverName() === 'postgres')('query plans on a grown history (PostgreSQL)', () => {
+// Only the postgres project includes this file (vitest.config.ts).
+describe('query plans on a grown history (PostgreSQL)', () => {
   let database: DatabaseHandle;
   let client: postgres.Sql;
   let h: Harness;
