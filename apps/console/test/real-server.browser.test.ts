@@ -314,13 +314,27 @@ describe('results from the real server, drawn', () => {
     await showResults();
     const focus = page.getByRole('region', { name: 'Focus group' });
     await focus.getByLabel('Focus group').selectOption(group.id);
-    const cards = focus.locator('.card');
+    // The summary: the consensus, and the sentiment breakdown as a chart with the API's counts.
+    await focus.getByText(group.summary.consensus).waitFor();
+    const { positive, neutral, negative, mixed } = group.summary.sentiment_breakdown;
+    expect(await focus.getByRole('img', { name: /^Sentiment of the answers/ }).getAttribute('aria-label')).toBe(
+      `Sentiment of the answers: positive ${positive}, neutral ${neutral}, negative ${negative}, mixed ${mixed}`,
+    );
+    expect(positive + neutral + negative + mixed).toBe(group.answers.length);
+    const cards = focus.locator('li.card');
     await expect.poll(() => cards.count()).toBe(group.answers.length);
     for (const [index, answer] of group.answers.entries()) {
       const card = cards.nth(index);
       expect(await card.getByRole('heading').textContent()).toBe(answer.persona.name);
       expect(await card.textContent()).toContain(`Sentiment: ${answer.sentiment}`);
       expect(await card.textContent()).toContain(answer.answer.slice(0, 60));
+      if (answer.key_points.length > 0)
+        expect(
+          await card
+            .getByRole('list', { name: `Key points of ${answer.persona.name}` })
+            .locator('li')
+            .count(),
+        ).toBe(answer.key_points.length);
     }
     await checkPage(page, 'real-focus-group');
   });

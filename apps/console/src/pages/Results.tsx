@@ -211,6 +211,13 @@ function FocusGroupView() {
       <h2 id="focus-title">Focus group</h2>
       <Picker label="Focus group" items={list.data} empty="No focus groups yet: POST /focus-groups with a question and some personas." name={(item) => item.question} selected={id} onSelect={setId} />
       {list.error && <p role="alert">{messageOf(list.error)}</p>}
+      {group?.summary && (
+        <>
+          <p>{group.summary.consensus}</p>
+          <BarChart title="Sentiment of the answers" bars={(['positive', 'neutral', 'negative', 'mixed'] as const).map((sentiment) => ({ label: sentiment, value: group.summary!.sentiment_breakdown[sentiment] }))} />
+          {group.summary.key_themes.length > 0 && <p>Key themes: {group.summary.key_themes.join(' · ')}</p>}
+        </>
+      )}
       {group && (
         <ul className="grid">
           {group.answers.map((answer) => (
@@ -218,6 +225,13 @@ function FocusGroupView() {
               <h3>{answer.persona.name}</h3>
               <p className="muted">Sentiment: {answer.sentiment}</p>
               <p>{answer.answer}</p>
+              {answer.key_points.length > 0 && (
+                <ul aria-label={`Key points of ${answer.persona.name}`}>
+                  {answer.key_points.map((point) => (
+                    <li key={point}>{point}</li>
+                  ))}
+                </ul>
+              )}
             </li>
           ))}
         </ul>
