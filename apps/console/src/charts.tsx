@@ -54,13 +54,13 @@ export function Meter({ label, used, included, unit }: { label: string; used: nu
   );
 }
 
-/** A line over time (e.g. an emotional arc), values in [min, max]. */
-export function LineChart({ title, points, min = -1, max = 1 }: { title: string; points: { x: number; y: number; label?: string }[]; min?: number; max?: number }) {
+/** A line over time (e.g. an emotional arc), values in [min, max]; `xMax` ends the axis (e.g. the video's length), else the last point does. */
+export function LineChart({ title, points, min = -1, max = 1, xMax }: { title: string; points: { x: number; y: number; label?: string }[]; min?: number; max?: number; xMax?: number }) {
   const width = 520;
   const height = 160;
   const xs = points.map((point) => point.x);
   const x0 = Math.min(0, ...xs);
-  const x1 = Math.max(1, ...xs);
+  const x1 = Math.max(1, xMax ?? 0, ...xs);
   const px = (x: number) => 30 + ((x - x0) / (x1 - x0)) * (width - 40);
   const py = (y: number) => 10 + ((max - y) / (max - min)) * (height - 30);
   const path = points.map((point, index) => `${index === 0 ? 'M' : 'L'}${px(point.x).toFixed(1)},${py(point.y).toFixed(1)}`).join(' ');

@@ -1,5 +1,5 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,6 +22,9 @@ let dataDir: string;
 let server: ChildProcess;
 let base: string;
 let setupLink: string;
+// The account's default workspace and key from `accounts create`: the results are made with them, as a customer's code would.
+let workspaceId: string;
+let apiKey: string;
 let browser: Browser;
 let page: Page;
 
@@ -39,6 +42,9 @@ beforeAll(async () => {
   const created = await admin(env, 'accounts', 'create', '--email', 'owner@harborlight.example', '--name', 'Harborlight Coffee', '--credits', '5000');
   const accountId = /^account\s+(acct_\S+)/m.exec(created)?.[1];
   expect(accountId).toBeDefined();
+  workspaceId = /^workspace\s+(\S+)/m.exec(created)?.[1] ?? '';
+  apiKey = /^\s+(svc_live_\S+)/m.exec(created)?.[1] ?? '';
+  expect(apiKey).not.toBe('');
   const invite = await admin(env, 'console', 'invite', accountId!);
   setupLink = /(http\S+#setup=[A-Za-z0-9]+)/.exec(invite)?.[1] ?? '';
   expect(setupLink.startsWith(`${base}/console/#setup=`)).toBe(true);
@@ -193,5 +199,224 @@ describe('the console on the real server', () => {
     // Back on the page it was on (the hash route), signed in again.
     await page.getByRole('heading', { level: 1, name: 'Results' }).waitFor();
     await page.getByRole('button', { name: 'Sign out' }).waitFor();
+  });
+});
+
+// Results made for real through the API on the offline engine, then drawn by the console: the charts must
+// agree with the API's own numbers (the mock's examples cannot catch a page that only works on them).
+describe('results from the real server, drawn', () => {
+  const FIXTURES = fileURLToPath(new URL('../../api/test/resources/meetings/fixtures/', import.meta.url));
+  const call = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${base}/api/v1${path}`, {
+      method,
+      headers: { authorization: `Bearer ${apiKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const json = await response.json();
+    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
+    return json;
+  };
+  /** The customer's upload: upload-url → PUT → POST /files. */
+  const upload = async (name: string, type: string, bytes: Buffer): Promise<string> => {
+    const target = await call('POST', '/files/upload-url', { file_name: name, file_type: type, file_size: bytes.length, workspace_id: workspaceId });
+    const put = await fetch(target.upload_url, { method: 'PUT', headers: target.headers, body: new Uint8Array(bytes) });
+    expect(put.status, await put.text()).toBeLessThan(300);
+    return (await call('POST', '/files', target.next_step.body)).id;
+  };
+  const until = async <T>(read: () => Promise<T>, settled: (value: T) => boolean): Promise<T> => {
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const value = await read();
+      if (settled(value)) return value;
+      if (Date.now() > deadline) throw new Error(`not settled: ${JSON.stringify(value)}`);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+  };
+  const showResults = async () => {
+    // A fresh load, so the pickers list what was just made.
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'Results' }).waitFor();
+  };
+
+  it('draws a real meeting: speakers and times, talk ratio as measured, action items, schema quotes that jump', async () => {
+    const fileId = await upload('bant-discovery.vtt', 'text/vtt', readFileSync(join(FIXTURES, 'bant-discovery.vtt')));
+    const created = await call('POST', '/meetings', {
+      workspace_id: workspaceId,
+      transcript_file_id: fileId,
+      title: 'Discovery with Marcus',
+      schema_ids: ['msch_bantBuiltin'],
+    });
+    const done = await until(
+      () => call('GET', `/meetings/${created.id}`),
+      (meeting) => meeting.status === 'done' && meeting.schema_runs.every((run: { status: string }) => !['pending', 'processing'].includes(run.status)),
+    );
+    expect(done.schema_runs.map((run: { status: string }) => run.status)).toEqual(['completed']);
+    const transcript = await call('GET', `/meetings/${created.id}/transcript`);
+    const analysis = await call('GET', `/meetings/${created.id}/analysis`);
+    const schemaResults = (await call('GET', `/meetings/${created.id}/schema-results`)).data;
+    const evidence = schemaResults.flatMap((result: { evidence: { timestamp_start: number; text: string }[] }) => result.evidence);
+    expect(evidence.length).toBeGreaterThan(0);
+
+    await showResults();
+    const meeting = page.getByRole('region', { name: 'Meeting' });
+    await meeting.getByLabel('Meeting').selectOption(created.id);
+    // The talk ratio in the chart is the API's, rounded to whole percents, for every speaker.
+    const ratio = meeting.getByRole('img', { name: /^Talk ratio/ });
+    const expectedRatio = analysis.talk_ratio
+      .map((speaker: { speaker: string; ratio: number }) => `${speaker.speaker} ${Math.round(speaker.ratio * 100)}%`)
+      .join(', ');
+    expect(await ratio.getAttribute('aria-label')).toBe(`Talk ratio: ${expectedRatio}`);
+    expect(await ratio.locator('rect').count()).toBe(analysis.talk_ratio.length);
+    // The transcript: every segment with its speaker and its start time.
+    const segments = meeting.locator('.transcript li');
+    await expect.poll(() => segments.count()).toBe(transcript.segments.length);
+    const last = transcript.segments.at(-1);
+    const clock = (seconds: number) => `${Math.floor(seconds / 60)}:${String(Math.floor(seconds % 60)).padStart(2, '0')}`;
+    expect(await segments.last().textContent()).toBe(`${clock(last.start)} ${last.speaker}: ${last.text}`);
+    // Action items as the analysis lists them.
+    expect(analysis.action_items.length).toBeGreaterThan(0);
+    const actionItems = meeting.locator('h3:text-is("Action items") + ul > li');
+    expect(await actionItems.allTextContents()).toEqual(
+      analysis.action_items.map((item: { text: string; owner: string | null }) => (item.owner ? `${item.text} — ${item.owner}` : `${item.text} `)),
+    );
+    // The schema's extracted fields, one row each; the text ones as the API has them.
+    const [bant] = schemaResults;
+    const table = meeting.getByRole('table', { name: 'What the schema extracted' });
+    expect(await table.locator('tbody tr').count()).toBe(bant.field_values.length);
+    for (const field of bant.field_values) {
+      const row = table.getByRole('row', { name: new RegExp(`^${field.field_label}`) });
+      if (typeof field.value === 'string') expect(await row.locator('td').first().textContent()).toBe(field.value);
+      if (field.value === null) expect(await row.locator('td').first().textContent()).toBe('not found');
+    }
+    await meeting.getByText(`(overall score ${bant.overall_score})`).waitFor();
+    // A schema quote jumps to the segment it was said in: that one is highlighted and in view.
+    const quote = evidence.at(-1)!;
+    const spoken = transcript.segments.findLast((segment: { start: number }) => segment.start <= quote.timestamp_start + 0.001);
+    await meeting.getByRole('button', { name: `“${quote.text}” (${clock(quote.timestamp_start)})` }).click();
+    const highlighted = meeting.locator('.transcript li.highlight');
+    await highlighted.waitFor();
+    expect(await highlighted.getAttribute('id')).toBe(`segment-${spoken.id}`);
+    await expect
+      .poll(() =>
+        highlighted.evaluate((element) => {
+          const box = element.getBoundingClientRect();
+          return box.top >= 0 && box.bottom <= window.innerHeight;
+        }),
+      )
+      .toBe(true);
+    await checkPage(page, 'real-meeting');
+  });
+
+  it('draws a real focus group: every persona’s answer side by side with its sentiment', async () => {
+    const personas = (await call('GET', '/personas?limit=3')).data;
+    const group = await call('POST', '/focus-groups', {
+      question: 'Would you switch forecasting tools for a 20% lower seat price?',
+      persona_ids: personas.map((persona: { id: string }) => persona.id),
+      workspace_id: workspaceId,
+    });
+    expect(group.status).toBe('completed');
+    await showResults();
+    const focus = page.getByRole('region', { name: 'Focus group' });
+    await focus.getByLabel('Focus group').selectOption(group.id);
+    // The summary: the consensus, and the sentiment breakdown as a chart with the API's counts.
+    await focus.getByText(group.summary.consensus).waitFor();
+    const { positive, neutral, negative, mixed } = group.summary.sentiment_breakdown;
+    expect(await focus.getByRole('img', { name: /^Sentiment of the answers/ }).getAttribute('aria-label')).toBe(
+      `Sentiment of the answers: positive ${positive}, neutral ${neutral}, negative ${negative}, mixed ${mixed}`,
+    );
+    expect(positive + neutral + negative + mixed).toBe(group.answers.length);
+    const cards = focus.locator('li.card');
+    await expect.poll(() => cards.count()).toBe(group.answers.length);
+    for (const [index, answer] of group.answers.entries()) {
+      const card = cards.nth(index);
+      expect(await card.getByRole('heading').textContent()).toBe(answer.persona.name);
+      expect(await card.textContent()).toContain(`Sentiment: ${answer.sentiment}`);
+      expect(await card.textContent()).toContain(answer.answer.slice(0, 60));
+      if (answer.key_points.length > 0)
+        expect(
+          await card
+            .getByRole('list', { name: `Key points of ${answer.persona.name}` })
+            .locator('li')
+            .count(),
+        ).toBe(answer.key_points.length);
+    }
+    await checkPage(page, 'real-focus-group');
+  });
+
+  it('draws a real video analysis: an arc point per chunk, the brand timeline, the scores, the chunks', async () => {
+    // 15 s in three 5 s segments (the brand's name on the second), small and at 5 fps so it renders in a moment.
+    const video = join(dataDir, 'stride-spot.mp4');
+    const segment = (color: string, text: string) =>
+      `color=c=${color}:size=320x180:rate=5:duration=5,drawtext=text='${text}':fontsize=28:fontcolor=white:x=(w-tw)/2:y=(h-th)/2`;
+    await run('ffmpeg', [
+      '-hide_banner',
+      '-v',
+      'error',
+      '-y',
+      '-f',
+      'lavfi',
+      '-i',
+      segment('black', 'MORNING'),
+      '-f',
+      'lavfi',
+      '-i',
+      segment('navy', 'STRIDE ATHLETICS'),
+      '-f',
+      'lavfi',
+      '-i',
+      segment('darkgreen', 'RUN FURTHER'),
+      '-filter_complex',
+      '[0:v][1:v][2:v]concat=n=3:v=1:a=0[v]',
+      '-map',
+      '[v]',
+      '-pix_fmt',
+      'yuv420p',
+      video,
+    ]);
+    const fileId = await upload('stride-spot.mp4', 'video/mp4', readFileSync(video));
+    const created = await call('POST', '/video-analyses', {
+      file_id: fileId,
+      title: 'Stride spot',
+      brand: 'Stride Athletics',
+      product: 'Trail shoes',
+      primary_intent: 'awareness',
+      goal: 'Drive trial sign-ups',
+      chunk_duration: 5,
+      frames_per_chunk: 1,
+      workspace_id: workspaceId,
+    });
+    const analysis = await until(
+      () => call('GET', `/video-analyses/${created.id}`),
+      (value) => value.status === 'completed' || value.status === 'failed',
+    );
+    expect(analysis.status, JSON.stringify(analysis.error ?? null)).toBe('completed');
+    const chunks = analysis.result.chunks;
+    expect(chunks.length).toBeGreaterThan(1);
+
+    await showResults();
+    const view = page.getByRole('region', { name: 'Video analysis' });
+    await view.getByLabel('Analysis').selectOption(created.id);
+    // The arc: one path vertex and one dot per chunk, the valence of each in the text alternative.
+    const arc = view.getByRole('img', { name: /^Emotional arc/ });
+    await arc.waitFor();
+    const path = (await arc.locator('path').getAttribute('d')) ?? '';
+    expect(path.match(/[ML]/g)?.length).toBe(chunks.length);
+    expect(await arc.locator('circle').count()).toBe(chunks.length);
+    // Each point sits at its chunk's middle on an axis as long as the video (the plot spans x 30 to 510).
+    const videoEnd = chunks.at(-1).end_seconds;
+    const xs = await arc.locator('circle').evaluateAll((circles) => circles.map((circle) => Number(circle.getAttribute('cx'))));
+    chunks.forEach((chunk: { start_seconds: number; end_seconds: number }, index: number) =>
+      expect(xs[index]).toBeCloseTo(30 + ((chunk.start_seconds + chunk.end_seconds) / 2 / videoEnd) * 480, 0),
+    );
+    for (const chunk of chunks) expect(await arc.getAttribute('aria-label')).toContain(chunk.valence.toFixed(2));
+    // The brand timeline marks exactly the chunks the brand was seen in.
+    const brand = view.getByRole('img', { name: /^Brand on screen/ });
+    const seen = chunks.filter((chunk: { brand_visible: boolean }) => chunk.brand_visible).length;
+    expect(await brand.locator('rect').count()).toBe(1 + seen);
+    const scores = view.getByRole('img', { name: /^Scores/ });
+    expect(await scores.locator('rect').count()).toBe(Object.keys(analysis.result.scores).length);
+    expect(await view.locator('ol li').count()).toBe(chunks.length);
+    await view.getByText(`Overall score ${analysis.result.overall_score}.`).waitFor();
+    await checkPage(page, 'real-video-analysis');
   });
 });

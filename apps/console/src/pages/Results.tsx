@@ -1,9 +1,20 @@
-import type { MeetingSchemaEvidenceSpan } from '@persona-api/client';
+import type { MeetingSchemaEvidenceSpan, MeetingSchemaFieldValue } from '@persona-api/client';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { messageOf } from '../api';
 import { BarChart, LineChart } from '../charts';
 import { useSignedIn } from '../session';
+
+/** A schema field's value, whatever its type (text, number, yes/no, list, amount, person), as text. */
+function valueText(value: MeetingSchemaFieldValue['value']): string {
+  if (value === null || value === undefined) return 'not found';
+  if (typeof value === 'boolean') return value ? 'yes' : 'no';
+  if (typeof value === 'number') return value.toLocaleString();
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value)) return value.join(', ');
+  if ('amount' in value) return `${value.amount.toLocaleString()} ${value.currency}`;
+  return value.title ? `${value.name} (${value.title})` : value.name;
+}
 
 const clock = (seconds: number) => `${Math.floor(seconds / 60)}:${String(Math.floor(seconds % 60)).padStart(2, '0')}`;
 
@@ -57,7 +68,12 @@ function VideoAnalysisView() {
           <p>
             <strong>Overall score {result.overall_score}.</strong> {result.summary}
           </p>
-          <LineChart title="Emotional arc (valence over time)" points={result.chunks.map((chunk) => ({ x: chunk.start_seconds, y: chunk.valence, label: clock(chunk.start_seconds) }))} />
+          {/* Each chunk's valence at its middle, on an axis as long as the video, so the arc lines up with the brand timeline below. */}
+          <LineChart
+            title="Emotional arc (valence over time)"
+            xMax={end}
+            points={result.chunks.map((chunk) => ({ x: (chunk.start_seconds + chunk.end_seconds) / 2, y: chunk.valence, label: `${clock(chunk.start_seconds)}–${clock(chunk.end_seconds)}` }))}
+          />
           <figure className="chart">
             <figcaption>Brand on screen</figcaption>
             <svg role="img" aria-label={`Brand on screen: ${result.chunks.filter((chunk) => chunk.brand_visible).map((chunk) => `${clock(chunk.start_seconds)}–${clock(chunk.end_seconds)}`).join(', ') || 'never'}`} width="100%" viewBox="0 0 520 30">
@@ -133,7 +149,28 @@ function MeetingView() {
           <h3>Schema results</h3>
           {schemaResults.data.map((result) => (
             <div key={result.id} className="card">
-              <h4>{result.schema_name}</h4>
+              <h4>
+                {result.schema_name} <span className="muted">(overall score {result.overall_score})</span>
+              </h4>
+              <table>
+                <caption className="muted">What the schema extracted</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Field</th>
+                    <th scope="col">Value</th>
+                    <th scope="col">Score</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {result.field_values.map((field) => (
+                    <tr key={field.field_name}>
+                      <th scope="row">{field.field_label}</th>
+                      <td>{valueText(field.value)}</td>
+                      <td>{field.score ?? '—'}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
               <ul>
                 {result.evidence.map((span) => (
                   <li key={`${span.field_name}-${span.timestamp_start}`}>
@@ -174,6 +211,13 @@ function FocusGroupView() {
       <h2 id="focus-title">Focus group</h2>
       <Picker label="Focus group" items={list.data} empty="No focus groups yet: POST /focus-groups with a question and some personas." name={(item) => item.question} selected={id} onSelect={setId} />
       {list.error && <p role="alert">{messageOf(list.error)}</p>}
+      {group?.summary && (
+        <>
+          <p>{group.summary.consensus}</p>
+          <BarChart title="Sentiment of the answers" bars={(['positive', 'neutral', 'negative', 'mixed'] as const).map((sentiment) => ({ label: sentiment, value: group.summary!.sentiment_breakdown[sentiment] }))} />
+          {group.summary.key_themes.length > 0 && <p>Key themes: {group.summary.key_themes.join(' · ')}</p>}
+        </>
+      )}
       {group && (
         <ul className="grid">
           {group.answers.map((answer) => (
@@ -181,6 +225,13 @@ function FocusGroupView() {
               <h3>{answer.persona.name}</h3>
               <p className="muted">Sentiment: {answer.sentiment}</p>
               <p>{answer.answer}</p>
+              {answer.key_points.length > 0 && (
+                <ul aria-label={`Key points of ${answer.persona.name}`}>
+                  {answer.key_points.map((point) => (
+                    <li key={point}>{point}</li>
+                  ))}
+                </ul>
+              )}
             </li>
           ))}
         </ul>
