@@ -78,6 +78,12 @@ describe('the console on the mock', () => {
     await video.getByRole('img', { name: /^Emotional arc/ }).waitFor();
     await video.getByRole('img', { name: /^Brand on screen/ }).waitFor();
     await video.getByRole('img', { name: /^Scores/ }).waitFor();
+    // The example's chunks carry a frame_url (a small data: JPEG, the mock serves no images): each is drawn.
+    const frames = video.getByRole('img', { name: /^Frame at / });
+    await frames.first().waitFor();
+    expect(await frames.count()).toBe(await video.locator('ol li').count());
+    await page.waitForFunction(() => [...document.querySelectorAll('ol li img')].every((img) => (img as HTMLImageElement).complete));
+    for (const width of await frames.evaluateAll((images) => images.map((img) => (img as HTMLImageElement).naturalWidth))) expect(width).toBeGreaterThan(0);
     await checkPage(page, 'mock-video-analysis');
   });
 

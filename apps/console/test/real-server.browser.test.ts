@@ -416,6 +416,16 @@ describe('results from the real server, drawn', () => {
     const scores = view.getByRole('img', { name: /^Scores/ });
     expect(await scores.locator('rect').count()).toBe(Object.keys(analysis.result.scores).length);
     expect(await view.locator('ol li').count()).toBe(chunks.length);
+    // Each chunk shows its stored frame: the signed frame_url loaded as a real image (a refused link leaves naturalWidth 0).
+    const frames = view.locator('ol li img');
+    expect(await frames.count()).toBe(chunks.length);
+    await page.waitForFunction(() => [...document.querySelectorAll('ol li img')].every((img) => (img as HTMLImageElement).complete));
+    for (const [index, chunk] of (chunks as { frame_url: string }[]).entries()) {
+      const frame = frames.nth(index);
+      expect(new URL((await frame.getAttribute('src'))!).pathname).toBe(new URL(chunk.frame_url).pathname);
+      expect(await frame.getAttribute('alt')).toMatch(/^Frame at /);
+      expect(await frame.evaluate((img) => (img as HTMLImageElement).naturalWidth)).toBeGreaterThan(0);
+    }
     await view.getByText(`Overall score ${analysis.result.overall_score}.`).waitFor();
     await checkPage(page, 'real-video-analysis');
   });

@@ -133,6 +133,43 @@ describe('video analyses', () => {
     }
     expect(await storage.head(`video-analyses/${read.id}/thumbnail.jpg`)).not.toBeNull();
 
+    // Each chunk's frame_url is a signed link, without an API key, to a real JPEG shown inline: the middle frame (of two, the second).
+    for (const chunk of result.chunks as { index: number; frame_url: string }[]) {
+      const link = new URL(chunk.frame_url);
+      expect(`${link.origin}${link.pathname}`).toBe(`${PUBLIC_BASE}/video-analyses/${read.id}/frames/${chunk.index}`);
+      const frame = await h.get(`${link.pathname.slice('/api/v1'.length)}${link.search}`);
+      expect(frame.status).toBe(200);
+      expect(frame.headers['content-type']).toBe('image/jpeg');
+      expect(frame.headers['content-disposition']).toBe('inline');
+      expect(frame.headers['x-content-type-options']).toBe('nosniff');
+      expect([...frame.bytes.subarray(0, 3)]).toEqual([0xff, 0xd8, 0xff]);
+      const stored = await storage.get(`video-analyses/${read.id}/frames/${String(chunk.index).padStart(3, '0')}_01.jpg`);
+      const chunks: Buffer[] = [];
+      for await (const part of stored!.body) chunks.push(part as Buffer);
+      expect(frame.bytes.equals(Buffer.concat(chunks))).toBe(true);
+    }
+    const first = new URL(result.chunks[0].frame_url);
+    const path = `${first.pathname.slice('/api/v1'.length)}`;
+    const expires = Number(first.searchParams.get('expires'));
+    const signature = first.searchParams.get('signature')!;
+    // Forged: another chunk, another expiry, another analysis, or a made-up signature are each refused.
+    const forged = [
+      `${path.replace(/\/0$/, '/1')}?expires=${expires}&signature=${signature}`,
+      `${path}?expires=${expires + 3600}&signature=${signature}`,
+      `${path.replace(read.id, `${read.id}x`)}?expires=${expires}&signature=${signature}`,
+      `${path}?expires=${expires}&signature=${'a'.repeat(64)}`,
+    ];
+    for (const link of forged) {
+      const refused = await h.get(link);
+      expect(refused.status).toBe(401);
+      expect(errorOf(refused)).toMatchObject({ type: 'authentication_error', code: 'invalid_upload_signature' });
+    }
+    // Expired: an hour and a second later the same link is refused; a fresh read signs a working one.
+    clock.advance(3601_000);
+    expect((await h.get(`${path}${first.search}`)).status).toBe(401);
+    const fresh = new URL((await h.get(`/video-analyses/${read.id}`, t.key)).body.result.chunks[0].frame_url);
+    expect((await h.get(`${fresh.pathname.slice('/api/v1'.length)}${fresh.search}`)).status).toBe(200);
+
     // Deleting a completed analysis refunds nothing and removes its frames and thumbnail; the upload stays.
     const deleted = await h.delete(`/video-analyses/${read.id}`, t.key);
     expect(deleted.body).toEqual({ id: read.id, object: 'video_analysis', deleted: true });

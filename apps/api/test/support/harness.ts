@@ -31,6 +31,8 @@ export interface ApiResponse<T = any> {
   headers: Record<string, string | string[] | number | undefined>;
   body: T;
   text: string;
+  /** The body's bytes (images and other binary downloads). */
+  bytes: Buffer;
 }
 
 export interface RequestOptions {
@@ -157,7 +159,7 @@ export class Harness {
         throw new Error(`Response breaks the contract: ${method} ${url} → ${response.statusCode}\n  ${problems.join('\n  ')}\n  body: ${text.slice(0, 2000)}`);
       }
     }
-    return { status: response.statusCode, headers: response.headers, body: body as T, text };
+    return { status: response.statusCode, headers: response.headers, body: body as T, text, bytes: response.rawPayload };
   }
 
   get = <T = any>(path: string, key?: string, headers?: Record<string, string>) => this.request<T>('GET', path, { key, headers });

@@ -90,6 +90,16 @@ function VideoAnalysisView() {
           <ol>
             {result.chunks.map((chunk) => (
               <li key={chunk.index}>
+                {/* The signed link lasts an hour from the read: enough for the page that just fetched it. */}
+                {chunk.frame_url ? (
+                  <img
+                    src={chunk.frame_url}
+                    alt={`Frame at ${clock((chunk.start_seconds + chunk.end_seconds) / 2)}`}
+                    width={160}
+                    height={90}
+                    style={{ objectFit: 'cover', display: 'block' }}
+                  />
+                ) : null}
                 {clock(chunk.start_seconds)}–{clock(chunk.end_seconds)}: {chunk.description} <span className="muted">({chunk.dominant_emotion})</span>
               </li>
             ))}

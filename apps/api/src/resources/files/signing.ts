@@ -109,6 +109,33 @@ export function verifyDownload(keys: SigningKeys, grant: DownloadGrant, signatur
   }
 }
 
+/** A chunk frame of a video analysis (GET /video-analyses/{id}/frames/{index}): its own first field, so never an /uploads link. */
+export interface FrameGrant {
+  analysisId: string;
+  chunkIndex: number;
+  /** Unix seconds. */
+  expires: number;
+}
+
+export function signFrame(keys: SigningKeys, grant: FrameGrant): string {
+  return hmac(keys.download, ['get-frame', grant.analysisId, grant.chunkIndex, grant.expires]);
+}
+
+export function verifyFrame(keys: SigningKeys, grant: FrameGrant, signature: string, nowSeconds: number): void {
+  if (!sameSignature(signFrame(keys, grant), signature)) {
+    throw invalidSignature('The frame link signature is not valid. Read the video analysis again for a fresh frame_url.');
+  }
+  if (nowSeconds > grant.expires) {
+    throw invalidSignature(`This frame link expired at ${new Date(grant.expires * 1000).toISOString()}. Read the video analysis again for a fresh frame_url.`);
+  }
+}
+
+/** A chunk's `frame_url`: `{base}/video-analyses/{id}/frames/{index}?expires=…&signature=…`. */
+export function frameUrl(baseUrl: string, keys: SigningKeys, grant: FrameGrant): string {
+  const query = new URLSearchParams({ expires: String(grant.expires), signature: signFrame(keys, grant) });
+  return `${baseUrl}/video-analyses/${grant.analysisId}/frames/${grant.chunkIndex}?${query}`;
+}
+
 /** `PUT` target of an upload: `{base}/uploads/{key}?expires=…&signature=…`. */
 export function uploadUrl(baseUrl: string, keys: SigningKeys, grant: UploadGrant): string {
   const query = new URLSearchParams({ expires: String(grant.expires), signature: signUpload(keys, grant) });

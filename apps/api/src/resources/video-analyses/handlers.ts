@@ -9,6 +9,8 @@ import { defaultWorkspace, requireMembership, requireRole, type Membership } fro
 import { eq } from 'drizzle-orm';
 import { files } from '../files/table.js';
 import { chatWithVideoAnalysis } from './chat.js';
+import { linksAt } from '../files/settings.js';
+import { frameLinker, thumbnailObjectKey, videoAnalysisFrameHandlers } from './frames.js';
 import { framesPrefix, VIDEO_ANALYSIS_JOB } from './jobs.js';
 import { toVideoAnalysis, type VideoAnalysisRow } from './mapper.js';
 import { deleteVideoAnalysisRow, findVideoAnalysis, insertVideoAnalysis, listVideoAnalysesOf, ownUploadFile } from './repository.js';
@@ -35,7 +37,12 @@ export const videoAnalysisHandlers = {
     return listVideoAnalysesOf(ctx.db, ctx.auth.userId, query);
   },
 
-  getVideoAnalysis: async ({ params }, ctx) => toVideoAnalysis((await findVideoAnalysis(ctx.db, ctx.auth.userId, params.id)).row),
+  getVideoAnalysis: async ({ params }, ctx) => {
+    const { row } = await findVideoAnalysis(ctx.db, ctx.auth.userId, params.id);
+    // One HEAD: the thumbnail is stored after every chunk's frames.
+    const framesStored = row.status === 'completed' && (await ctx.services.storage.head(thumbnailObjectKey(row.id))) !== null;
+    return toVideoAnalysis(row, framesStored ? frameLinker(linksAt(ctx.services.files, ctx.now()), row.id) : null);
+  },
 
   createVideoAnalysis: async ({ body }, ctx) => {
     if (body.video_url !== undefined && body.file_id !== undefined)
@@ -117,4 +124,8 @@ export const videoAnalysisHandlers = {
   },
 
   chatWithVideoAnalysis,
-} satisfies Pick<HandlerMap, 'listVideoAnalyses' | 'getVideoAnalysis' | 'createVideoAnalysis' | 'deleteVideoAnalysis' | 'chatWithVideoAnalysis'>;
+  ...videoAnalysisFrameHandlers,
+} satisfies Pick<
+  HandlerMap,
+  'listVideoAnalyses' | 'getVideoAnalysis' | 'createVideoAnalysis' | 'deleteVideoAnalysis' | 'chatWithVideoAnalysis' | 'downloadVideoAnalysisFrame'
+>;

@@ -47,4 +47,9 @@ export const videoAnalysisIsolation: Record<keyof typeof videoAnalysisHandlers, 
   chatWithVideoAnalysis: async ({ api, notFound }, { b, ids }) =>
     notFound(await api.post(`/video-analyses/${ids.aVideoAnalysis}/chat`, b.key, { messages: [{ role: 'user', content: 'What is on screen?' }] })),
   deleteVideoAnalysis: async ({ api, notFound }, { b, ids }) => notFound(await api.delete(`/video-analyses/${ids.aVideoAnalysis}`, b.key)),
+  // No API key authorises a frame, only a link signed by the server: B's key with a made-up link is refused.
+  downloadVideoAnalysisFrame: async ({ api, expect }, { b, ids }) => {
+    const res = await api.get(`/video-analyses/${ids.aVideoAnalysis}/frames/0?expires=32503680000&signature=${'0'.repeat(64)}`, b.key);
+    expect(res.status).toBe(401);
+  },
 };

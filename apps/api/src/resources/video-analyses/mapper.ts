@@ -31,6 +31,15 @@ export function toVideoAnalysisSummary(row: VideoAnalysisRow): VideoAnalysisSumm
   };
 }
 
-export function toVideoAnalysis(row: VideoAnalysisRow): VideoAnalysis {
-  return { ...toVideoAnalysisSummary(row), result: row.status === 'completed' ? row.result : null };
+/**
+ * `frameLink`: given when the analysis' frames are stored; each chunk's `frame_url` is set (a fresh signed
+ * link, or null), so a value stored with the result never reaches the wire.
+ */
+export function toVideoAnalysis(row: VideoAnalysisRow, frameLink: ((chunkIndex: number) => string) | null = null): VideoAnalysis {
+  const result = row.status === 'completed' ? row.result : null;
+  if (!result) return { ...toVideoAnalysisSummary(row), result: null };
+  return {
+    ...toVideoAnalysisSummary(row),
+    result: { ...result, chunks: result.chunks.map((chunk) => ({ ...chunk, frame_url: frameLink ? frameLink(chunk.index) : null })) },
+  };
 }
