@@ -109,10 +109,35 @@ export const REDIS_COMMAND_TIMEOUT_MS = 250;
 export function boundedRedis(url: string): Redis {
   return new Redis(url, {
     enableOfflineQueue: false,
-    commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+    // A backstop only: the limiter's own bound (withinCommandBound) is REDIS_COMMAND_TIMEOUT_MS.
+    commandTimeout: 4 * REDIS_COMMAND_TIMEOUT_MS,
     connectTimeout: 1_000,
     maxRetriesPerRequest: 0,
     retryStrategy: (attempt) => Math.min(100 * attempt, 1_000),
+  });
+}
+
+/**
+ * Redis's answer, or a time-out after REDIS_COMMAND_TIMEOUT_MS. The time-out is decided one turn of the event
+ * loop after its timer fires: when the loop was busy (a long synchronous stretch, PGlite in the same thread),
+ * timers run before sockets are read, and an answer already waiting in the socket would otherwise lose to it.
+ */
+function withinCommandBound<T>(command: Promise<T>): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(
+      () => setImmediate(() => reject(new Error(`Redis did not answer within ${REDIS_COMMAND_TIMEOUT_MS} ms`))),
+      REDIS_COMMAND_TIMEOUT_MS,
+    );
+    command.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
   });
 }
 
@@ -146,7 +171,7 @@ export class RedisRateLimiter implements RateLimiter {
     const member = `${nowMs}:${this.instanceTag}:${this.sequence++}`;
     try {
       await this.connectingAtMost(REDIS_COMMAND_TIMEOUT_MS);
-      const [allowed, count, oldest] = await this.redis.slidingWindow(this.keyPrefix + key, nowMs, this.windowMs, limit, member);
+      const [allowed, count, oldest] = await withinCommandBound(this.redis.slidingWindow(this.keyPrefix + key, nowMs, this.windowMs, limit, member));
       return decide(allowed === 1, limit, count, oldest === null ? undefined : Number(oldest), nowMs, this.windowMs);
     } catch (err) {
       rateLimitFallbacks.inc();
