@@ -91,8 +91,9 @@ export async function parseDocumentBounded(kind: DocumentKind, bytes: Uint8Array
       signal?.addEventListener('abort', onAbort, { once: true });
       child.once('message', (result: DocumentResult) => finish(result));
       child.once('error', () => stop(`The ${label} document could not be parsed.`));
-      // A V8 heap past its limit aborts the child: the heap bound was hit.
-      child.once('exit', (code, killedBy) =>
+      // A V8 heap past its limit aborts the child: the heap bound was hit. 'close', not 'exit': a child sends
+      // its result and exits at once, and under load 'exit' can arrive before that message has been read.
+      child.once('close', (code, killedBy) =>
         stop(
           killedBy === 'SIGABRT' || killedBy === 'SIGTRAP' || code === 134
             ? `The ${label} document needed more than ${PARSE_LIMITS.heapMb} MiB of heap to read; it was stopped.`
