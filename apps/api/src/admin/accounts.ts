@@ -1,6 +1,5 @@
-import { createHash } from 'node:crypto';
 import { and, count, desc, eq, isNull, sql } from 'drizzle-orm';
-import { announceApiKeysChanged, apiKeysChangedHere, generateApiKey, hashApiKey, keyPrefix } from '../auth/api-keys.js';
+import { announceApiKeysChanged, apiKeysChangedHere, generateApiKey, hashSecret, insertApiKey } from '../auth/api-keys.js';
 import { grantCreditsIn } from '../billing/credits.js';
 import type { Database, Executor } from '../db/client.js';
 import { accounts, apiKeys, users, workspaceMembers, workspaces } from '../db/schema/index.js';
@@ -81,16 +80,7 @@ export async function createWorkspaceFor(
 export async function createApiKey(db: Database, input: { accountId: string; name: string; key?: string; now?: Date }): Promise<{ id: string; key: string }> {
   const key = input.key ?? generateApiKey();
   const userId = await ownerOf(db, input.accountId);
-  const id = newId('key');
-  await db.insert(apiKeys).values({
-    id,
-    accountId: input.accountId,
-    userId,
-    name: input.name,
-    keyHash: hashApiKey(key),
-    keyPrefix: keyPrefix(key),
-    createdAt: input.now ?? new Date(),
-  });
+  const id = await insertApiKey(db, { secret: key, accountId: input.accountId, userId, name: input.name, now: input.now ?? new Date() });
   return { id, key };
 }
 
@@ -207,7 +197,7 @@ export async function createConsoleSetupToken(
     }
     const token = randomBase62(32);
     await tx.insert(consoleSetupTokens).values({
-      tokenHash: createHash('sha256').update(token, 'utf8').digest('hex'),
+      tokenHash: hashSecret(token),
       userId,
       createdAt: now,
       expiresAt: new Date(now.getTime() + SETUP_LINK_MS),

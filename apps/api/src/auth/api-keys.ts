@@ -4,7 +4,7 @@ import { LRUCache } from 'lru-cache';
 import { API_KEY_PATTERN } from '../config.js';
 import type { Database, Executor } from '../db/client.js';
 import { accounts, apiKeys, tiers } from '../db/schema/index.js';
-import { randomBase62 } from '../lib/ids.js';
+import { newId, randomBase62 } from '../lib/ids.js';
 
 export const API_KEY_PREFIX = 'svc_live_';
 
@@ -22,13 +22,38 @@ export function generateApiKey(): string {
   return API_KEY_PREFIX + randomBase62(40);
 }
 
-export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex');
+/** SHA-256 hex of a secret (an API key, a console session or setup token): what is stored instead of it. */
+export function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret, 'utf8').digest('hex');
 }
+
+export const hashApiKey = hashSecret;
 
 /** `svc_live_` and 4 more characters: shown in listings and GET /usage, never enough to use. */
 export function keyPrefix(key: string): string {
   return key.slice(0, API_KEY_PREFIX.length + 4);
+}
+
+/**
+ * Writes an API key's row (the admin CLI, the console's keys and browser keys): its hash and prefix, never
+ * the secret. A browser key is tied to its console session and expires with it. Returns the key's id.
+ */
+export async function insertApiKey(
+  db: Executor,
+  key: { secret: string; accountId: string; userId: string; name: string; now: Date; consoleSessionId?: string; expiresAt?: Date },
+): Promise<string> {
+  const id = newId('key');
+  await db.insert(apiKeys).values({
+    id,
+    accountId: key.accountId,
+    userId: key.userId,
+    name: key.name,
+    keyHash: hashSecret(key.secret),
+    keyPrefix: keyPrefix(key.secret),
+    createdAt: key.now,
+    ...(key.consoleSessionId ? { consoleSessionId: key.consoleSessionId, expiresAt: key.expiresAt ?? null } : {}),
+  });
+  return id;
 }
 
 /** The token of an `Authorization: Bearer …` header when it has the shape of an API key, else null. */

@@ -1,16 +1,15 @@
 import type { ConsoleApiKey } from '@persona-api/types';
 import { and, count, desc, eq, gt, inArray, isNotNull, isNull, max, sql } from 'drizzle-orm';
-import { announceApiKeysChanged, apiKeysChangedHere, generateApiKey, hashApiKey, keyPrefix } from '../../auth/api-keys.js';
+import { announceApiKeysChanged, apiKeysChangedHere, generateApiKey, hashSecret, insertApiKey } from '../../auth/api-keys.js';
 import type { Handler } from '../../contract/handler-types.js';
 import type { Executor } from '../../db/client.js';
 import { apiUsageDaily } from '../../db/schema/billing.js';
 import { apiKeys, users } from '../../db/schema/tenancy.js';
 import { apiError, errors } from '../../http/errors.js';
 import type { RequestContext } from '../../http/context.js';
-import { newId } from '../../lib/ids.js';
 import { iso } from '../../lib/wire.js';
 import { decoyHash, hashPassword, verifyPassword } from './passwords.js';
-import { consumeRateLimit, requireSession, SESSION_MS, sessionBody, sessionCookie, sha256, startSession } from './sessions.js';
+import { consumeRateLimit, requireSession, SESSION_MS, sessionBody, sessionCookie, startSession } from './sessions.js';
 import { consoleCredentials, consoleSessions, consoleSetupTokens } from './table.js';
 
 /** Sign-in attempts per minute per e-mail address and per client address (DECISIONS.md, Console). */
@@ -54,7 +53,7 @@ export const signIn: Handler<'signIn'> = async ({ body }, ctx) => {
 export const completeConsoleSetup: Handler<'completeConsoleSetup'> = async ({ body }, ctx) => {
   await limitSignIns(ctx, null);
   const now = ctx.now();
-  const unusedToken = and(eq(consoleSetupTokens.tokenHash, sha256(body.token)), isNull(consoleSetupTokens.usedAt), gt(consoleSetupTokens.expiresAt, now));
+  const unusedToken = and(eq(consoleSetupTokens.tokenHash, hashSecret(body.token)), isNull(consoleSetupTokens.usedAt), gt(consoleSetupTokens.expiresAt, now));
   const invalidLink = () =>
     apiError('invalid_credentials', 'This setup link is not valid: it was used already or has expired. Ask an administrator for a new one.');
   // A guessed token costs a lookup, not a scrypt.
@@ -107,14 +106,12 @@ export const createBrowserKey: Handler<'createBrowserKey'> = async (_input, ctx)
   const key = generateApiKey();
   const changed = await ctx.db.transaction(async (tx) => {
     const changed = await revokeBrowserKeys(tx, session.id, session.accountId, now);
-    await tx.insert(apiKeys).values({
-      id: newId('key'),
+    await insertApiKey(tx, {
+      secret: key,
       accountId: session.accountId,
       userId: session.userId,
       name: BROWSER_KEY_NAME,
-      keyHash: hashApiKey(key),
-      keyPrefix: keyPrefix(key),
-      createdAt: now,
+      now,
       consoleSessionId: session.id,
       expiresAt: session.expiresAt,
     });
@@ -191,17 +188,7 @@ export const listConsoleApiKeys: Handler<'listConsoleApiKeys'> = async (_input, 
 
 async function insertKey(tx: Executor, input: { accountId: string; userId: string; name: string; now: Date }): Promise<{ id: string; secret: string }> {
   const secret = generateApiKey();
-  const id = newId('key');
-  await tx.insert(apiKeys).values({
-    id,
-    accountId: input.accountId,
-    userId: input.userId,
-    name: input.name,
-    keyHash: hashApiKey(secret),
-    keyPrefix: keyPrefix(secret),
-    createdAt: input.now,
-  });
-  return { id, secret };
+  return { id: await insertApiKey(tx, { secret, ...input }), secret };
 }
 
 async function keyById(ctx: RequestContext, accountId: string, id: string): Promise<KeyRow> {

@@ -1,7 +1,8 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { and, eq, gt, isNull } from 'drizzle-orm';
 import type { FastifyRequest } from 'fastify';
 import { parseCookie, stringifySetCookie } from 'cookie';
+import { hashSecret } from '../../auth/api-keys.js';
 import type { Executor } from '../../db/client.js';
 import { accounts, users } from '../../db/schema/tenancy.js';
 import { apiError, errors } from '../../http/errors.js';
@@ -15,8 +16,6 @@ export const SESSION_COOKIE = 'persona_session';
 export const SESSION_MS = 12 * 60 * 60 * 1000;
 /** Console operations per client address per minute (DECISIONS.md, Console). */
 export const CONSOLE_REQUESTS_PER_MINUTE = 120;
-
-export const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
 /** 256 random bits as 43 base64url characters. */
 export const randomToken = () => randomBytes(32).toString('base64url');
@@ -95,7 +94,7 @@ export async function startSession(db: Executor, userId: string, now: Date): Pro
     id: session.id,
     userId,
     accountId: session.accountId,
-    tokenHash: sha256(token),
+    tokenHash: hashSecret(token),
     csrfToken: session.csrfToken,
     createdAt: now,
     expiresAt: session.expiresAt,
@@ -118,7 +117,7 @@ export async function requireSession(ctx: RequestContext, options: { csrf: boole
     .from(consoleSessions)
     .innerJoin(users, eq(users.id, consoleSessions.userId))
     .innerJoin(accounts, eq(accounts.id, consoleSessions.accountId))
-    .where(and(eq(consoleSessions.tokenHash, sha256(token)), isNull(consoleSessions.endedAt), gt(consoleSessions.expiresAt, ctx.now())));
+    .where(and(eq(consoleSessions.tokenHash, hashSecret(token)), isNull(consoleSessions.endedAt), gt(consoleSessions.expiresAt, ctx.now())));
   if (!row) throw noSession();
   if (options.csrf && ctx.request.headers['x-csrf-token'] !== row.session.csrfToken) {
     throw errors.permissionDenied('This request needs the X-CSRF-Token header of your console session.', 'X-CSRF-Token');

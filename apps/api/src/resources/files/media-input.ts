@@ -5,7 +5,7 @@
 // bytes here, ffmpeg is told that one demuxer (`-f`), only that demuxer is whitelisted, and only the
 // `file` protocol is, for exactly one path.
 import { open } from 'node:fs/promises';
-import { fileTypeFromBuffer } from 'file-type';
+import { SNIFF_BYTES, sniffType } from './sniff.js';
 
 /** The ffmpeg demuxer for each container type file-type can sniff; anything else is refused. */
 const DEMUXERS: Readonly<Record<string, string>> = {
@@ -42,9 +42,6 @@ const DEMUXERS: Readonly<Record<string, string>> = {
   'audio/x-ms-asf': 'asf',
 };
 
-/** How many leading bytes decide the container. */
-const HEAD_BYTES = 64 * 1024;
-
 export class MediaInputError extends Error {
   override name = 'MediaInputError';
 }
@@ -58,7 +55,7 @@ export interface MediaInput {
 
 /** The container of `head` (a file's first bytes), or why it is refused. */
 export async function mediaInputOf(head: Uint8Array): Promise<MediaInput> {
-  const sniffed = (await fileTypeFromBuffer(head))?.mime ?? null;
+  const sniffed = await sniffType(head);
   const demuxer = sniffed ? DEMUXERS[sniffed] : undefined;
   if (!sniffed || !demuxer) {
     const text = Buffer.from(head.subarray(0, 512)).toString('latin1');
@@ -82,8 +79,8 @@ export async function mediaInputOf(head: Uint8Array): Promise<MediaInput> {
 export async function mediaInputOfFile(path: string): Promise<MediaInput> {
   const handle = await open(path, 'r');
   try {
-    const head = Buffer.alloc(HEAD_BYTES);
-    const { bytesRead } = await handle.read(head, 0, HEAD_BYTES, 0);
+    const head = Buffer.alloc(SNIFF_BYTES);
+    const { bytesRead } = await handle.read(head, 0, SNIFF_BYTES, 0);
     return await mediaInputOf(head.subarray(0, bytesRead));
   } finally {
     await handle.close();

@@ -84,29 +84,33 @@ function sameSignature(expected: string, given: string): boolean {
 const invalidSignature = (message: string) => new ApiError(401, 'invalid_upload_signature', message, 'signature');
 
 /**
- * Checks a PUT against the signature of its URL. The signature is checked before the expiry, so a forged
- * link learns nothing from "expired". 401 `invalid_upload_signature` otherwise.
+ * Every signed link is checked the same way: the signature before the expiry, so a forged link learns
+ * nothing from "expired". 401 `invalid_upload_signature` otherwise, with what to do next.
  */
+function verifySigned(
+  expected: string,
+  signature: string,
+  expires: number,
+  nowSeconds: number,
+  messages: { forged: string; expired: (at: string) => string },
+): void {
+  if (!sameSignature(expected, signature)) throw invalidSignature(messages.forged);
+  if (nowSeconds > expires) throw invalidSignature(messages.expired(new Date(expires * 1000).toISOString()));
+}
+
+/** Checks a PUT against the signature of its URL. */
 export function verifyUpload(keys: SigningKeys, grant: UploadGrant, signature: string, nowSeconds: number): void {
-  if (!sameSignature(signUpload(keys, grant), signature)) {
-    throw invalidSignature(
-      'The upload URL signature does not match this request (altered URL, or another Content-Type). Request a new one with POST /files/upload-url.',
-    );
-  }
-  if (nowSeconds > grant.expires) {
-    throw invalidSignature(`This upload URL expired at ${new Date(grant.expires * 1000).toISOString()}. Request a new one with POST /files/upload-url.`);
-  }
+  verifySigned(signUpload(keys, grant), signature, grant.expires, nowSeconds, {
+    forged: 'The upload URL signature does not match this request (altered URL, or another Content-Type). Request a new one with POST /files/upload-url.',
+    expired: (at) => `This upload URL expired at ${at}. Request a new one with POST /files/upload-url.`,
+  });
 }
 
 export function verifyDownload(keys: SigningKeys, grant: DownloadGrant, signature: string, nowSeconds: number): void {
-  if (!sameSignature(signDownload(keys, grant), signature)) {
-    throw invalidSignature('The download link signature is not valid. Read the file again (GET /files/{id}) for a fresh url.');
-  }
-  if (nowSeconds > grant.expires) {
-    throw invalidSignature(
-      `This download link expired at ${new Date(grant.expires * 1000).toISOString()}. Read the file again (GET /files/{id}) for a fresh url.`,
-    );
-  }
+  verifySigned(signDownload(keys, grant), signature, grant.expires, nowSeconds, {
+    forged: 'The download link signature is not valid. Read the file again (GET /files/{id}) for a fresh url.',
+    expired: (at) => `This download link expired at ${at}. Read the file again (GET /files/{id}) for a fresh url.`,
+  });
 }
 
 /** A chunk frame of a video analysis (GET /video-analyses/{id}/frames/{index}): its own first field, so never an /uploads link. */
@@ -122,12 +126,10 @@ export function signFrame(keys: SigningKeys, grant: FrameGrant): string {
 }
 
 export function verifyFrame(keys: SigningKeys, grant: FrameGrant, signature: string, nowSeconds: number): void {
-  if (!sameSignature(signFrame(keys, grant), signature)) {
-    throw invalidSignature('The frame link signature is not valid. Read the video analysis again for a fresh frame_url.');
-  }
-  if (nowSeconds > grant.expires) {
-    throw invalidSignature(`This frame link expired at ${new Date(grant.expires * 1000).toISOString()}. Read the video analysis again for a fresh frame_url.`);
-  }
+  verifySigned(signFrame(keys, grant), signature, grant.expires, nowSeconds, {
+    forged: 'The frame link signature is not valid. Read the video analysis again for a fresh frame_url.',
+    expired: (at) => `This frame link expired at ${at}. Read the video analysis again for a fresh frame_url.`,
+  });
 }
 
 /** A chunk's `frame_url`: `{base}/video-analyses/{id}/frames/{index}?expires=…&signature=…`. */

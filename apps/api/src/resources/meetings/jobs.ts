@@ -15,6 +15,7 @@ import type { MeetingBotProvider } from './recall.js';
 import { lockMeeting, updateMeeting, upsertTranscript } from './repository.js';
 import { meetings } from './table.js';
 import { MediaInputError, mediaInputOf } from '../files/media-input.js';
+import { SNIFF_BYTES } from '../files/sniff.js';
 import { MAX_TRANSCRIPTION_BYTES, TranscriptionError, type Transcriber } from './transcriber.js';
 import { parseTranscriptFile, transcriptFormatOf, TranscriptFormatError, type ParsedTranscript } from './transcript-parse.js';
 
@@ -150,7 +151,7 @@ async function importFile(deps: MeetingJobDeps, payload: { id: string }, signal:
   if (media) {
     // Only a real audio or video container is sent on (SECURITY.md, Media): never a playlist or manifest.
     try {
-      await mediaInputOf(bytes.subarray(0, 64 * 1024));
+      await mediaInputOf(bytes.subarray(0, SNIFF_BYTES));
     } catch (error) {
       if (error instanceof MediaInputError) return fail(deps, row.id, 'recording_unreadable', `${file.name}: ${error.message}`);
       throw error;
