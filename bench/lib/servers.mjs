@@ -1,8 +1,9 @@
 // Servers the benchmarks measure, each in its own child process on 127.0.0.1.
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
 
 /** The @persona-api/api package folder (its dist/ is what the benchmarks run). */
 export const apiDir = dirname(createRequire(import.meta.url).resolve('@persona-api/api/package.json'));
@@ -92,4 +93,29 @@ export async function startApiServer(env) {
   }
   child.kill('SIGKILL');
   throw new Error(`the API did not start in 90 s:\n${output}`);
+}
+
+/**
+ * An enterprise account with plenty of credits, made with the admin CLI on the database `env` names (the CLI
+ * migrates it first); its API key. `label` keeps the e-mails of several accounts in one run apart.
+ */
+export async function createBenchAccount(env, label = 'bench') {
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    [
+      join(apiDir, 'dist/admin/cli.js'),
+      'accounts',
+      'create',
+      '--email',
+      `${label}-${process.pid}-${Date.now()}@bench.example`,
+      '--tier',
+      'enterprise',
+      '--credits',
+      '1000000000',
+    ],
+    { env: { ...process.env, ...env } },
+  );
+  const key = /svc_live_[A-Za-z0-9]+/.exec(stdout)?.[0];
+  if (!key) throw new Error(`no key in the admin output:\n${stdout}`);
+  return key;
 }

@@ -6,18 +6,17 @@
 //
 // Measures sequential latency (p50, p99) of a read (GET /personas/{id} vs get_persona) and of a persona
 // answer (POST /responses vs ask_persona). Only 127.0.0.1 is a target; every phase is bounded by --calls.
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { parseArgs, promisify } from 'node:util';
+import { parseArgs } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { log } from '../lib/log.mjs';
-import { apiDir, startApiServer, stopProcess } from '../lib/servers.mjs';
+import { createBenchAccount, startApiServer, stopProcess } from '../lib/servers.mjs';
 
 const { values: args } = parseArgs({ options: { calls: { type: 'string', default: '200' }, json: { type: 'boolean', default: false } } });
 const CALLS = Number(args.calls);
@@ -27,27 +26,6 @@ const ASK = {
   persona_id: 'persona_saas_cfo',
   input: 'We are pitching an AI forecasting add-on at $18 per seat per month. What would make you say yes?',
 };
-
-async function createAccount(env) {
-  const { stdout } = await promisify(execFile)(
-    process.execPath,
-    [
-      join(apiDir, 'dist/admin/cli.js'),
-      'accounts',
-      'create',
-      '--email',
-      `bench-mcp-${process.pid}@bench.example`,
-      '--tier',
-      'enterprise',
-      '--credits',
-      '1000000000',
-    ],
-    { env: { ...process.env, ...env } },
-  );
-  const key = /svc_live_[A-Za-z0-9]+/.exec(stdout)?.[0];
-  if (!key) throw new Error(`no key in the admin output:\n${stdout}`);
-  return key;
-}
 
 /** p50 and p99 of CALLS sequential calls of `call`, after 10 warm-up calls. */
 async function timed(call) {
@@ -68,7 +46,7 @@ const env = { DATA_DIR: dataDir, WORKERS: 'off' };
 let server;
 const clients = [];
 try {
-  const key = await createAccount(env);
+  const key = await createBenchAccount(env, 'bench-mcp');
   server = await startApiServer(env);
   const api = `${server.baseUrl}/api/v1`;
   const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };

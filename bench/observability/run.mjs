@@ -8,17 +8,16 @@
 //
 // PostgreSQL when BENCH_DATABASE_URL (else TEST_DATABASE_URL) reaches a server (a scratch database,
 // dropped afterwards), else PGlite. Only 127.0.0.1 is ever a target, and every phase is bounded in time.
-import { execFile } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs, promisify } from 'node:util';
+import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { log } from '../lib/log.mjs';
 import { scratchDatabase } from '../lib/postgres.mjs';
-import { apiDir, freePort, startApiServer, stopProcess } from '../lib/servers.mjs';
+import { createBenchAccount, freePort, startApiServer, stopProcess } from '../lib/servers.mjs';
 
 const { values: args } = parseArgs({
   options: {
@@ -41,28 +40,6 @@ const RESPONSE_BODY = JSON.stringify({
   input: 'We are pitching an AI forecasting add-on at $18 per seat per month. What would make you say yes?',
   store: false,
 });
-
-/** An enterprise account with plenty of credits, made with the admin CLI (it migrates the database). */
-async function createAccount(env) {
-  const { stdout } = await promisify(execFile)(
-    process.execPath,
-    [
-      join(apiDir, 'dist/admin/cli.js'),
-      'accounts',
-      'create',
-      '--email',
-      `bench-obs-${process.pid}@bench.example`,
-      '--tier',
-      'enterprise',
-      '--credits',
-      '1000000000',
-    ],
-    { env: { ...process.env, ...env } },
-  );
-  const key = /svc_live_[A-Za-z0-9]+/.exec(stdout)?.[0];
-  if (!key) throw new Error(`no key in the admin output:\n${stdout}`);
-  return key;
-}
 
 /** An OTLP/HTTP receiver standing in for a collector: it counts exports and bytes. */
 async function startOtlpSink() {
@@ -119,7 +96,7 @@ try {
   if (pg) cleanups.push(pg.drop);
   const database = pg ? { DATABASE_URL: pg.url, DATA_DIR: join(dataDir, 'unused') } : { DATA_DIR: dataDir };
   const driver = pg ? 'PostgreSQL' : 'PGlite';
-  const key = await createAccount(database);
+  const key = await createBenchAccount(database, 'bench-obs');
   const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
   log(`Benchmark: observability off vs on, ${driver}; ${ROUNDS} rounds of off and on, ${WARMUP} s warm-up + ${DURATION} s per measurement`);
 

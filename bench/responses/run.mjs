@@ -11,20 +11,19 @@
 // same chat-completions request, so both gateways' overheads print side by side (--no-portkey skips it). PGlite always; PostgreSQL as well when
 // BENCH_DATABASE_URL (else TEST_DATABASE_URL) reaches a server (a scratch database, dropped afterwards).
 // Only 127.0.0.1 is ever a target, and every phase is bounded in time or count.
-import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { parseArgs, promisify } from 'node:util';
+import { parseArgs } from 'node:util';
 import { basePersonaSystemPrompt, countTokens } from '@persona-api/engine';
 import { startFakeUpstream } from '@persona-api/engine/testing';
 import { measureLoad } from '../lib/load.mjs';
 import { log } from '../lib/log.mjs';
 import { scratchDatabase } from '../lib/postgres.mjs';
-import { apiDir, freePort, startApiServer, startProcess, stopProcess } from '../lib/servers.mjs';
+import { createBenchAccount, freePort, startApiServer, startProcess, stopProcess } from '../lib/servers.mjs';
 
 const { values: args } = parseArgs({
   options: {
@@ -47,28 +46,6 @@ const words = (n) => Array.from({ length: n }, (_, i) => `token${i % 50}`).join(
 // A typical answer (100 words) for latency and first-byte timings; a long one (2 000 words) for tokens/s.
 const SHORT_ANSWER = words(100);
 const LONG_ANSWER = words(2_000);
-
-/** An enterprise account with plenty of credits, made with the admin CLI before the server starts. */
-async function createAccount(env) {
-  const { stdout } = await promisify(execFile)(
-    process.execPath,
-    [
-      join(apiDir, 'dist/admin/cli.js'),
-      'accounts',
-      'create',
-      '--email',
-      `bench-${process.pid}@bench.example`,
-      '--tier',
-      'enterprise',
-      '--credits',
-      '1000000000',
-    ],
-    { env: { ...process.env, ...env } },
-  );
-  const key = /svc_live_[A-Za-z0-9]+/.exec(stdout)?.[0];
-  if (!key) throw new Error(`no key in the admin output:\n${stdout}`);
-  return key;
-}
 
 async function load(name, options, connections) {
   const { requests_per_s, p50_ms, p99_ms, failed } = await measureLoad({ ...options, connections }, { warmup: WARMUP, duration: DURATION });
@@ -291,7 +268,7 @@ try {
   }
   for (const target of targets) {
     const env = { ...common, ...target.env };
-    const key = await createAccount(env);
+    const key = await createBenchAccount(env);
     const api = await startApiServer(env);
     try {
       rows.push(await measureTarget(target.label, api.baseUrl, key));

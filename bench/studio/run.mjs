@@ -9,7 +9,6 @@
 //
 // PGlite always; PostgreSQL as well when BENCH_DATABASE_URL (else TEST_DATABASE_URL) reaches a server (a
 // scratch database, dropped afterwards). Only 127.0.0.1 is ever a target; every phase is bounded.
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { once } from 'node:events';
 import { createServer, request as httpRequest } from 'node:http';
@@ -17,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
-import { parseArgs, promisify } from 'node:util';
+import { parseArgs } from 'node:util';
 import {
   basePersonaSystemPrompt,
   brandVoice,
@@ -32,7 +31,7 @@ import {
 import { startFakeUpstream } from '@persona-api/engine/testing';
 import { log } from '../lib/log.mjs';
 import { scratchDatabase } from '../lib/postgres.mjs';
-import { apiDir, startApiServer, stopProcess } from '../lib/servers.mjs';
+import { apiDir, createBenchAccount, startApiServer, stopProcess } from '../lib/servers.mjs';
 
 const { values: args } = parseArgs({
   options: {
@@ -105,27 +104,6 @@ async function voiceInProcess() {
 }
 
 // --- Server helpers
-async function createAccount(env) {
-  const { stdout } = await promisify(execFile)(
-    process.execPath,
-    [
-      join(apiDir, 'dist/admin/cli.js'),
-      'accounts',
-      'create',
-      '--email',
-      `bench-${process.pid}-${Date.now()}@bench.example`,
-      '--tier',
-      'enterprise',
-      '--credits',
-      '1000000000',
-    ],
-    { env: { ...process.env, ...env } },
-  );
-  const key = /svc_live_[A-Za-z0-9]+/.exec(stdout)?.[0];
-  if (!key) throw new Error(`no key in the admin output:\n${stdout}`);
-  return key;
-}
-
 async function api(baseUrl, key, method, path, body) {
   const res = await fetch(`${baseUrl}/api/v1${path}`, {
     method,
@@ -282,7 +260,7 @@ try {
     // One database for both servers: the offline one starts first and loads the bundled news, so the one
     // on the fake upstream (whose echo is no news classification) finds them there at its start.
     const database = target.env('db');
-    const key = await createAccount(database);
+    const key = await createBenchAccount(database);
     let server = await startApiServer({ ...database, SOURCE_FETCH_ALLOW_PRIVATE: 'true' });
     try {
       row.voice = await voiceThroughServer(server.baseUrl, key, pages.base);
