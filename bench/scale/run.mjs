@@ -9,9 +9,9 @@
 // the server owns a PGlite data directory while it runs, so the bulk history cannot be written beside it.
 // Only 127.0.0.1 is a target; every phase is bounded in count.
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { log } from '../lib/log.mjs';
@@ -139,16 +139,9 @@ const rows = [];
 try {
   log(`Benchmark: history steps ${STEPS.join(', ')} ledger rows; ${REQUESTS} sequential requests per endpoint`);
   rows.push(await measureStep('fresh'));
-  const backfill = readFileSync(
-    join(
-      apiDir,
-      'drizzle',
-      readdirSync(join(apiDir, 'drizzle')).find((name) => name.endsWith('_usage_counters.sql')),
-    ),
-    'utf8',
-  )
-    .split('--> statement-breakpoint')
-    .at(-1);
+  // The counters of the grown history, built from the ledger as the migrations' backfills build them.
+  const { usageCountersBackfills } = await import(pathToFileURL(join(apiDir, 'dist/billing/reconcile.js')).href);
+  const backfills = usageCountersBackfills();
   for (const step of STEPS) {
     const started = performance.now();
     const others = Math.min(100_000, Math.round(step / 10));
@@ -162,7 +155,7 @@ try {
     await clone('files', templates.files, others - (await count('files')), { storage_key: `'upl_' || md5(src.id || g) || '.txt'` });
     // The counters the charges would have written, as the migration builds them from the ledger.
     await sql`delete from credit_usage_daily`;
-    await sql.unsafe(backfill);
+    for (const backfill of backfills) await sql.unsafe(backfill);
     await sql`analyze`;
     log(`  grew to ${step} ledger rows in ${((performance.now() - started) / 1000).toFixed(1)} s`);
     rows.push(await measureStep(`${step}`));

@@ -2,7 +2,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runAdmin } from '../src/admin/cli.js';
 import { billingPeriod, checkCredits, chargeCredits, creditsUsed, grantCredits, refundCredits } from '../src/billing/credits.js';
-import { reconcileUsageCounters, usageCountersBackfill } from '../src/billing/reconcile.js';
+import { reconcileUsageCounters, usageCountersBackfills } from '../src/billing/reconcile.js';
 import { accounts, agentThreads, budgetAlerts, creditLedger, creditUsageDaily } from '../src/db/schema/index.js';
 import { chargedCallControl, chargedCreateAgentThread, PRICE } from './support/charged-handler.js';
 import { errorOf, useHarness, type Tenant } from './support/harness.js';
@@ -282,9 +282,9 @@ describe('usage counters', () => {
       expect(admin.lines[0]).toContain(`project ${project.body.id}`);
 
       // The migration's backfill (its last statement) rebuilds the counters from the ledger alone.
-      const migration = usageCountersBackfill();
+      const migrations = usageCountersBackfills();
       await h.db.delete(creditUsageDaily);
-      await h.db.execute(sql.raw(migration));
+      for (const backfill of migrations) await h.db.execute(sql.raw(backfill));
       expect(await reconcileUsageCounters(h.db)).toEqual([]);
       expect(await creditsUsed(h.db, 'project', project.body.id, since)).toBe(2 * PRICE);
     } finally {

@@ -2,7 +2,7 @@ import { drizzle } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspaceFor } from '../src/admin/accounts.js';
-import { usageCountersBackfill } from '../src/billing/reconcile.js';
+import { usageCountersBackfills } from '../src/billing/reconcile.js';
 import type { Database, DatabaseHandle } from '../src/db/client.js';
 import * as schema from '../src/db/schema/index.js';
 import { openTestDatabase } from './support/database.js';
@@ -157,9 +157,9 @@ describe('query plans on a grown history (PostgreSQL)', () => {
       });
     }
     // The counters of that history, as the migration's backfill builds them from the ledger.
-    const backfill = usageCountersBackfill();
+    const backfills = usageCountersBackfills();
     await client.unsafe('delete from credit_usage_daily');
-    await client.unsafe(backfill);
+    for (const backfill of backfills) await client.unsafe(backfill);
     await client.unsafe('analyze');
   }, 120_000);
 

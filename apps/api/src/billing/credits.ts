@@ -78,10 +78,15 @@ interface UsageEntry {
   workspaceId?: string | null;
   projectId?: string | null;
   apiKeyId?: string | null;
+  /** The operation charged for (a refund names its charge's). */
+  operationId?: string | null;
   /** Credits spent: a charge's credits, a refund's negated. */
   credits: number;
   at: Date;
 }
+
+/** The `account_feature` counter of an account's credits for one operation (`acct_…:createResponse`; `acct_…:` without one). */
+export const featureScopeId = (accountId: string, operationId: string | null | undefined): string => `${accountId}:${operationId ?? ''}`;
 
 /** The counter rows (one per scope) that a charge or refund adds to. */
 function usageRows(entry: UsageEntry): { scope: UsageScope; scopeId: string; day: string; credits: number }[] {
@@ -92,6 +97,7 @@ function usageRows(entry: UsageEntry): { scope: UsageScope; scopeId: string; day
     ['workspace', entry.workspaceId],
     ['project', entry.projectId],
     ['api_key', entry.apiKeyId],
+    ['account_feature', featureScopeId(entry.accountId, entry.operationId)],
   ];
   return scopes.flatMap(([scope, scopeId]) => (scopeId ? [{ scope, scopeId, day, credits: entry.credits }] : []));
 }
@@ -121,6 +127,8 @@ export interface GrantRequest {
   projectId?: string | null;
   apiKeyId?: string | null;
   requestId?: string | null;
+  /** A refund names the operation of the charge it reverses, so usage by feature nets it out too. */
+  operationId?: string | null;
   /** The ledger row's id; a new `txn_…` by default. */
   ledgerId?: string;
 }
@@ -144,6 +152,7 @@ export async function grantCreditsIn(tx: Executor, grant: GrantRequest): Promise
     amount: grant.amount,
     balanceAfter: account.balance,
     requestId: grant.requestId ?? null,
+    operationId: grant.operationId ?? null,
     description: grant.description,
     createdAt: grant.now,
   });
@@ -558,6 +567,7 @@ export async function refundCredits(tx: Transaction, refund: { chargeLedgerId: s
     projectId: charge.projectId,
     apiKeyId: charge.apiKeyId,
     requestId: charge.requestId,
+    operationId: charge.operationId,
     kind: 'refund',
     amount: -charge.amount,
     description: refund.description,

@@ -28,7 +28,7 @@ export async function reconcileUsageCounters(db: Executor): Promise<CounterMisma
       select v.scope, v.scope_id, l.day, sum(l.credits) as credits
       from (
         select ${creditLedger.accountId} as account_id, ${creditLedger.workspaceId} as workspace_id,
-          ${creditLedger.projectId} as project_id, ${creditLedger.apiKeyId} as api_key_id,
+          ${creditLedger.projectId} as project_id, ${creditLedger.apiKeyId} as api_key_id, ${creditLedger.operationId} as operation_id,
           (${creditLedger.createdAt} at time zone 'UTC')::date as day, -${creditLedger.amount} as credits
         from ${creditLedger} where ${creditLedger.kind} in ('charge', 'refund')
       ) l
@@ -37,7 +37,8 @@ export async function reconcileUsageCounters(db: Executor): Promise<CounterMisma
         ('account_keys', case when l.api_key_id is not null then l.account_id end),
         ('workspace', l.workspace_id),
         ('project', l.project_id),
-        ('api_key', l.api_key_id)
+        ('api_key', l.api_key_id),
+        ('account_feature', l.account_id || ':' || coalesce(l.operation_id, ''))
       ) as v(scope, scope_id)
       where v.scope_id is not null
       group by v.scope, v.scope_id, l.day
@@ -51,6 +52,7 @@ export async function reconcileUsageCounters(db: Executor): Promise<CounterMisma
         when 'workspace' then not exists (select 1 from ${workspaces} where ${workspaces.id} = c.scope_id)
         when 'project' then not exists (select 1 from ${projects} where ${projects.id} = c.scope_id)
         when 'api_key' then not exists (select 1 from ${apiKeys} where ${apiKeys.id} = c.scope_id)
+        when 'account_feature' then not exists (select 1 from ${accounts} where ${accounts.id} = split_part(c.scope_id, ':', 1))
         else not exists (select 1 from ${accounts} where ${accounts.id} = c.scope_id)
       end)
     order by 1, 2, 3`);
@@ -66,11 +68,13 @@ export async function reconcileUsageCounters(db: Executor): Promise<CounterMisma
 }
 
 /**
- * The backfill statement of the migration that added the counters (its last statement): builds every
- * counter from the ledger. Found by name, whatever number the migration ends up with.
+ * The backfill statements of the migrations that added the counters (each one's last statement): together
+ * they build every counter from the ledger. Found by name, whatever numbers the migrations end up with.
  */
-export function usageCountersBackfill(): string {
-  const file = readdirSync(MIGRATIONS_FOLDER).find((name) => name.endsWith('_usage_counters.sql'));
-  if (!file) throw new Error('the usage counters migration is missing');
-  return readFileSync(join(MIGRATIONS_FOLDER, file), 'utf8').split('--> statement-breakpoint').at(-1)!;
+export function usageCountersBackfills(): string[] {
+  const files = readdirSync(MIGRATIONS_FOLDER)
+    .filter((name) => /_usage(_feature)?_counters\.sql$/.test(name))
+    .sort();
+  if (files.length !== 2) throw new Error(`expected the two usage counters migrations, found ${files.join(', ') || 'none'}`);
+  return files.map((file) => readFileSync(join(MIGRATIONS_FOLDER, file), 'utf8').split('--> statement-breakpoint').at(-1)!);
 }

@@ -1,6 +1,8 @@
+import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { runAdmin } from '../../src/admin/cli.js';
-import { creditLedger } from '../../src/db/schema/index.js';
+import { usageCountersBackfills } from '../../src/billing/reconcile.js';
+import { creditLedger, creditUsageDaily } from '../../src/db/schema/index.js';
 import { hashPassword, passwordCost, verifyPassword } from '../../src/resources/console/passwords.js';
 import { errorOf, type ApiResponse, useHarness } from '../support/harness.js';
 
@@ -240,6 +242,9 @@ describe('usage breakdown for the charts', () => {
         row(`txn_va${process.pid}b`, 40, 'refund', twoDaysAgo),
         row(`txn_va${process.pid}c`, -999, 'charge', new Date('2026-10-20T10:00:00.000Z')),
       ]);
+    // The counters those ledger rows would have written, rebuilt from the ledger as the migrations do.
+    await h.db.delete(creditUsageDaily);
+    for (const backfill of usageCountersBackfills()) await h.db.execute(sql.raw(backfill));
 
     const breakdown = await h.get('/console/usage', undefined, asMember(owner, false));
     expect(breakdown.status).toBe(200);

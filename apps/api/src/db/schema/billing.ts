@@ -124,13 +124,14 @@ export const creditReservations = pgTable(
  * scope and UTC day, written in the transaction that writes the ledger row, so a period's usage is a
  * read of at most 31 rows whatever the history. The ledger stays the truth: `pnpm admin usage reconcile`
  * compares both. Scopes: `account`, `account_keys` (the account's charges made with an API key),
- * `workspace`, `project`, `api_key`. No foreign key: money history outlives a deleted workspace, and
+ * `workspace`, `project`, `api_key`, and `account_feature` (`<account id>:<operationId>`, the console's
+ * breakdown by feature). No foreign key: money history outlives a deleted workspace, and
  * its counters are then never read again.
  */
 export const creditUsageDaily = pgTable(
   'credit_usage_daily',
   {
-    scope: text('scope', { enum: ['account', 'account_keys', 'workspace', 'project', 'api_key'] }).notNull(),
+    scope: text('scope', { enum: ['account', 'account_keys', 'workspace', 'project', 'api_key', 'account_feature'] }).notNull(),
     scopeId: text('scope_id').notNull(),
     day: date('day', { mode: 'string' }).notNull(),
     credits: bigint('credits', { mode: 'number' }).notNull(),
