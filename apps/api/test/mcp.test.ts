@@ -3,7 +3,6 @@ import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -22,8 +21,6 @@ import type { DatabaseHandle } from '../src/db/client.js';
 import type { JobRuntime } from '../src/jobs/queue.js';
 import { brandVoiceJobs } from '../src/resources/brand-voices/job.js';
 import { videoAnalysisJobs } from '../src/resources/video-analyses/jobs.js';
-import { uploadObjectKey } from '../src/resources/files/keys.js';
-import { files } from '../src/resources/files/table.js';
 import { botJobs } from '../src/resources/meetings/bot-sync.js';
 import { meetingJobs, type MeetingJobDeps } from '../src/resources/meetings/jobs.js';
 import { simulatorProvider } from '../src/resources/meetings/simulator.js';
@@ -35,6 +32,7 @@ import { openTestDatabase } from './support/database.js';
 import { Harness, TestClock, type Tenant } from './support/harness.js';
 import { openTestJobQueue } from './support/jobs.js';
 import { testServices } from './support/services.js';
+import { storeFile } from './support/uploads.js';
 import { makeVideo, storeUpload } from './support/videos.js';
 
 // The MCP server (packages/mcp) against the real server: the official SDK client over Streamable HTTP (mounted
@@ -122,18 +120,9 @@ async function connectHttp(key: string): Promise<Client> {
   return connected;
 }
 
-let uploads = 0;
 /** An uploaded file of the tenant's workspace, as the files flow leaves it (a row and its bytes). */
-async function uploaded(tenant: Tenant, name: string, type: string, bytes: Buffer): Promise<string> {
-  const id = `file_mcptest${++uploads}${process.pid}`;
-  const key = `upl_mcptest${String(uploads).padStart(4, '0')}abcdefgh.${name.split('.').pop()}`;
-  const now = clock.now();
-  await database.db
-    .insert(files)
-    .values({ id, workspaceId: tenant.workspaceId, name, type, sizeBytes: bytes.length, size: bytes.length, storageKey: key, createdAt: now, updatedAt: now });
-  await storage.put(uploadObjectKey(key), Readable.from([bytes]), { contentType: type });
-  return id;
-}
+const uploaded = (tenant: Tenant, name: string, type: string, bytes: Buffer) =>
+  storeFile(database.db, storage, { workspaceId: tenant.workspaceId, name, type, content: bytes, now: clock.now() });
 
 const escapePointer = (part: string) => part.replace(/~/g, '~0').replace(/\//g, '~1');
 const operationByTool = new Map(

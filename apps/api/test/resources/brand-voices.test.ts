@@ -4,16 +4,12 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
 import { createOfflineEngine, type Engine } from '@persona-api/engine';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/db/client.js';
 import type { JobRuntime } from '../../src/jobs/queue.js';
-import { newId } from '../../src/lib/ids.js';
 import { createGuardedFetcher } from '../../src/lib/guarded-fetch.js';
 import { brandVoiceJobs } from '../../src/resources/brand-voices/job.js';
-import { uploadObjectKey } from '../../src/resources/files/keys.js';
-import { files } from '../../src/resources/files/table.js';
 import { createLocalStorage } from '../../src/storage/local.js';
 import { balanceOf, fakeUpstreamEngine, SwitchableEngine } from '../support/ai.js';
 import { openTestDatabase } from '../support/database.js';
@@ -21,6 +17,7 @@ import { docxOf, pdfOf } from '../support/documents.js';
 import { errorOf, Harness, TestClock, type Tenant } from '../support/harness.js';
 import { openTestJobQueue } from '../support/jobs.js';
 import { testServices } from '../support/services.js';
+import { storeFile } from '../support/uploads.js';
 
 // Brand voices: creation charges 100 credits and enqueues the learning job in the charge's transaction;
 // the job reads web pages (guarded fetcher + Readability) and stored documents (PDF, DOCX, Markdown,
@@ -102,16 +99,8 @@ afterAll(async () => {
 });
 
 /** A stored upload of the workspace, as the files flow leaves it (row + object). */
-async function storedFile(workspaceId: string, name: string, type: string, bytes: Buffer): Promise<string> {
-  const id = newId('file');
-  const key = `upl_${newId('file').slice(5)}`;
-  await storage.put(uploadObjectKey(key), Readable.from([bytes]));
-  const now = clock.now();
-  await h.db
-    .insert(files)
-    .values({ id, workspaceId, name, type, sizeBytes: bytes.length, size: bytes.length, storageKey: key, createdAt: now, updatedAt: now });
-  return id;
-}
+const storedFile = (workspaceId: string, name: string, type: string, bytes: Buffer) =>
+  storeFile(h.db, storage, { workspaceId, name, type, content: bytes, now: clock.now() });
 
 const body = (sources: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
   label: 'House voice',

@@ -1,10 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/db/client.js';
-import { files } from '../../src/db/schema/index.js';
 import type { JobRuntime } from '../../src/jobs/queue.js';
-import { uploadObjectKey } from '../../src/resources/files/keys.js';
 import { expireMeetingMedia, meetingJobs, type MeetingJobDeps } from '../../src/resources/meetings/jobs.js';
 import { withChange } from '../../src/resources/meetings/lifecycle.js';
 import { botJobs } from '../../src/resources/meetings/bot-sync.js';
@@ -15,6 +12,7 @@ import { fakeUpstreamEngine, SwitchableEngine } from '../support/ai.js';
 import { errorOf, TestClock, useHarness, useTenant, type Tenant } from '../support/harness.js';
 import { openTestDatabase } from '../support/database.js';
 import { openTestJobQueue } from '../support/jobs.js';
+import { storeFile } from '../support/uploads.js';
 import { fakeSpeechToText } from '../support/speech.js';
 import { MemoryStorage } from './files/memory-storage.js';
 
@@ -43,8 +41,6 @@ const h = useHarness(async () => {
 });
 const t = useTenant(h);
 
-let files_ = 0;
-/** An uploaded file of the tenant's workspace: a files row and its stored bytes. */
 /** A WAV file (PCM, 8 kHz mono) whose samples are the bytes of `marker`: a real container the fake server can tell apart. */
 function wavOf(marker: string): Buffer {
   const data = Buffer.from(marker);
@@ -64,16 +60,9 @@ function wavOf(marker: string): Buffer {
   return Buffer.concat([header, data]);
 }
 
-async function uploaded(tenant: Tenant, name: string, type: string, bytes: Buffer): Promise<string> {
-  const id = `file_meetingtest${++files_}${process.pid}`;
-  const key = `upl_meetingtest${String(files_).padStart(4, '0')}abcdef.${name.split('.').pop()}`;
-  const now = clock.now();
-  await database.db
-    .insert(files)
-    .values({ id, workspaceId: tenant.workspaceId, name, type, sizeBytes: bytes.length, size: bytes.length, storageKey: key, createdAt: now, updatedAt: now });
-  await storage.put(uploadObjectKey(key), Readable.from([bytes]), { contentType: type });
-  return id;
-}
+/** An uploaded file of the tenant's workspace: a files row and its stored bytes. */
+const uploaded = (tenant: Tenant, name: string, type: string, bytes: Buffer) =>
+  storeFile(database.db, storage, { workspaceId: tenant.workspaceId, name, type, content: bytes, now: clock.now() });
 
 async function imported(name: string, type: string, bytes = fixture(name)) {
   const fileId = await uploaded(t, name, type, bytes);

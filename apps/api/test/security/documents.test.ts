@@ -6,10 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseDocumentBounded, PARSE_LIMITS } from '../../src/ai/document-parse.js';
 import type { DatabaseHandle } from '../../src/db/client.js';
 import type { JobRuntime } from '../../src/jobs/queue.js';
-import { newId } from '../../src/lib/ids.js';
 import { brandVoiceJobs } from '../../src/resources/brand-voices/job.js';
-import { uploadObjectKey } from '../../src/resources/files/keys.js';
-import { files } from '../../src/resources/files/table.js';
 import { imageThumbnail } from '../../src/resources/files/thumbnails.js';
 import { createLocalStorage } from '../../src/storage/local.js';
 import { balanceOf } from '../support/ai.js';
@@ -18,6 +15,7 @@ import { docxOf, pdfOf } from '../support/documents.js';
 import { Harness, TestClock, type Tenant } from '../support/harness.js';
 import { openTestJobQueue } from '../support/jobs.js';
 import { testServices } from '../support/services.js';
+import { storeFile } from '../support/uploads.js';
 import { docxBomb, pdfStreamBomb, pngPixelBomb, zipOf } from './bombs.js';
 
 // SECURITY.md, Documents: bombs made in the test (about 1 MB each) that inflate to a gibibyte. Each ends
@@ -58,16 +56,8 @@ afterAll(async () => {
   await rm(storageDir, { recursive: true, force: true });
 });
 
-async function storedFile(name: string, type: string, bytes: Buffer): Promise<string> {
-  const id = newId('file');
-  const key = `upl_${newId('file').slice(5)}`;
-  await storage.put(uploadObjectKey(key), Readable.from([bytes]));
-  const now = clock.now();
-  await h.db
-    .insert(files)
-    .values({ id, workspaceId: t.workspaceId, name, type, sizeBytes: bytes.length, size: bytes.length, storageKey: key, createdAt: now, updatedAt: now });
-  return id;
-}
+const storedFile = (name: string, type: string, bytes: Buffer) =>
+  storeFile(h.db, storage, { workspaceId: t.workspaceId, name, type, content: bytes, now: clock.now() });
 
 /** Runs `work` while /healthz is asked every 2 ms and the RSS sampled; the figures of the run. */
 async function underLoad<T>(work: () => Promise<T>): Promise<{ result: T; healthzP99Ms: number; healthzCount: number; rssGrowth: number }> {

@@ -1,13 +1,9 @@
 import { execFile } from 'node:child_process';
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { promisify } from 'node:util';
 import type { Database } from '../../src/db/client.js';
-import { newId } from '../../src/lib/ids.js';
-import { uploadObjectKey } from '../../src/resources/files/keys.js';
-import { files } from '../../src/resources/files/table.js';
 import type { ObjectStorage } from '../../src/storage/types.js';
+import { storeFile } from './uploads.js';
 
 const run = promisify(execFile);
 
@@ -77,12 +73,6 @@ export async function makeVideo(
 }
 
 /** An uploaded file: its row and its bytes in storage, as the files flow leaves them. */
-export async function storeUpload(db: Database, storage: ObjectStorage, workspaceId: string, path: string, type = 'video/mp4'): Promise<string> {
-  const id = newId('file');
-  const key = `upl_${newId('file').slice(5)}.mp4`;
-  const size = (await stat(path)).size;
-  await storage.put(uploadObjectKey(key), createReadStream(path), { contentType: type });
-  const now = new Date();
-  await db.insert(files).values({ id, workspaceId, name: basename(path), type, sizeBytes: size, size, storageKey: key, createdAt: now, updatedAt: now });
-  return id;
+export function storeUpload(db: Database, storage: ObjectStorage, workspaceId: string, path: string, type = 'video/mp4'): Promise<string> {
+  return storeFile(db, storage, { workspaceId, name: basename(path), type, content: path });
 }
