@@ -1,8 +1,7 @@
-import { rateLimitRefusals } from '../observability/metrics.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type ApiKeyFinder, bearerToken } from '../auth/api-keys.js';
-import { apiError, errors } from '../http/errors.js';
-import type { RateLimiter } from '../http/rate-limit.js';
+import { errors } from '../http/errors.js';
+import { enforceRateLimit, type RateLimiter } from '../http/rate-limit.js';
 
 /**
  * The onRequest hook of every operation with `security`: the bearer key (missing, malformed, unknown
@@ -14,20 +13,12 @@ export function authentication(findApiKey: ApiKeyFinder, rateLimiter: RateLimite
     const auth = token ? await findApiKey(token) : null;
     if (!auth) throw errors.invalidApiKey();
     request.auth = auth;
-    const decision = await rateLimiter.consume(auth.apiKeyId, auth.requestsPerMinute * rateLimitMultiplier);
-    reply.header('ratelimit-limit', decision.limit);
-    reply.header('ratelimit-remaining', decision.remaining);
-    reply.header('ratelimit-reset', decision.resetSeconds);
-    if (!decision.allowed) {
-      rateLimitRefusals.inc();
-      throw apiError(
-        'rate_limit_exceeded',
-        `Rate limit of ${decision.limit} requests per minute exceeded for this API key. Retry after ${decision.retryAfterSeconds} seconds.`,
-        null,
-        {
-          'retry-after': decision.retryAfterSeconds,
-        },
-      );
-    }
+    await enforceRateLimit(
+      rateLimiter,
+      auth.apiKeyId,
+      auth.requestsPerMinute * rateLimitMultiplier,
+      (name, value) => reply.header(name, value),
+      (decision) => `Rate limit of ${decision.limit} requests per minute exceeded for this API key. Retry after ${decision.retryAfterSeconds} seconds.`,
+    );
   };
 }

@@ -2,8 +2,8 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { createPersonaMcpServer, loadTools, PACKAGE_VERSION, type ApiCaller, type ToolDefinition } from '@persona-api/mcp';
 import type { FastifyInstance } from 'fastify';
 import { type ApiKeyFinder, bearerToken } from '../auth/api-keys.js';
-import { apiError, errors } from '../http/errors.js';
-import type { RateLimiter } from '../http/rate-limit.js';
+import { errors } from '../http/errors.js';
+import { enforceRateLimit, type RateLimiter } from '../http/rate-limit.js';
 
 /** Where the MCP server is mounted (outside /api/v1 and the contract, like /healthz and the bot webhook). */
 export const MCP_PATH = '/mcp';
@@ -65,15 +65,13 @@ export function registerMcpEndpoint(app: FastifyInstance, options: McpEndpointOp
         reply.header('www-authenticate', 'Bearer');
         throw errors.invalidApiKey();
       }
-      const decision = await options.rateLimiter.consume(`mcp:${auth.apiKeyId}`, auth.requestsPerMinute * options.rateLimitMultiplier);
-      reply.header('ratelimit-limit', decision.limit);
-      reply.header('ratelimit-remaining', decision.remaining);
-      reply.header('ratelimit-reset', decision.resetSeconds);
-      if (!decision.allowed) {
-        throw apiError('rate_limit_exceeded', `Rate limit of ${decision.limit} MCP requests per minute exceeded for this API key.`, null, {
-          'retry-after': decision.retryAfterSeconds,
-        });
-      }
+      await enforceRateLimit(
+        options.rateLimiter,
+        `mcp:${auth.apiKeyId}`,
+        auth.requestsPerMinute * options.rateLimitMultiplier,
+        (name, value) => reply.header(name, value),
+        (decision) => `Rate limit of ${decision.limit} MCP requests per minute exceeded for this API key.`,
+      );
       // Stateless: no standalone event stream to open (GET) and no session to end (DELETE), as the SDK's stateless examples answer.
       if (request.method !== 'POST') {
         return reply

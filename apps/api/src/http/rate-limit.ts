@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { rateLimitFallbacks } from '../observability/metrics.js';
+import { rateLimitFallbacks, rateLimitRefusals } from '../observability/metrics.js';
+import { apiError } from './errors.js';
 
 /**
  * Sliding-window log: a request is let through when fewer than `limit` requests were let through in
@@ -16,6 +17,28 @@ export interface RateLimitDecision {
   resetSeconds: number;
   /** Whole seconds to wait before retrying, at least 1; set when refused. */
   retryAfterSeconds: number;
+}
+
+/**
+ * Counts one request against `key`'s window and answers it the one way every limited door does (API
+ * requests, MCP messages, console sign-ins): the RateLimit headers, and past the limit a 429
+ * `rate_limit_exceeded` with Retry-After, counted in persona_rate_limit_refusals_total.
+ */
+export async function enforceRateLimit(
+  limiter: RateLimiter,
+  key: string,
+  limit: number,
+  setHeader: (name: string, value: number) => void,
+  refusal: (decision: RateLimitDecision) => string,
+): Promise<void> {
+  const decision = await limiter.consume(key, limit);
+  setHeader('ratelimit-limit', decision.limit);
+  setHeader('ratelimit-remaining', decision.remaining);
+  setHeader('ratelimit-reset', decision.resetSeconds);
+  if (!decision.allowed) {
+    rateLimitRefusals.inc();
+    throw apiError('rate_limit_exceeded', refusal(decision), null, { 'retry-after': decision.retryAfterSeconds });
+  }
 }
 
 export interface RateLimiter {

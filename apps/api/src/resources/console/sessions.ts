@@ -7,6 +7,7 @@ import type { Executor } from '../../db/client.js';
 import { accounts, users } from '../../db/schema/tenancy.js';
 import { apiError, errors } from '../../http/errors.js';
 import type { RequestContext } from '../../http/context.js';
+import { enforceRateLimit } from '../../http/rate-limit.js';
 import { newId } from '../../lib/ids.js';
 import { iso } from '../../lib/wire.js';
 import { consoleSessions } from './table.js';
@@ -42,15 +43,13 @@ export function sessionCookie(request: FastifyRequest, prefix: string, token: st
 export async function consumeRateLimit(ctx: RequestContext, key: string, limit: number): Promise<void> {
   const limiter = ctx.services.rateLimiter;
   if (!limiter) return;
-  const decision = await limiter.consume(key, limit);
-  ctx.setHeader('ratelimit-limit', decision.limit);
-  ctx.setHeader('ratelimit-remaining', decision.remaining);
-  ctx.setHeader('ratelimit-reset', decision.resetSeconds);
-  if (!decision.allowed) {
-    throw apiError('rate_limit_exceeded', `Too many attempts. Retry after ${decision.retryAfterSeconds} seconds.`, null, {
-      'retry-after': decision.retryAfterSeconds,
-    });
-  }
+  await enforceRateLimit(
+    limiter,
+    key,
+    limit,
+    (name, value) => ctx.setHeader(name, value),
+    (decision) => `Too many attempts. Retry after ${decision.retryAfterSeconds} seconds.`,
+  );
 }
 
 export interface LiveSession {
