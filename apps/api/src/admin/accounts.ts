@@ -1,5 +1,5 @@
 import { and, count, desc, eq, isNull, sql } from 'drizzle-orm';
-import { announceApiKeysChanged, apiKeysChangedHere, generateApiKey, hashSecret, insertApiKey } from '../auth/api-keys.js';
+import { announceApiKeysChanged, apiKeysChangedHere, generateApiKey, hashSecret, insertApiKey, revokeApiKeysIn } from '../auth/api-keys.js';
 import { grantCreditsIn } from '../billing/credits.js';
 import type { Database, Executor } from '../db/client.js';
 import { accounts, apiKeys, users, workspaceMembers, workspaces } from '../db/schema/index.js';
@@ -102,17 +102,9 @@ export async function listApiKeys(db: Database, accountId?: string) {
 /** Revokes a key at once: the next request with it is a 401. Returns false for an unknown or revoked key. */
 /** Every instance hears it (API_KEYS_CHANGED) and forgets the keys it had cached. */
 export async function revokeApiKey(db: Database, keyId: string, now = new Date()): Promise<boolean> {
-  const changed = await db.transaction(async (tx) => {
-    const revoked = await tx
-      .update(apiKeys)
-      .set({ revokedAt: now })
-      .where(and(eq(apiKeys.id, keyId), isNull(apiKeys.revokedAt)))
-      .returning({ id: apiKeys.id, accountId: apiKeys.accountId });
-    if (revoked[0]) await announceApiKeysChanged(tx, revoked[0].accountId);
-    return revoked.length > 0;
-  });
-  if (changed) apiKeysChangedHere();
-  return changed;
+  const revoked = await db.transaction((tx) => revokeApiKeysIn(tx, eq(apiKeys.id, keyId), now));
+  if (revoked.length > 0) apiKeysChangedHere();
+  return revoked.length > 0;
 }
 
 /** The new tier's rate limit applies from the next request on every instance (API_KEYS_CHANGED). */

@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { and, eq, gt, isNull, or, sql } from 'drizzle-orm';
+import { and, eq, gt, isNull, or, type SQL, sql } from 'drizzle-orm';
 import { LRUCache } from 'lru-cache';
 import { API_KEY_PATTERN } from '../config.js';
 import type { Database, Executor } from '../db/client.js';
@@ -32,6 +32,21 @@ export const hashApiKey = hashSecret;
 /** `svc_live_` and 4 more characters: shown in listings and GET /usage, never enough to use. */
 export function keyPrefix(key: string): string {
   return key.slice(0, API_KEY_PREFIX.length + 4);
+}
+
+/**
+ * Revokes the live keys `which` selects, in the caller's transaction, and announces it to every instance
+ * (API_KEYS_CHANGED, sent at commit). The caller calls apiKeysChangedHere() once it has committed, so
+ * this process forgets them at once too. Returns the keys revoked.
+ */
+export async function revokeApiKeysIn(tx: Executor, which: SQL | undefined, now: Date): Promise<{ id: string; accountId: string }[]> {
+  const revoked = await tx
+    .update(apiKeys)
+    .set({ revokedAt: now })
+    .where(and(which, isNull(apiKeys.revokedAt)))
+    .returning({ id: apiKeys.id, accountId: apiKeys.accountId });
+  for (const accountId of new Set(revoked.map((key) => key.accountId))) await announceApiKeysChanged(tx, accountId);
+  return revoked;
 }
 
 /**

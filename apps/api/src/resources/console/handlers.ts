@@ -1,6 +1,6 @@
 import type { ConsoleApiKey } from '@persona-api/types';
 import { and, count, desc, eq, gt, inArray, isNotNull, isNull, max, sql } from 'drizzle-orm';
-import { announceApiKeysChanged, apiKeysChangedHere, generateApiKey, hashSecret, insertApiKey } from '../../auth/api-keys.js';
+import { apiKeysChangedHere, generateApiKey, hashSecret, insertApiKey, revokeApiKeysIn } from '../../auth/api-keys.js';
 import type { Handler } from '../../contract/handler-types.js';
 import type { Executor } from '../../db/client.js';
 import { apiUsageDaily } from '../../db/schema/billing.js';
@@ -78,14 +78,8 @@ export const completeConsoleSetup: Handler<'completeConsoleSetup'> = async ({ bo
 export const getConsoleSession: Handler<'getConsoleSession'> = async (_input, ctx) => sessionBody(await requireSession(ctx, { csrf: false }));
 
 /** Revokes the browser keys of a session, in the caller's transaction; true when one was live. */
-async function revokeBrowserKeys(tx: Executor, sessionId: string, accountId: string, now: Date): Promise<boolean> {
-  const revoked = await tx
-    .update(apiKeys)
-    .set({ revokedAt: now })
-    .where(and(eq(apiKeys.consoleSessionId, sessionId), isNull(apiKeys.revokedAt)))
-    .returning({ id: apiKeys.id });
-  if (revoked.length > 0) await announceApiKeysChanged(tx, accountId);
-  return revoked.length > 0;
+async function revokeBrowserKeys(tx: Executor, sessionId: string, now: Date): Promise<boolean> {
+  return (await revokeApiKeysIn(tx, eq(apiKeys.consoleSessionId, sessionId), now)).length > 0;
 }
 
 export const signOut: Handler<'signOut'> = async (_input, ctx) => {
@@ -93,7 +87,7 @@ export const signOut: Handler<'signOut'> = async (_input, ctx) => {
   const now = ctx.now();
   const changed = await ctx.db.transaction(async (tx) => {
     await tx.update(consoleSessions).set({ endedAt: now }).where(eq(consoleSessions.id, session.id));
-    return revokeBrowserKeys(tx, session.id, session.accountId, now);
+    return revokeBrowserKeys(tx, session.id, now);
   });
   if (changed) apiKeysChangedHere();
   ctx.setHeader('set-cookie', sessionCookie(ctx.request, prefixOf(ctx), '', 0));
@@ -105,7 +99,7 @@ export const createBrowserKey: Handler<'createBrowserKey'> = async (_input, ctx)
   const now = ctx.now();
   const key = generateApiKey();
   const changed = await ctx.db.transaction(async (tx) => {
-    const changed = await revokeBrowserKeys(tx, session.id, session.accountId, now);
+    const changed = await revokeBrowserKeys(tx, session.id, now);
     await insertApiKey(tx, {
       secret: key,
       accountId: session.accountId,
@@ -222,13 +216,8 @@ export const createConsoleApiKey: Handler<'createConsoleApiKey'> = async ({ body
 
 /** Revokes `id` in `tx` (409 when already revoked) and announces it to every instance. */
 async function revokeIn(tx: Executor, accountId: string, id: string, now: Date): Promise<void> {
-  const [revoked] = await tx
-    .update(apiKeys)
-    .set({ revokedAt: now })
-    .where(and(accountKeys(accountId), eq(apiKeys.id, id), isNull(apiKeys.revokedAt)))
-    .returning({ id: apiKeys.id });
+  const [revoked] = await revokeApiKeysIn(tx, and(accountKeys(accountId), eq(apiKeys.id, id)), now);
   if (!revoked) throw errors.conflict('invalid_state', `The API key ${id} is already revoked.`);
-  await announceApiKeysChanged(tx, accountId);
 }
 
 export const revokeConsoleApiKey: Handler<'revokeConsoleApiKey'> = async ({ params }, ctx) => {
