@@ -2,7 +2,7 @@ import { type RunningMock, startMock } from '@persona-api/mock';
 import type { Browser, Page } from 'playwright-core';
 import { type PreviewServer, preview } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkPage, freePort, launchBrowser, openPage } from './support';
+import { checkPage, freePort, launchBrowser, openPage, sendPlaygroundTurn } from './support';
 
 // The built console against the contract's mock (apps/mock: Prism with its streaming front), as a
 // frontend developer runs it with `pnpm console --mock`: every page renders the spec's examples, the
@@ -52,19 +52,7 @@ describe('the console on the mock', () => {
   });
 
   it('streams the example answer in the playground', async () => {
-    await openPage(page, 'Playground', 'Playground');
-    await page.getByLabel('Persona').locator('option').first().waitFor({ state: 'attached' });
-    await page.getByRole('button', { name: 'Send' }).click();
-    await expect
-      .poll(
-        async () =>
-          (await page
-            .getByTestId('turn-credits')
-            .textContent()
-            .catch(() => '')) ?? '',
-        { timeout: 20_000 },
-      )
-      .toMatch(/credits$/);
+    await sendPlaygroundTurn(page, /credits$/, 20_000);
     expect((await page.getByTestId('answer').textContent())?.length).toBeGreaterThan(10);
     await checkPage(page, 'mock-playground');
   });

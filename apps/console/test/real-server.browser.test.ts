@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkPage, freePort, launchBrowser, openPage } from './support';
+import { checkPage, freePort, launchBrowser, openPage, sendPlaygroundTurn } from './support';
 
 // The console against the real API server (PGlite, offline engine), serving the built console at
 // /console/. The headline: a new account owner, from the admin CLI's one-time link, signs in, creates a
@@ -120,19 +120,7 @@ describe('the console on the real server', () => {
   });
 
   it('streams a playground answer and shows its credits', async () => {
-    await openPage(page, 'Playground', 'Playground');
-    await page.getByLabel('Persona').locator('option').first().waitFor({ state: 'attached' });
-    await page.getByRole('button', { name: 'Send' }).click();
-    await expect
-      .poll(
-        async () =>
-          (await page
-            .getByTestId('turn-credits')
-            .textContent()
-            .catch(() => '')) ?? '',
-        { timeout: 30_000 },
-      )
-      .toMatch(/^\d+ credits$/);
+    await sendPlaygroundTurn(page, /^\d+ credits$/, 30_000);
     expect((await page.getByTestId('answer').textContent())?.length).toBeGreaterThan(10);
     await checkPage(page, 'real-playground');
   });

@@ -41,3 +41,20 @@ export async function openPage(page: Page, link: string, heading: string): Promi
   await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: link, exact: true }).click();
   await page.getByRole('heading', { level: 1, name: heading }).waitFor();
 }
+
+/** Sends the playground's first persona a turn; the text of the turn's credits line, polled until it matches `credits`. */
+export async function sendPlaygroundTurn(page: Page, credits: RegExp, timeout: number): Promise<void> {
+  await openPage(page, 'Playground', 'Playground');
+  await page.getByLabel('Persona').locator('option').first().waitFor({ state: 'attached' });
+  await page.getByRole('button', { name: 'Send' }).click();
+  await expect
+    .poll(
+      async () =>
+        (await page
+          .getByTestId('turn-credits')
+          .textContent()
+          .catch(() => '')) ?? '',
+      { timeout },
+    )
+    .toMatch(credits);
+}

@@ -2,6 +2,7 @@ import type { ErrorCode, StreamErrorEvent } from '@persona-api/types';
 import type { FastifyReply } from 'fastify';
 import { STREAMED, type Streamed } from '../contract/handler-types.js';
 import type { RequestContext } from './context.js';
+import { dependencyFailure } from './dependency-faults.js';
 
 export interface EventStream {
   /** One SSE event: `event: <name>` (when given) and `data: <JSON>`. */
@@ -117,6 +118,16 @@ export function openEventStream(ctx: RequestContext): EventStream {
       });
     },
   };
+}
+
+/**
+ * What a stream reports when it fails after it began (DECISIONS.md, Dependency faults): an unreachable
+ * dependency as service_unavailable, anything else as internal_error naming the request.
+ */
+export function streamFailure(error: unknown, requestId: string, finishing: string): { code: ErrorCode; message: string } {
+  const unavailable = dependencyFailure(error);
+  if (unavailable) return { code: unavailable.code, message: unavailable.message };
+  return { code: 'internal_error', message: `The server had an error while finishing ${finishing}. Quote request id ${requestId} when reporting it.` };
 }
 
 /**

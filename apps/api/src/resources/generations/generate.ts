@@ -8,8 +8,7 @@ import { budgetAlertHeader, chargeCredits, type ChargeResult } from '../../billi
 import type { Streamed } from '../../contract/handler-types.js';
 import { apiErrorOf, budgetAlertBeforeStream, responseErrorOf } from '../../ai/model-call.js';
 import type { RequestContext } from '../../http/context.js';
-import { dependencyFailure } from '../../http/dependency-faults.js';
-import { openEventStream, type EventStream } from '../../http/sse.js';
+import { openEventStream, streamFailure, type EventStream } from '../../http/sse.js';
 import { toGeneration, type GenerationRow } from './mapper.js';
 import { GenerationOutput } from './output.js';
 import { insertGeneration } from './repository.js';
@@ -174,15 +173,7 @@ export async function generateStreamed(ctx: RequestContext, plan: GenerationPlan
     return await stream.done();
   } catch (error) {
     ctx.log.error({ err: error }, 'streamed generation failed after it started');
-    const unavailable = dependencyFailure(error);
-    send({
-      type: 'error',
-      code: unavailable ? unavailable.code : 'internal_error',
-      message: unavailable
-        ? unavailable.message
-        : `The server had an error while finishing the generation. Quote request id ${ctx.requestId} when reporting it.`,
-      param: null,
-    });
+    send({ type: 'error', ...streamFailure(error, ctx.requestId, 'the generation'), param: null });
     return await stream.done();
   }
 }

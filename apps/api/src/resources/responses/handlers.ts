@@ -2,8 +2,7 @@ import { countPromptTokens, creditsForTokens, isEngineError, type EngineStreamEv
 import { citationsOf, offlineResearchResult, runServerTools, sourcesMessage, wantsServerTools, type ServerResearch } from '../../ai/tools/server-tools.js';
 import type { Handler, Streamed } from '../../contract/handler-types.js';
 import type { RequestContext } from '../../http/context.js';
-import { dependencyFailure } from '../../http/dependency-faults.js';
-import { clientDisconnectSignal, streamErrorEvent } from '../../http/sse.js';
+import { clientDisconnectSignal, streamErrorEvent, streamFailure } from '../../http/sse.js';
 import { newId } from '../../lib/ids.js';
 import { unix } from '../../lib/wire.js';
 import { drainEngineStream, openModelStream } from '../../ai/engine-stream.js';
@@ -194,19 +193,7 @@ async function respondStreamed(call: Call, ctx: RequestContext, signal: AbortSig
     // Not tied to a generated response (e.g. the database failed while storing it): an `error` event.
     ctx.log.error({ err: error }, 'streamed response failed after it started');
     if (stream.closed) return stream.abandon();
-    const unavailable = dependencyFailure(error);
-    stream.send(
-      streamErrorEvent(
-        writer.nextSequence(),
-        unavailable
-          ? { code: unavailable.code, message: unavailable.message }
-          : {
-              code: 'internal_error',
-              message: `The server had an error while finishing the response. Quote request id ${ctx.requestId} when reporting it.`,
-            },
-      ),
-      'error',
-    );
+    stream.send(streamErrorEvent(writer.nextSequence(), streamFailure(error, ctx.requestId, 'the response')), 'error');
     return await stream.done();
   }
 }
