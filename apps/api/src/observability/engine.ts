@@ -83,10 +83,12 @@ async function* observedStream(
   }
 }
 
-async function observedCall<T>(call: ReturnType<typeof beginModelCall>, work: Promise<T>, usageOf: (result: T) => EngineUsage | undefined): Promise<T> {
+type CallResult = Parameters<ReturnType<typeof beginModelCall>['finish']>[0];
+
+async function observedCall<T>(call: ReturnType<typeof beginModelCall>, work: Promise<T>, resultOf: (result: T) => CallResult): Promise<T> {
   try {
     const result = await work;
-    call.finish({ usage: usageOf(result) });
+    call.finish(resultOf(result));
     return result;
   } catch (error) {
     call.finish({}, error);
@@ -109,25 +111,19 @@ export function observedEngine(engine: Engine): Engine {
     },
     describe: () => engine.describe(),
     inputTokensOf: (feature, input) => engine.inputTokensOf(feature, input),
-    async generate(request, signal) {
-      const call = beginModelCall(engine, null, request.max_output_tokens ?? undefined);
-      try {
-        const result = await engine.generate(request, signal);
-        call.finish({ usage: result.usage, finishReason: result.finish_reason, responseModel: result.model });
-        return result;
-      } catch (error) {
-        call.finish({}, error);
-        throw error;
-      }
-    },
+    generate: (request, signal) =>
+      observedCall(beginModelCall(engine, null, request.max_output_tokens ?? undefined), engine.generate(request, signal), (result) => ({
+        usage: result.usage,
+        finishReason: result.finish_reason,
+        responseModel: result.model,
+      })),
     stream: (request, signal) => observedStream(engine.stream(request, signal), beginModelCall(engine, null, request.max_output_tokens ?? undefined)),
     streamText: (feature, input, options) => observedStream(engine.streamText(feature, input, options), beginModelCall(engine, feature.name, undefined)),
     run: (feature, input, options) =>
-      observedCall(beginModelCall(engine, feature.name, undefined), engine.run(feature, input, options), (result) => result.usage),
-    generatePersona: (input, signal) =>
-      observedCall(beginModelCall(engine, 'persona_profile', undefined), engine.generatePersona(input, signal), () => undefined),
+      observedCall(beginModelCall(engine, feature.name, undefined), engine.run(feature, input, options), (result) => ({ usage: result.usage })),
+    generatePersona: (input, signal) => observedCall(beginModelCall(engine, 'persona_profile', undefined), engine.generatePersona(input, signal), () => ({})),
     suggestPersonas: (input, signal) =>
-      observedCall(beginModelCall(engine, 'persona_suggestions', undefined), engine.suggestPersonas(input, signal), () => undefined),
+      observedCall(beginModelCall(engine, 'persona_suggestions', undefined), engine.suggestPersonas(input, signal), () => ({})),
   };
   observed.add(wrapped);
   return wrapped;
