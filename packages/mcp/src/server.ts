@@ -15,6 +15,7 @@ import {
   ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolDefinition } from './generate.js';
+import type { ErrorResponse, Persona, PersonaList } from '@persona-api/client';
 
 /** One HTTP request of the contract, under its base path (`/personas/persona_x`). */
 export interface ApiRequest {
@@ -44,13 +45,10 @@ export interface PersonaMcpOptions {
   jobWaitMs?: number;
 }
 
-interface Envelope {
-  error?: { message?: string; type?: string; code?: string; param?: string | null };
-}
-
 /** A failed API call as the tool error a model reads: the envelope's message, code and param, then the envelope. */
 export function toolError(answer: ApiAnswer): CallToolResult {
-  const error = (answer.body as Envelope | null)?.error ?? {};
+  // The body of a failure is the contract's envelope; anything else (a proxy's page) reads as an empty one.
+  const error: Partial<ErrorResponse['error']> = (answer.body as Partial<ErrorResponse> | null)?.error ?? {};
   const code = error.code ?? 'internal_error';
   const param = error.param ? `, param ${error.param}` : '';
   return {
@@ -107,15 +105,6 @@ const sleep = (ms: number, signal: AbortSignal) =>
 
 const PERSONA_URI = /^persona:\/\/([A-Za-z0-9_-]{1,64})$/;
 const personaUri = (id: string) => `persona://${id}`;
-
-interface PersonaSummary {
-  id: string;
-  name: string;
-  category?: string | null;
-  type?: string | null;
-  description?: string | null;
-  is_custom?: boolean;
-}
 
 /** The MCP server: generated tools, personas as resources and as prompt templates. One per session or request. */
 export function createPersonaMcpServer(options: PersonaMcpOptions): Server {
@@ -196,15 +185,15 @@ export function createPersonaMcpServer(options: PersonaMcpOptions): Server {
   const personaPage = async (cursor: string | undefined, signal: AbortSignal) => {
     const answer = await call({ method: 'GET', path: '/personas', query: { limit: 100, ...(cursor ? { cursor } : {}) }, signal });
     if (answer.status !== 200) throw protocolError(answer);
-    const page = answer.body as { data: PersonaSummary[]; next_cursor: string | null };
+    const page = answer.body as PersonaList;
     return { personas: page.data, nextCursor: page.next_cursor ?? undefined };
   };
   const readPersona = async (id: string, signal: AbortSignal) => {
     const answer = await call({ method: 'GET', path: `/personas/${encodeURIComponent(id)}`, signal });
     if (answer.status !== 200) throw protocolError(answer);
-    return answer.body as PersonaSummary;
+    return answer.body as Persona;
   };
-  const summaryOf = (persona: PersonaSummary) =>
+  const summaryOf = (persona: Persona) =>
     [persona.is_custom ? 'Custom persona' : 'Catalogue persona', persona.type, persona.category].filter(Boolean).join(', ') +
     (persona.description ? `: ${persona.description}` : '');
 
@@ -284,7 +273,8 @@ export function createPersonaMcpServer(options: PersonaMcpOptions): Server {
 
 /** An API failure outside a tool (a resource or prompt): a JSON-RPC error carrying the envelope's message and code. */
 function protocolError(answer: ApiAnswer): McpError {
-  const error = (answer.body as Envelope | null)?.error ?? {};
+  // The body of a failure is the contract's envelope; anything else (a proxy's page) reads as an empty one.
+  const error: Partial<ErrorResponse['error']> = (answer.body as Partial<ErrorResponse> | null)?.error ?? {};
   // -32002 is MCP's "resource not found".
   const code = answer.status === 404 ? -32002 : answer.status === 400 ? ErrorCode.InvalidParams : ErrorCode.InternalError;
   return new McpError(code, `${error.message ?? `HTTP ${answer.status}`} (${error.code ?? 'internal_error'})`, {
