@@ -3,7 +3,7 @@ import { and, eq, gte, lt, or, sql, type SQL } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { Database, Executor, Transaction } from '../db/client.js';
 import { accounts, budgetAlerts, creditLedger, creditReservations, creditUsageDaily, projects, users, workspaces } from '../db/schema/index.js';
-import { qualified } from '../db/sql.js';
+import { qualified, rowsOf } from '../db/sql.js';
 import { apiError, type ApiError } from '../http/errors.js';
 import { newId } from '../lib/ids.js';
 
@@ -379,11 +379,6 @@ export async function reserveCredits(
     }
     return { id: scope.reservationId, credits: Number(row.credits) };
   });
-}
-
-/** The rows of a raw statement, whichever driver ran it (postgres.js: an array; PGlite: `{ rows }`). */
-function rowsOf<Row>(result: unknown): Row[] {
-  return (Array.isArray(result) ? result : (result as { rows: Row[] }).rows) as Row[];
 }
 
 /** Gives a hold back (the call failed, or its client left, before it was charged); nothing if already settled. */

@@ -4,6 +4,7 @@ import { sql } from 'drizzle-orm';
 import { MIGRATIONS_FOLDER } from '../db/client.js';
 import type { Executor } from '../db/client.js';
 import { accounts, apiKeys, creditLedger, creditUsageDaily, projects, workspaces } from '../db/schema/index.js';
+import { rowsOf } from '../db/sql.js';
 import type { UsageScope } from './credits.js';
 
 export interface CounterMismatch {
@@ -56,14 +57,7 @@ export async function reconcileUsageCounters(db: Executor): Promise<CounterMisma
         else not exists (select 1 from ${accounts} where ${accounts.id} = c.scope_id)
       end)
     order by 1, 2, 3`);
-  // postgres.js answers with the rows, PGlite with { rows }.
-  const rows = (Array.isArray(result) ? result : (result as unknown as { rows: unknown[] }).rows) as {
-    scope: UsageScope;
-    scope_id: string;
-    day: string;
-    ledger: string;
-    counter: string;
-  }[];
+  const rows = rowsOf<{ scope: UsageScope; scope_id: string; day: string; ledger: string; counter: string }>(result);
   return rows.map((row) => ({ scope: row.scope, scopeId: row.scope_id, day: row.day, ledger: Number(row.ledger), counter: Number(row.counter) }));
 }
 

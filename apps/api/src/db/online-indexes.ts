@@ -1,4 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm';
+import { rowsOf } from './sql.js';
 
 /**
  * Indexes built after the migrations instead of inside them (DECISIONS.md, History that grows): drizzle's
@@ -32,7 +33,7 @@ export async function buildOnlineIndexes(db: AnyDatabase, concurrently: boolean)
   for (const index of ONLINE_INDEXES) {
     const found = (await db.execute(sql`select i.indisvalid as valid from pg_index i join pg_class c on c.oid = i.indexrelid
       where c.relname = ${index.name} and c.relnamespace = 'public'::regnamespace`)) as unknown;
-    const rows = (Array.isArray(found) ? found : (found as { rows: { valid: boolean }[] }).rows) as { valid: boolean }[];
+    const rows = rowsOf<{ valid: boolean }>(found);
     if (rows[0]?.valid) continue;
     if (rows[0]) await db.execute(sql`drop index${mode} if exists ${sql.identifier(index.name)}`);
     await db.execute(sql`create index${mode} if not exists ${sql.identifier(index.name)} ${sql.raw(index.create)}`);

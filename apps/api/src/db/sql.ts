@@ -17,3 +17,8 @@ export function fromExcluded<Table extends PgTable, Key extends keyof Table['_']
   const columns = getTableColumns(table) as Record<string, AnyPgColumn>;
   return Object.fromEntries(keys.map((key) => [key, sql`excluded.${sql.identifier(columns[key]!.name)}`])) as Record<Key, SQL>;
 }
+
+/** The rows of a raw statement (db.execute), whichever driver ran it: postgres.js answers an array, PGlite `{ rows }`. */
+export function rowsOf<Row>(result: unknown): Row[] {
+  return (Array.isArray(result) ? result : (result as { rows: Row[] }).rows) as Row[];
+}

@@ -1,9 +1,10 @@
 import type { ConsoleApiKey } from '@persona-api/types';
-import { and, count, desc, eq, gt, inArray, isNotNull, isNull, max, sql } from 'drizzle-orm';
+import { and, count, desc, eq, gt, isNotNull, isNull, sql } from 'drizzle-orm';
 import { apiKeysChangedHere, generateApiKey, hashSecret, insertApiKey, revokeApiKeysIn } from '../../auth/api-keys.js';
 import type { Handler } from '../../contract/handler-types.js';
 import type { Executor } from '../../db/client.js';
 import { apiUsageDaily } from '../../db/schema/billing.js';
+import { rowsOf } from '../../db/sql.js';
 import { apiKeys, users } from '../../db/schema/tenancy.js';
 import { apiError, errors } from '../../http/errors.js';
 import type { RequestContext } from '../../http/context.js';
@@ -121,16 +122,16 @@ async function keyBodies(ctx: RequestContext, rows: KeyRow[]): Promise<ConsoleAp
   if (rows.length === 0) return [];
   // This process's request counters not written yet count too.
   await ctx.request.server.usageRecorder.flush();
-  const lastUsed = await ctx.db
-    .select({ apiKeyId: apiUsageDaily.apiKeyId, at: max(apiUsageDaily.lastRequestAt) })
-    .from(apiUsageDaily)
-    .where(
-      inArray(
-        apiUsageDaily.apiKeyId,
-        rows.map((row) => row.id),
-      ),
-    )
-    .groupBy(apiUsageDaily.apiKeyId);
+  // The latest day's row of each key (its primary key, newest first): one row per key, whatever its history.
+  const lastUsed = rowsOf<{ api_key_id: string; at: Date | string }>(
+    await ctx.db.execute(sql`select k.id as api_key_id, latest.last_request_at as at
+      from unnest(array[${sql.join(
+        rows.map((row) => sql`${row.id}`),
+        sql`, `,
+      )}]::text[]) as k(id)
+      cross join lateral (select ${apiUsageDaily.lastRequestAt} as last_request_at from ${apiUsageDaily}
+        where ${apiUsageDaily.apiKeyId} = k.id order by ${apiUsageDaily.day} desc limit 1) latest`),
+  ).map((row) => ({ apiKeyId: row.api_key_id, at: row.at }));
   const lastUsedById = new Map(lastUsed.map((row) => [row.apiKeyId, row.at]));
   return rows.map((row) => {
     const at = lastUsedById.get(row.id);
