@@ -37,12 +37,12 @@ function beginStatement(driver: Driver, text: string): (error?: unknown) => void
   dbStatementsInFlight.inc({ driver });
   const span: Span | undefined = startChildSpan(
     operation.toUpperCase(),
-    {
+    () => ({
       'db.system.name': 'postgresql',
       'db.operation.name': operation.toUpperCase(),
       'db.query.text': text.length > MAX_TEXT_IN_SPAN ? `${text.slice(0, MAX_TEXT_IN_SPAN)}…` : text,
       'persona.db.driver': driver,
-    },
+    }),
     SpanKind.CLIENT,
   );
   let settled = false;

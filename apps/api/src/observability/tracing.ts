@@ -95,12 +95,17 @@ export function startServerSpan(name: string, parent: Context, attributes: Attri
   return tracer().startSpan(name, { kind: SpanKind.SERVER, attributes }, parent);
 }
 
-/** A child of the active span; undefined when tracing is off or nothing is being traced (no orphan roots). */
-export function startChildSpan(name: string, attributes: Attributes, kind: SpanKind = SpanKind.INTERNAL): Span | undefined {
+/**
+ * A child of the active span; undefined when tracing is off, nothing is being traced (no orphan roots), or
+ * the active span was sampled out: a parent-based sampler drops its children anyway, and skipping them here
+ * makes an unsampled request cost what an untraced one does (no span, no attributes, no context switch).
+ * `attributes` may be a function, built only for a span that will be recorded.
+ */
+export function startChildSpan(name: string, attributes: Attributes | (() => Attributes), kind: SpanKind = SpanKind.INTERNAL): Span | undefined {
   if (!tracingOn) return undefined;
   const parent = trace.getActiveSpan();
-  if (!parent) return undefined;
-  return tracer().startSpan(name, { kind, attributes }, context.active());
+  if (!parent?.isRecording()) return undefined;
+  return tracer().startSpan(name, { kind, attributes: typeof attributes === 'function' ? attributes() : attributes }, context.active());
 }
 
 export function endSpan(span: Span | undefined, error?: unknown): void {

@@ -6,14 +6,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { createOfflineEngine } from '@persona-api/engine';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DatabaseHandle } from '../../src/db/client.js';
 import type { JobRuntime } from '../../src/jobs/queue.js';
 import { newId } from '../../src/lib/ids.js';
 import { observedEngine } from '../../src/observability/engine.js';
 import { scrapeMetrics } from '../../src/observability/metrics.js';
 import { observedStorage } from '../../src/observability/storage.js';
-import { flushTracing, startTracing, stopTracing } from '../../src/observability/tracing.js';
+import { flushTracing, startTracing, stopTracing, tracer } from '../../src/observability/tracing.js';
 import { brandVoiceJobs, LEARN_BRAND_VOICE } from '../../src/resources/brand-voices/job.js';
 import { uploadObjectKey } from '../../src/resources/files/keys.js';
 import { files } from '../../src/resources/files/table.js';
@@ -237,6 +237,29 @@ describe('traces over OTLP', () => {
     expect(jobsAfter).toContain(`persona_job_oldest_waiting_seconds{kind="${LEARN_BRAND_VOICE}"} 0`);
     const bytesOut = { driver: 'local', direction: 'out' };
     expect(sample(jobsAfter, 'persona_storage_bytes_total', bytesOut) - sample(jobsBefore, 'persona_storage_bytes_total', bytesOut)).toBe(text.length);
+  });
+
+  it('creates no child spans in a request the caller sampled out: statements and the model call cost nothing to trace', async () => {
+    const unsampledTrace = 'a1b2c3d4e5f60718293a4b5c6d7e8f90';
+    const startSpan = vi.spyOn(tracer(), 'startSpan');
+    try {
+      const response = await h.post(
+        '/responses',
+        t.key,
+        { model: 'service-1', persona_id: 'persona_saas_cfo', input: 'Would you pay $18 per seat?' },
+        { traceparent: `00-${unsampledTrace}-${CALLER_SPAN}-00` },
+      );
+      expect(response.status).toBe(200);
+      // The trace goes on (its id answered, flag 0 as the caller sent it) but only the request's span was started.
+      expect(String(response.headers.traceresponse)).toMatch(new RegExp(`^00-${unsampledTrace}-[0-9a-f]{16}-00$`));
+      expect(startSpan.mock.calls.map(([name]) => name)).toEqual(['createResponse']);
+    } finally {
+      startSpan.mockRestore();
+    }
+    await flushTracing();
+    expect(jsonSpans().filter((span) => span.traceId === unsampledTrace)).toEqual([]);
+    // The log line still names the trace, so a sampled-out request can be found by its id.
+    expect(logLines.find((l) => l.msg === 'request completed' && l.trace_id === unsampledTrace)).toMatchObject({ status: 200 });
   });
 
   it('exports over http/protobuf too', async () => {
