@@ -63,9 +63,7 @@ export function listGenerationsOf(
       query.search ? ilike(generations.title, containsPattern(query.search)) : undefined,
     ],
     // Per workspace also with a project: indexes (workspace_id[, app_id | project_id], created_at, id).
-    acrossWorkspaces: query.workspace_id
-      ? undefined
-      : pageAcrossWorkspaces(generations, { id: generations.id, workspaceId: generations.workspaceId }, userId),
+    acrossWorkspaces: query.workspace_id ? undefined : pageAcrossWorkspaces(generations, { id: generations.id, workspaceId: generations.workspaceId }, userId),
     rows: (page) =>
       visibleGenerations(db, userId)
         .where(and(page.where))

@@ -44,7 +44,9 @@ export function listVideoAnalysesOf(db: Executor, userId: string, query: VideoAn
       query.status ? eq(videoAnalyses.status, query.status) : undefined,
       query.search ? ilike(videoAnalyses.title, containsPattern(query.search)) : undefined,
     ],
-    acrossWorkspaces: query.workspace_id ? undefined : pageAcrossWorkspaces(videoAnalyses, { id: videoAnalyses.id, workspaceId: videoAnalyses.workspaceId }, userId),
+    acrossWorkspaces: query.workspace_id
+      ? undefined
+      : pageAcrossWorkspaces(videoAnalyses, { id: videoAnalyses.id, workspaceId: videoAnalyses.workspaceId }, userId),
     rows: (page) =>
       db
         .select({ row: videoAnalyses })
