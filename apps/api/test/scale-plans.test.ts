@@ -13,10 +13,24 @@ import { Harness, type Tenant } from './support/harness.js';
 // charged call send is planned without a sequential scan of a history table. Plans, not timings: the
 // statements are the ones the server really sent (drizzle's query log), explained with their parameters.
 
-const HISTORY_TABLES = ['credit_ledger', 'credit_usage_daily', 'model_responses', 'generations', 'agent_threads', 'projects', 'meetings', 'files'];
+const HISTORY_TABLES = [
+  'credit_ledger',
+  'credit_usage_daily',
+  'model_responses',
+  'generations',
+  'agent_threads',
+  'projects',
+  'meetings',
+  'files',
+  'folders',
+  'personas',
+];
 const LEDGER_ROWS = 50_000;
 const OTHER_ROWS = 20_000;
 const PROJECTS = 5_000;
+/** Folders and custom personas of the other account (the caller's lists must not walk past them). */
+const OTHER_FOLDERS = 5_000;
+const OTHER_PERSONAS = 5_000;
 const WORKSPACES = 1_000;
 /** The caller's own history: ledger rows and rows of each other kind, over two workspaces. */
 const OWN_ROWS = 3_000;
@@ -26,15 +40,18 @@ const MAX_ROWS_READ = 1_000;
  * Statements that still read the caller's own rows in proportion to their history (bench/README.md,
  * History that grows: not done): GET /usage's storage bytes of every file and transcription minutes of
  * the period's meetings; a project's `agent_thread_count` and `generation_count` (index-only counts per
- * project); and GET /files across workspaces, whose per-workspace keyset the planner answers with a
- * bitmap scan and sort of each workspace (it sizes workspaces by the average, ~20 rows). Each is an index
- * scan of the caller's own rows, checked for sequential scans only.
+ * project); a folder's `file_count`; and GET /files across workspaces with no filter or one no index holds
+ * (folder_id=none, type, search, is_favorite=false), whose per-workspace page the planner answers with a bitmap scan
+ * and sort of each workspace when it sizes workspaces by the average (~20 rows here; at 100k rows in one
+ * workspace it walks the index). Each is an index scan of the caller's own rows, checked for sequential
+ * scans only.
  */
 const NOT_YET_BOUNDED = [
   'sum("files"."size_bytes")',
   '"meetings"."recorded_seconds"',
   'count(*)::int from "agent_threads"',
   'count(*)::int from "generations"',
+  'count(*)::int from "files"',
   'cross join lateral (\n      select "files"."id"',
 ];
 
@@ -50,6 +67,8 @@ describe('query plans on a grown history (PostgreSQL)', () => {
   let h: Harness;
   let t: Tenant;
   let projectId: string;
+  let second: string;
+  let folderId: string;
   const logged: Logged[] = [];
 
   /** Copies the row `id` of `table` `count` times (new ids, older timestamps), the other columns as `overrides` say. */
@@ -77,7 +96,7 @@ describe('query plans on a grown history (PostgreSQL)', () => {
 
     // The caller: two workspaces, a project; another account holds most of the history.
     t = await h.tenant({ credits: 1_000_000 });
-    const second = await createWorkspaceFor(h.db, { accountId: t.accountId, name: 'Second' });
+    second = await createWorkspaceFor(h.db, { accountId: t.accountId, name: 'Second' });
     const other = await h.tenant({ credits: 1_000_000 });
     projectId = (await h.post('/projects', t.key, { workspace_id: t.workspaceId, name: 'Grown' })).body.id;
     const otherProject = (await h.post('/projects', other.key, { workspace_id: other.workspaceId, name: 'Theirs' })).body.id;
@@ -125,6 +144,9 @@ describe('query plans on a grown history (PostgreSQL)', () => {
         updatedAt: now,
       });
     }
+    // A shared folder of the caller's and one of the other account's to copy.
+    folderId = (await h.post('/folders', t.key, { workspace_id: t.workspaceId, name: 'Briefs', is_shared: true })).body.id;
+    const otherFolder = (await h.post('/folders', other.key, { workspace_id: other.workspaceId, name: 'Theirs', is_shared: true })).body.id;
     const one = async (sql: string, id: string) => (await client.unsafe<{ id: string }[]>(sql, [id]))[0]!.id;
     // The other account's history is spread over its many workspaces and projects, as a real one would be.
     await clone('workspaces', other.workspaceId, WORKSPACES);
@@ -150,10 +172,35 @@ describe('query plans on a grown history (PostgreSQL)', () => {
         ...(hasProject ? inOtherProjects : inOtherWorkspaces),
         ...unique,
       });
-      // Some of the caller's own, spread over both workspaces.
+      // Some of the caller's own, spread over both workspaces; one file in ten in the caller's folder.
       await clone(table, await one(`select id from ${table} where ${where} limit 1`, t.accountId), OWN_ROWS, {
         workspace_id: `case when g % 2 = 0 then src.workspace_id else '${second}' end`,
         ...unique,
+        ...(table === 'files' ? { folder_id: `case when g % 20 = 0 then '${folderId}' end` } : {}),
+      });
+    }
+    // The other account's folders (shared and private) and custom personas, newer than the caller's rows;
+    // the caller's favorites (a personal list: what they bookmarked, not their history) and custom personas.
+    await clone('folders', otherFolder, OTHER_FOLDERS, {
+      ...inOtherWorkspaces,
+      is_shared: 'g % 2 = 0',
+      created_at: `src.created_at + g * interval '1 second'`,
+    });
+    await client.unsafe(
+      `insert into file_favorites (user_id, file_id, created_at) select $1, id, created_at from files where workspace_id = $2 and id like '%0'`,
+      [t.userId, t.workspaceId],
+    );
+    const basePersona = (await client<{ id: string }[]>`select id from personas where not is_custom limit 1`)[0]!.id;
+    for (const [tenant, count, prefix] of [
+      [other, OTHER_PERSONAS, 'theirs'],
+      [t, 300, 'ours'],
+    ] as const) {
+      await clone('personas', basePersona, count, {
+        id: `'persona_${prefix}_' || g`,
+        is_custom: 'true',
+        account_id: `'${tenant.accountId}'`,
+        workspace_id: tenant === t ? `'${t.workspaceId}'` : `'${other.workspaceId}_' || (1 + g % ${WORKSPACES})`,
+        created_at: tenant === t ? `now() - interval '1 day' - g * interval '1 second'` : `now() - g * interval '1 second'`,
       });
     }
     // The counters of that history, as the migration's backfill builds them from the ledger.
@@ -208,10 +255,33 @@ describe('query plans on a grown history (PostgreSQL)', () => {
     ['GET /generations', () => '/generations'],
     ['GET /generations?project_id', () => `/generations?project_id=${projectId}`],
     ['GET /generations?app_id', () => '/generations?app_id=app_linkedin_post'],
+    ['GET /generations?project_id&app_id', () => `/generations?project_id=${projectId}&app_id=app_linkedin_post`],
+    ['GET /generations?workspace_id&app_id', () => `/generations?workspace_id=${second}&app_id=app_linkedin_post`],
+    ['GET /generations?search', () => '/generations?search=cold'],
     ['GET /agent/threads', () => '/agent/threads'],
     ['GET /agent/threads?project_id', () => `/agent/threads?project_id=${projectId}`],
+    ['GET /agent/threads?workspace_id&project_id', () => `/agent/threads?workspace_id=${t.workspaceId}&project_id=${projectId}`],
+    ['GET /agent/threads?search', () => '/agent/threads?search=research'],
     ['GET /meetings', () => '/meetings'],
+    ['GET /meetings?workspace_id', () => `/meetings?workspace_id=${second}`],
+    ['GET /meetings?status', () => '/meetings?status=done'],
+    ['GET /meetings?workspace_id&status', () => `/meetings?workspace_id=${t.workspaceId}&status=done`],
     ['GET /files', () => '/files'],
+    ['GET /files?workspace_id', () => `/files?workspace_id=${second}`],
+    ['GET /files?folder_id', () => `/files?folder_id=${folderId}`],
+    ['GET /files?workspace_id&folder_id', () => `/files?workspace_id=${t.workspaceId}&folder_id=${folderId}`],
+    ['GET /files?folder_id=none', () => '/files?folder_id=none'],
+    ['GET /files?is_favorite=true', () => '/files?is_favorite=true'],
+    ['GET /files?workspace_id&is_favorite=true', () => `/files?workspace_id=${t.workspaceId}&is_favorite=true`],
+    ['GET /files?is_favorite=false', () => '/files?is_favorite=false'],
+    ['GET /files?type', () => '/files?type=text'],
+    ['GET /files?search', () => '/files?search=memo'],
+    ['GET /folders/{id}?include_files', () => `/folders/${folderId}?include_files=true`],
+    ['GET /personas', () => '/personas'],
+    ['GET /personas?workspace_id', () => `/personas?workspace_id=${t.workspaceId}`],
+    ['GET /personas?is_custom=true', () => '/personas?is_custom=true'],
+    ['GET /personas?is_custom=false', () => '/personas?is_custom=false'],
+    ['GET /personas?type', () => '/personas?type=B2B'],
   ];
 
   it.each(reads)('%s reads no history table sequentially', async (_name, path) => {

@@ -13,6 +13,11 @@ const ONLINE_INDEXES: { name: string; create: string }[] = [
   { name: 'generations_project_page_idx', create: 'on "generations" using btree ("project_id", "created_at", "id")' },
   { name: 'generations_workspace_app_idx', create: 'on "generations" using btree ("workspace_id", "app_id", "created_at", "id")' },
   { name: 'agent_threads_project_page_idx', create: 'on "agent_threads" using btree ("project_id", "created_at", "id")' },
+  // Lists per workspace of the caller with a project or folder filter, and the base personas' part (0011).
+  { name: 'generations_workspace_project_idx', create: 'on "generations" using btree ("workspace_id", "project_id", "created_at", "id")' },
+  { name: 'agent_threads_workspace_project_idx', create: 'on "agent_threads" using btree ("workspace_id", "project_id", "created_at", "id")' },
+  { name: 'files_workspace_folder_idx', create: 'on "files" using btree ("workspace_id", "folder_id", "created_at", "id")' },
+  { name: 'personas_base_page_idx', create: 'on "personas" using btree ("created_at", "id") where not "is_custom"' },
 ];
 
 /** Indexes the ones above replace, dropped once their successor is built. */

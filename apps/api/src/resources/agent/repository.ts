@@ -41,10 +41,10 @@ export function listThreadsOf(
       query.project_id ? eq(agentThreads.projectId, query.project_id) : undefined,
       query.search ? ilike(agentThreads.title, containsPattern(query.search)) : undefined,
     ],
-    acrossWorkspaces:
-      query.workspace_id || query.project_id
-        ? undefined
-        : pageAcrossWorkspaces(agentThreads, { id: agentThreads.id, workspaceId: agentThreads.workspaceId }, userId),
+    // Per workspace also with a project: indexes (workspace_id[, project_id], created_at, id).
+    acrossWorkspaces: query.workspace_id
+      ? undefined
+      : pageAcrossWorkspaces(agentThreads, { id: agentThreads.id, workspaceId: agentThreads.workspaceId }, userId),
     rows: (page) =>
       db
         .select({ row: agentThreads })

@@ -1,7 +1,7 @@
 import { and, desc, eq, ilike } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { creditLedger } from '../../db/schema/billing.js';
-import { memberOf } from '../../db/scoped.js';
+import { memberOf, pageAcrossWorkspaces } from '../../db/scoped.js';
 import { errors } from '../../http/errors.js';
 import { containsPattern, listPage, type ListQuery } from '../../lib/pagination.js';
 import type { WorkspaceRole } from '../../workspaces/roles.js';
@@ -32,6 +32,7 @@ export function listBrandVoicesOf(
       query.status ? eq(brandVoices.status, query.status) : undefined,
       query.search ? ilike(brandVoices.label, containsPattern(query.search)) : undefined,
     ],
+    acrossWorkspaces: query.workspace_id ? undefined : pageAcrossWorkspaces(brandVoices, { id: brandVoices.id, workspaceId: brandVoices.workspaceId }, userId),
     rows: (page) =>
       visibleVoices(db, userId)
         .where(page.where)

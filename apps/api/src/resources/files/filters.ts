@@ -17,9 +17,22 @@ export function folderVisibleTo(userId: string): SQL {
   return sql`(${q(folders, folders.isShared)} or ${q(folders, folders.createdByUserId)} = ${userId})`;
 }
 
-/** A file is visible unless it sits in another member's private folder. */
+/**
+ * A file is visible unless it sits in another member's private folder. The folder is looked up per file
+ * row by primary key (a scalar subquery): written as `exists`, the planner may hash every folder shared
+ * with anyone, of every tenant, for each list (a sequential scan of folders).
+ */
 export function fileVisibleTo(userId: string): SQL {
-  return sql`(${q(files, files.folderId)} is null or exists (select 1 from ${folders} where ${q(folders, folders.id)} = ${q(files, files.folderId)} and ${folderVisibleTo(userId)}))`;
+  return sql`(${q(files, files.folderId)} is null or coalesce((select ${folderVisibleTo(userId)} from ${folders} where ${q(folders, folders.id)} = ${q(files, files.folderId)}), false))`;
+}
+
+/**
+ * GET /files `is_favorite=true`: the files among the caller's favorites, read from their favorites by primary
+ * key (user_id, file_id) as an array, so the list costs what the caller bookmarked, never a walk of the
+ * workspace's files looking for favorites (the planner cannot size an array: it looks the ids up).
+ */
+export function fileIsFavoriteOf(userId: string): SQL {
+  return sql`${q(files, files.id)} = any(array(select ${q(fileFavorites, fileFavorites.fileId)} from ${fileFavorites} where ${q(fileFavorites, fileFavorites.userId)} = ${userId}))`;
 }
 
 /** `is_favorite` of each file row for the caller, as a selectable boolean. */
@@ -60,14 +73,16 @@ export interface FileListFilters {
  * The WHERE conditions of GET /files for the caller, beside the workspace membership condition and the
  * keyset: folder visibility always, then each filter given. Combine with `and(...)`.
  */
-export function fileListConditions(userId: string, filters: FileListFilters): SQL[] {
+export function fileListConditions(userId: string, filters: FileListFilters & { workspace_id?: string | undefined }): SQL[] {
   const conditions: SQL[] = [fileVisibleTo(userId)];
+  if (filters.workspace_id !== undefined) {
+    // With the favorites, compared as an expression no index holds: as `workspace_id = $1` the planner
+    // intersects the favorites with the workspace's whole index (a bitmap of every file there).
+    conditions.push(filters.is_favorite === true ? sql`${q(files, files.workspaceId)} || '' = ${filters.workspace_id}` : eq(files.workspaceId, filters.workspace_id));
+  }
   if (filters.folder_id === 'none') conditions.push(isNull(files.folderId));
   else if (filters.folder_id !== undefined) conditions.push(eq(files.folderId, filters.folder_id));
-  if (filters.is_favorite !== undefined) {
-    const favorite = fileIsFavorite(userId);
-    conditions.push(filters.is_favorite ? favorite : not(favorite));
-  }
+  if (filters.is_favorite !== undefined) conditions.push(filters.is_favorite ? fileIsFavoriteOf(userId) : not(fileIsFavorite(userId)));
   if (filters.type !== undefined) conditions.push(typePrefixCondition(filters.type));
   if (filters.search !== undefined && filters.search !== '') conditions.push(ilike(files.name, containsPattern(filters.search)));
   return conditions;

@@ -64,8 +64,11 @@ export function listFilesOf(
   return listPage(query, {
     list: `${listName}:${query.workspace_id ?? '*'}:${query.folder_id ?? '*'}`,
     keyset: { sortKey: files.createdAt, id: files.id },
-    filters: [query.workspace_id ? eq(files.workspaceId, query.workspace_id) : undefined, ...fileListConditions(userId, query)],
-    acrossWorkspaces: query.workspace_id ? undefined : pageAcrossWorkspaces(files, { id: files.id, workspaceId: files.workspaceId }, userId),
+    filters: fileListConditions(userId, query),
+    // Per workspace, folder or not: indexes (workspace_id[, folder_id], created_at, id). The favorites are
+    // looked up instead (fileIsFavoriteOf): what the caller bookmarked bounds that list.
+    acrossWorkspaces:
+      query.workspace_id || query.is_favorite === true ? undefined : pageAcrossWorkspaces(files, { id: files.id, workspaceId: files.workspaceId }, userId),
     rows: (page) =>
       visibleFiles(db, userId)
         .where(page.where)

@@ -67,6 +67,8 @@ export const files = pgTable(
     index('files_workspace_idx').on(t.workspaceId, t.createdAt, t.id),
     // GET /folders/{id} pages, file_count and `folder_id=` filters.
     index('files_folder_idx').on(t.folderId, t.createdAt, t.id),
+    // GET /files?folder_id= (a folder or `none`) per workspace of the caller (pageAcrossWorkspaces).
+    index('files_workspace_folder_idx').on(t.workspaceId, t.folderId, t.createdAt, t.id),
     // One record per upload (409 duplicate_resource on the second POST /files).
     uniqueIndex('files_storage_key_key').on(t.storageKey),
   ],

@@ -62,11 +62,8 @@ export function listGenerationsOf(
       query.project_id ? eq(generations.projectId, query.project_id) : undefined,
       query.search ? ilike(generations.title, containsPattern(query.search)) : undefined,
     ],
-    // A project lies in one workspace: its own index (project_id, created_at, id) bounds that list.
-    acrossWorkspaces:
-      query.workspace_id || query.project_id
-        ? undefined
-        : pageAcrossWorkspaces(generations, { id: generations.id, workspaceId: generations.workspaceId }, userId),
+    // Per workspace also with a project: indexes (workspace_id[, app_id | project_id], created_at, id).
+    acrossWorkspaces: query.workspace_id ? undefined : pageAcrossWorkspaces(generations, { id: generations.id, workspaceId: generations.workspaceId }, userId),
     rows: (page) =>
       visibleGenerations(db, userId)
         .where(and(page.where))

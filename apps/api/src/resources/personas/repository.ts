@@ -1,7 +1,7 @@
 import { enginePersonaFromBase, getBasePersona, type EnginePersona } from '@persona-api/engine';
-import { and, eq, ilike, or, sql } from 'drizzle-orm';
+import { and, eq, ilike, not, or, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { memberOf } from '../../db/scoped.js';
+import { memberOf, pageAcrossWorkspaces } from '../../db/scoped.js';
 import { errors } from '../../http/errors.js';
 import { containsPattern, listPage, type ListQuery } from '../../lib/pagination.js';
 import type { WorkspaceRole } from '../../workspaces/roles.js';
@@ -48,28 +48,35 @@ export interface PersonaFilters extends ListQuery {
 }
 
 export function listPersonasOf(db: Executor, userId: string, query: PersonaFilters) {
+  const base = not(personas.isCustom);
   return listPage(query, {
     list: `personas:${query.workspace_id ?? '*'}`,
     keyset: { sortKey: personas.createdAt, id: personas.id },
     filters: [
-      visibleTo(userId),
-      query.is_custom === undefined ? undefined : eq(personas.isCustom, query.is_custom),
-      // The workspace filter narrows custom personas only; base personas belong to no workspace.
-      query.workspace_id ? or(eq(personas.isCustom, false), eq(personas.workspaceId, query.workspace_id)) : undefined,
+      query.is_custom === false ? base : undefined,
       query.type ? eq(personas.type, query.type) : undefined,
       query.category ? sql`lower(${personas.category}) = lower(${query.category})` : undefined,
       query.search ? ilike(personas.name, containsPattern(query.search)) : undefined,
     ],
+    // What the caller sees: the base personas (their own partial index, personas_base_page_idx) and a page of
+    // custom personas per workspace of theirs (the workspace filter narrows these only), never a walk past
+    // other tenants' custom personas. Base personas alone need no workspace.
+    acrossWorkspaces:
+      query.is_custom === false
+        ? undefined
+        : pageAcrossWorkspaces(personas, { id: personas.id, workspaceId: personas.workspaceId }, userId, {
+            workspaceId: query.workspace_id,
+            outside: query.is_custom === true ? undefined : base,
+          }),
     rows: (page) =>
       db
-        .select({ row: personas })
+        .select()
         .from(personas)
-        .leftJoin(workspaceMembers, memberOf(personas.workspaceId, userId))
         .where(page.where)
         .orderBy(...page.orderBy)
         .limit(page.fetch),
-    keyOf: ({ row }) => ({ sortKey: row.createdAt, id: row.id }),
-    toItem: ({ row }) => toPersona(row),
+    keyOf: (row) => ({ sortKey: row.createdAt, id: row.id }),
+    toItem: toPersona,
   });
 }
 
