@@ -39,6 +39,11 @@ export async function startMetricsServer(options: { port: number; host: string; 
       (err: unknown) => response.writeHead(500, { 'content-type': 'text/plain' }).end(`metrics failed: ${err instanceof Error ? err.message : String(err)}\n`),
     );
   });
+  // Idle connections outlive a scrape interval (Prometheus reuses its connection every 15–60 s), so a
+  // scraper never sends on a socket this side is closing at that moment (ECONNRESET); the headers must
+  // still arrive promptly.
+  server.keepAliveTimeout = 75_000;
+  server.headersTimeout = 10_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => resolve());
