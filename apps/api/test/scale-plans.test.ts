@@ -147,7 +147,14 @@ describe('query plans on a grown history (PostgreSQL)', () => {
     ] as const) {
       const where = byAccount ? `${byAccount} = $1` : `workspace_id = (select id from workspaces where account_id = $1 limit 1)`;
       const hasProject = table === 'generations' || table === 'agent_threads';
-      const unique: Record<string, string> = table === 'files' ? { storage_key: `'upl_' || md5(src.id || g) || '.txt'` } : {};
+      // Files need their own storage keys; meetings were transcribed, one completed a day going back, so
+      // transcription_usage_daily holds a row per account and day of that history.
+      const unique: Record<string, string> =
+        table === 'files'
+          ? { storage_key: `'upl_' || md5(src.id || g) || '.txt'` }
+          : table === 'meetings'
+            ? { transcribed: '1', recorded_seconds: '125', completed_at: `src.created_at - g * interval '1 day'` }
+            : {};
       // Project rows stay in the project's workspace; the rest spread over the other workspaces.
       await clone(table, await one(`select id from ${table} where ${where} limit 1`, other.accountId), OTHER_ROWS, {
         ...(hasProject ? inOtherProjects : inOtherWorkspaces),
