@@ -136,6 +136,29 @@ describe('projects', () => {
     expect(mine).toEqual([]);
   });
 
+  it('keeps the counts exact under concurrent creates and deletes, and a project deleted while its threads are deleted', async () => {
+    const t = await h.tenant({ credits: 100_000 });
+    const project = (await h.post('/projects', t.key, { workspace_id: t.workspaceId, name: 'Busy' })).body.id;
+    const newThread = () => h.post('/agent/threads', t.key, { workspace_id: t.workspaceId, project_id: project });
+    const created = await Promise.all(Array.from({ length: 8 }, newThread));
+    expect(created.map((res) => res.status)).toEqual(Array(8).fill(200));
+    // Each of four threads deleted twice at once: one delete wins, the other is a 404.
+    const deletes = await Promise.all(
+      created.slice(0, 4).flatMap((res) => [h.delete(`/agent/threads/${res.body.id}`, t.key), h.delete(`/agent/threads/${res.body.id}`, t.key)]),
+    );
+    expect(deletes.map((res) => res.status).sort()).toEqual([...Array(4).fill(200), ...Array(4).fill(404)]);
+    expect((await h.get(`/projects/${project}`, t.key)).body).toMatchObject({ agent_thread_count: 4 });
+    expect((await h.get(`/workspaces/${t.workspaceId}`, t.key)).body).toMatchObject({ thread_count: 4, project_count: 1 });
+
+    // The project goes while its threads are deleted: both take the workspace's lock first, so neither
+    // waits on the other's row (no deadlock) and every count lands once.
+    const remaining = created.slice(4).map((res) => res.body.id as string);
+    const racing = await Promise.all([...remaining.map((id) => h.delete(`/agent/threads/${id}`, t.key)), h.delete(`/projects/${project}`, t.key)]);
+    expect(racing.map((res) => res.status)).toEqual(Array(5).fill(200));
+    expect((await h.get(`/workspaces/${t.workspaceId}`, t.key)).body).toMatchObject({ thread_count: 0, project_count: 0 });
+    expect((await reconcileCounts(h.db)).filter((m) => [t.workspaceId, project].includes(m.id))).toEqual([]);
+  });
+
   it('leaves counters to their increments when a project or workspace is renamed', async () => {
     const t = await h.tenant({ credits: 100_000 });
     const project = (await h.post('/projects', t.key, { workspace_id: t.workspaceId, name: 'Before' })).body.id;
