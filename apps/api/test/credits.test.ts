@@ -2,8 +2,20 @@ import { and, eq, sql } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runAdmin } from '../src/admin/cli.js';
 import { billingPeriod, checkCredits, chargeCredits, creditsUsed, grantCredits, refundCredits } from '../src/billing/credits.js';
-import { reconcileUsageCounters, usageCountersBackfills } from '../src/billing/reconcile.js';
-import { accounts, agentThreads, budgetAlerts, creditLedger, creditUsageDaily } from '../src/db/schema/index.js';
+import { type CountMismatch, countsRebuild, reconcileCounts, reconcileUsageCounters, usageCountersBackfills } from '../src/billing/reconcile.js';
+import {
+  accounts,
+  agentThreads,
+  budgetAlerts,
+  creditLedger,
+  creditUsageDaily,
+  meetings,
+  projects,
+  transcriptionUsageDaily,
+  workspaces,
+} from '../src/db/schema/index.js';
+import { insertFileRow } from '../src/resources/files/repository.js';
+import { countTranscriptionMinutes } from '../src/resources/meetings/repository.js';
 import { chargedCallControl, chargedCreateAgentThread, PRICE } from './support/charged-handler.js';
 import { errorOf, useHarness, type Tenant } from './support/harness.js';
 
@@ -264,7 +276,7 @@ describe('usage counters', () => {
       expect((await h.get('/usage', t.key)).body.api_requests.credits_used).toBe(2 * PRICE);
 
       expect(await reconcileUsageCounters(h.db)).toEqual([]);
-      expect(await reconcileWithAdmin()).toEqual({ outcome: 'ok', lines: ['usage counters match the ledger'] });
+      expect(await reconcileWithAdmin()).toEqual({ outcome: 'ok', lines: ['usage counters match the ledger', 'counters match their rows'] });
 
       // A counter that drifts from the ledger is reported, by scope and day.
       await h.db
@@ -290,5 +302,84 @@ describe('usage counters', () => {
     } finally {
       h.clock.set(new Date(saved));
     }
+  });
+});
+
+describe('counters of rows', () => {
+  const reconcileWithAdmin = async () => {
+    const lines: string[] = [];
+    const outcome = await runAdmin(['usage', 'reconcile'], h.db, (line) => lines.push(line)).then(
+      () => 'ok',
+      (err: Error) => err.message,
+    );
+    return { outcome, lines };
+  };
+
+  it('equal a recount of their rows; each drifted counter is reported, and the migration rebuilds them', async () => {
+    const t = await h.tenant({ credits: 10_000 });
+    const project = (await h.post('/projects', t.key, { workspace_id: t.workspaceId, name: 'Counted' })).body.id;
+    expect((await charged(t, { project_id: project })).status).toBe(200);
+    const generation = { app_id: 'app_linkedin_post', input_data: { topic: 'Cold brew', post_length: 'short' }, project_id: project };
+    expect((await h.post('/generations', t.key, generation)).status).toBe(200);
+    expect((await h.post(`/workspaces/${t.workspaceId}/members`, t.key, { email: 'counted@x.example', role: 'viewer' })).status).toBe(200);
+    const now = h.clock.now();
+    await insertFileRow(h.db, { id: `file_rc${now.getTime()}`, workspaceId: t.workspaceId, name: 'a.pdf', sizeBytes: 1_234, createdAt: now, updatedAt: now });
+    const meetingId = `mtg_rc${now.getTime()}`;
+    await h.db.insert(meetings).values({
+      id: meetingId,
+      workspaceId: t.workspaceId,
+      title: 'Call',
+      source: 'import',
+      botName: 'Persona Notetaker',
+      joinType: 'immediate',
+      joinAt: now,
+      completedAt: now,
+      status: 'done',
+      statusChanges: [],
+      analysisStatus: 'completed',
+      schemaIds: [],
+      recordedSeconds: 150,
+      transcribed: 1,
+      createdAt: now,
+      updatedAt: now,
+    });
+    await countTranscriptionMinutes(h.db, meetingId);
+    const day = now.toISOString().slice(0, 10);
+    const ours = (mismatches: CountMismatch[]) => mismatches.filter((m) => [project, t.workspaceId, t.accountId].includes(m.id.split(' ')[0]!));
+
+    expect(await reconcileCounts(h.db)).toEqual([]);
+    expect(await reconcileWithAdmin()).toEqual({ outcome: 'ok', lines: ['usage counters match the ledger', 'counters match their rows'] });
+
+    // Every kind of counter drifts; each is reported with the recount and the stored value.
+    await h.db
+      .update(projects)
+      .set({ agentThreadCount: sql`${projects.agentThreadCount} + 1`, generationCount: 0 })
+      .where(eq(projects.id, project));
+    await h.db
+      .update(workspaces)
+      .set({ memberCount: 5, projectCount: sql`${workspaces.projectCount} - 1`, agentThreadCount: 0 })
+      .where(eq(workspaces.id, t.workspaceId));
+    await h.db.update(accounts).set({ storedBytes: 1_000 }).where(eq(accounts.id, t.accountId));
+    await h.db.update(transcriptionUsageDaily).set({ minutes: 2 }).where(eq(transcriptionUsageDaily.accountId, t.accountId));
+    await h.db.insert(transcriptionUsageDaily).values({ accountId: t.accountId, day: '2026-01-15', minutes: 4 });
+    expect(ours(await reconcileCounts(h.db))).toEqual([
+      { counter: 'accounts.stored_bytes', id: t.accountId, counted: 1_234, stored: 1_000 },
+      { counter: 'projects.agent_thread_count', id: project, counted: 1, stored: 2 },
+      { counter: 'projects.generation_count', id: project, counted: 1, stored: 0 },
+      { counter: 'transcription_usage_daily.minutes', id: `${t.accountId} 2026-01-15`, counted: 0, stored: 4 },
+      { counter: 'transcription_usage_daily.minutes', id: `${t.accountId} ${day}`, counted: 3, stored: 2 },
+      { counter: 'workspaces.agent_thread_count', id: t.workspaceId, counted: 1, stored: 0 },
+      { counter: 'workspaces.member_count', id: t.workspaceId, counted: 2, stored: 5 },
+      { counter: 'workspaces.project_count', id: t.workspaceId, counted: 1, stored: 0 },
+    ]);
+    const admin = await reconcileWithAdmin();
+    expect(admin.outcome).toBe('8 counters differ from their rows');
+    expect(admin.lines).toContain(`projects.agent_thread_count ${project}: counted 1, counter 2`);
+
+    // The migration's backfill builds them again from the rows alone.
+    for (const statement of countsRebuild()) await h.db.execute(sql.raw(statement));
+    expect(await reconcileCounts(h.db)).toEqual([]);
+    expect((await h.get(`/projects/${project}`, t.key)).body).toMatchObject({ agent_thread_count: 1, generation_count: 1 });
+    expect((await h.get('/usage', t.key)).body.transcription.minutes_used).toBe(3);
   });
 });

@@ -2,11 +2,12 @@ import { and, count, desc, eq, isNull, sql } from 'drizzle-orm';
 import { announceApiKeysChanged, apiKeysChangedHere, generateApiKey, hashSecret, insertApiKey, revokeApiKeysIn } from '../auth/api-keys.js';
 import { grantCreditsIn } from '../billing/credits.js';
 import type { Database, Executor } from '../db/client.js';
-import { accounts, apiKeys, users, workspaceMembers, workspaces } from '../db/schema/index.js';
+import { accounts, apiKeys, users } from '../db/schema/index.js';
 import { qualified } from '../db/sql.js';
 import type { TierId } from '../db/seed.js';
 import { newId, randomBase62 } from '../lib/ids.js';
 import { consoleSetupTokens } from '../resources/console/table.js';
+import { insertWorkspace } from '../resources/workspaces/repository.js';
 
 /** Account administration shared by the admin CLI, the first-start bootstrap and the tests. */
 
@@ -61,18 +62,25 @@ export async function createWorkspaceFor(
   const now = input.now ?? new Date();
   const ownerUserId = await ownerOf(db, input.accountId);
   const id = newId('ws');
-  await db.transaction(async (tx) => {
-    await tx.insert(workspaces).values({
-      id,
-      accountId: input.accountId,
+  await db.transaction((tx) =>
+    insertWorkspace(
+      tx,
+      {
+        id,
+        accountId: input.accountId,
+        ownerUserId,
+        name: input.name,
+        type: input.type ?? 'user',
+        image: null,
+        budgetAlert: null,
+        usageLimit: null,
+        billingEmail: null,
+        createdAt: now,
+        updatedAt: now,
+      },
       ownerUserId,
-      name: input.name,
-      type: input.type ?? 'user',
-      createdAt: now,
-      updatedAt: now,
-    });
-    await tx.insert(workspaceMembers).values({ workspaceId: id, userId: ownerUserId, role: 'owner', joinedAt: now });
-  });
+    ),
+  );
   return id;
 }
 

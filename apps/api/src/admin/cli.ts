@@ -2,7 +2,7 @@ import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { grantCredits } from '../billing/credits.js';
-import { reconcileUsageCounters } from '../billing/reconcile.js';
+import { reconcileCounts, reconcileUsageCounters } from '../billing/reconcile.js';
 import { ConfigError, loadConfig, publicBaseUrl } from '../config.js';
 import type { Database } from '../db/client.js';
 import { openConfiguredDatabase } from '../db/open.js';
@@ -39,7 +39,9 @@ const USAGE = `Usage: pnpm --filter @persona-api/api admin <command> [options]
   news add-feed <url>                        a feed (RSS, Atom, JSON Feed) for the news.poll job
   news remove-feed <url>
   news list-feeds                            each feed with its last poll and error
-  usage reconcile                            checks the usage counters against the credit ledger; exits 1 on a mismatch
+  usage reconcile                            checks the usage counters against the credit ledger, and the counts,
+                                             stored bytes and transcription minutes against their rows; exits 1
+                                             on a mismatch
 
 The database is the server's: DATABASE_URL (PostgreSQL), else PGlite in DATA_DIR (default .data/,
 which the server must not be using at the same time).`;
@@ -189,8 +191,15 @@ export async function runAdmin(argv: string[], db: Database, out: (line: string)
     case 'usage reconcile': {
       const mismatches = await reconcileUsageCounters(db);
       for (const m of mismatches) out(`${m.scope} ${m.scopeId} ${m.day}: ledger ${m.ledger}, counter ${m.counter}`);
-      if (mismatches.length > 0) throw new Error(`${mismatches.length} usage counters differ from the ledger`);
+      const counts = await reconcileCounts(db);
+      for (const m of counts) out(`${m.counter} ${m.id}: counted ${m.counted}, counter ${m.stored}`);
+      const failures = [
+        ...(mismatches.length > 0 ? [`${mismatches.length} usage counters differ from the ledger`] : []),
+        ...(counts.length > 0 ? [`${counts.length} counters differ from their rows`] : []),
+      ];
+      if (failures.length > 0) throw new Error(failures.join('; '));
       out('usage counters match the ledger');
+      out('counters match their rows');
       return;
     }
     default:

@@ -3,8 +3,9 @@ import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import { MIGRATIONS_FOLDER } from '../db/client.js';
 import type { Executor } from '../db/client.js';
-import { accounts, apiKeys, creditLedger, creditUsageDaily, projects, workspaces } from '../db/schema/index.js';
+import { accounts, apiKeys, creditLedger, creditUsageDaily, meetings, projects, transcriptionUsageDaily, workspaces } from '../db/schema/index.js';
 import { rowsOf } from '../db/sql.js';
+import { transcriptionMinutesOf } from '../resources/meetings/repository.js';
 import type { UsageScope } from './credits.js';
 
 export interface CounterMismatch {
@@ -59,6 +60,92 @@ export async function reconcileUsageCounters(db: Executor): Promise<CounterMisma
     order by 1, 2, 3`);
   const rows = rowsOf<{ scope: UsageScope; scope_id: string; day: string; ledger: string; counter: string }>(result);
   return rows.map((row) => ({ scope: row.scope, scopeId: row.scope_id, day: row.day, ledger: Number(row.ledger), counter: Number(row.counter) }));
+}
+
+/** A counter column (or transcription day) that differs from a recount of the rows it counts. */
+export interface CountMismatch {
+  /** `projects.agent_thread_count`, `workspaces.member_count`, `accounts.stored_bytes`, `transcription_usage_daily.minutes`… */
+  counter: string;
+  /** The row's id (project, workspace or account); for transcription minutes `<account id> <day>`. */
+  id: string;
+  /** What a recount of the rows gives. */
+  counted: number;
+  /** What the counter says. */
+  stored: number;
+}
+
+/**
+ * Compares every counter kept by the writes of the rows it counts with a recount of those rows (the
+ * rows are the truth): projects' thread and generation counts, workspaces' member, project and thread
+ * counts, accounts' stored bytes and transcription minutes per account and day. A full scan of the
+ * counted tables, grouped: an operator's check, not a request path.
+ */
+export async function reconcileCounts(db: Executor): Promise<CountMismatch[]> {
+  const result = await db.execute(sql`
+    with project_counts as (
+      select project_id, count(*) filter (where kind = 'thread') as threads, count(*) filter (where kind = 'generation') as generations
+      from (
+        select project_id, 'thread' as kind from agent_threads where project_id is not null
+        union all select project_id, 'generation' from generations where project_id is not null
+      ) counted group by project_id
+    ), workspace_counts as (
+      select workspace_id, count(*) filter (where kind = 'member') as members, count(*) filter (where kind = 'project') as projects,
+        count(*) filter (where kind = 'thread') as threads
+      from (
+        select workspace_id, 'member' as kind from workspace_members
+        union all select workspace_id, 'project' from projects
+        union all select workspace_id, 'thread' from agent_threads
+      ) counted group by workspace_id
+    ), account_bytes as (
+      select w.account_id, sum(f.size_bytes) as bytes from files f join ${workspaces} w on w.id = f.workspace_id group by w.account_id
+    ), minutes as (${transcriptionMinutesOf(sql`${meetings}`)}),
+    compared as (
+      select v.counter, p.id, v.counted, v.stored
+      from ${projects} p left join project_counts c on c.project_id = p.id
+      cross join lateral (values
+        ('projects.agent_thread_count', coalesce(c.threads, 0), p.agent_thread_count::bigint),
+        ('projects.generation_count', coalesce(c.generations, 0), p.generation_count::bigint)
+      ) as v(counter, counted, stored)
+      union all
+      select v.counter, w.id, v.counted, v.stored
+      from ${workspaces} w left join workspace_counts c on c.workspace_id = w.id
+      cross join lateral (values
+        ('workspaces.member_count', coalesce(c.members, 0), w.member_count::bigint),
+        ('workspaces.project_count', coalesce(c.projects, 0), w.project_count::bigint),
+        ('workspaces.agent_thread_count', coalesce(c.threads, 0), w.agent_thread_count::bigint)
+      ) as v(counter, counted, stored)
+      union all
+      select 'accounts.stored_bytes', a.id, coalesce(b.bytes, 0), a.stored_bytes
+      from ${accounts} a left join account_bytes b on b.account_id = a.id
+      union all
+      select 'transcription_usage_daily.minutes', coalesce(m.account_id, t.account_id) || ' ' || coalesce(m.day, t.day)::text,
+        coalesce(m.minutes, 0), coalesce(t.minutes, 0)
+      from minutes m full join ${transcriptionUsageDaily} t on t.account_id = m.account_id and t.day = m.day
+    )
+    select counter, id, counted::text, stored::text from compared where counted <> stored order by 1, 2`);
+  const rows = rowsOf<{ counter: string; id: string; counted: string; stored: string }>(result);
+  return rows.map((row) => ({ counter: row.counter, id: row.id, counted: Number(row.counted), stored: Number(row.stored) }));
+}
+
+/**
+ * The statements that rebuild the counters reconcileCounts checks from the rows alone: every counter set
+ * to zero, then the backfill of the migration that added them (its statements after the hand-written
+ * marker). For tests and bench:scale, whose bulk rows bypass the writers.
+ */
+export function countsRebuild(): string[] {
+  const files = readdirSync(MIGRATIONS_FOLDER).filter((name) => name.endsWith('_resource_counters.sql'));
+  if (files.length !== 1) throw new Error(`expected one resource counters migration, found ${files.join(', ') || 'none'}`);
+  const statements = readFileSync(join(MIGRATIONS_FOLDER, files[0]!), 'utf8').split('--> statement-breakpoint');
+  const first = statements.findIndex((statement) => statement.includes('Hand-written from here'));
+  if (first < 0) throw new Error(`${files[0]} has no hand-written backfill`);
+  const backfill = statements.slice(first);
+  return [
+    'update projects set agent_thread_count = 0, generation_count = 0',
+    'update workspaces set member_count = 0, project_count = 0, agent_thread_count = 0',
+    'update accounts set stored_bytes = 0',
+    'delete from transcription_usage_daily',
+    ...backfill,
+  ];
 }
 
 /**

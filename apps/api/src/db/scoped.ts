@@ -1,4 +1,4 @@
-import { and, eq, getTableName, sql, type SQL } from 'drizzle-orm';
+import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { AnyPgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { PageQuery } from '../lib/pagination.js';
 import { workspaceMembers } from '../resources/workspaces/table.js';
@@ -17,13 +17,6 @@ import { qualified } from './sql.js';
  */
 export const memberOf = (workspaceId: AnyPgColumn, userId: string): SQL =>
   and(eq(workspaceMembers.workspaceId, workspaceId), eq(workspaceMembers.userId, userId)) as SQL;
-
-/**
- * `(select count(*) from <child> where <child.column> = <parent>)` as an int column, so a page of
- * parents and their counts is one query. The repositories of the counted resources build theirs with it.
- */
-export const countIn = (column: AnyPgColumn, parent: AnyPgColumn): SQL<number> =>
-  sql<number>`(select count(*)::int from ${sql.identifier(getTableName(column.table))} where ${qualified(column)} = ${qualified(parent)})`;
 
 /** Which rows `pageAcrossWorkspaces` pages through besides the table's own filters. */
 export interface AcrossWorkspaces {

@@ -3,8 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { files as filesTable, tiers } from '../../src/db/schema/index.js';
+import { tiers } from '../../src/db/schema/index.js';
+import { reconcileCounts } from '../../src/billing/reconcile.js';
 import { newId } from '../../src/lib/ids.js';
+import { insertFileRow } from '../../src/resources/files/repository.js';
 import { uploadObjectKey } from '../../src/resources/files/keys.js';
 import { createLocalStorage } from '../../src/storage/index.js';
 import type { AssignableRole } from '../../src/workspaces/roles.js';
@@ -228,7 +230,7 @@ describe('storage quota', () => {
     const included = Number(tier!.storageBytesIncluded);
     // Fill the account to 100 bytes below its quota with an (already stored) upload row.
     const now = h.clock.now();
-    await stand.database.db.insert(filesTable).values({
+    await insertFileRow(stand.database.db, {
       id: newId('file'),
       workspaceId: tenant.workspaceId,
       name: 'big.mp4',
@@ -262,6 +264,48 @@ describe('storage quota', () => {
     expect((await h.delete(`/files/${kept.id}`, tenant.key)).status).toBe(200);
     const refused = results[0]!.status === 402 ? first : second;
     expect((await h.post('/files', tenant.key, refused.target.next_step.body)).status).toBe(200);
+    await stand.queue.drain();
+  });
+});
+
+describe('stored bytes', () => {
+  it('follow every write of a file: record, reference, delete, a folder deleted with its files, a workspace deleted', async () => {
+    const tenant = await h.tenant();
+    // GET /usage reports GB with three decimals: sizes in whole megabytes.
+    const megabytesUsed = async () => Math.round((await h.get('/usage', tenant.key)).body.storage.gb_used * 1e3);
+    const second = { ...tenant, workspaceId: (await h.post('/workspaces', tenant.key, { name: 'Second' })).body.id as string };
+    const folder = (await h.post('/folders', tenant.key, { workspace_id: tenant.workspaceId, name: 'Drafts', is_shared: true })).body.id;
+    const a = (await uploadAndRecord(h, tenant, Buffer.alloc(1e6, 'a'), 'text/plain')).file.id;
+    await uploadAndRecord(h, tenant, Buffer.alloc(2e6, 'b'), 'text/plain', { folder_id: folder });
+    await uploadAndRecord(h, tenant, Buffer.alloc(3e6, 'c'), 'text/plain', { folder_id: folder });
+    await uploadAndRecord(h, second, Buffer.alloc(4e6, 'd'), 'text/plain');
+    // A reference to another service stores no bytes here, whatever size it declares.
+    const reference = {
+      workspace_id: tenant.workspaceId,
+      name: 'Deck',
+      type: 'application/pdf',
+      url: 'https://d.example/deck',
+      source: 'dropbox',
+      file_size: 1e6,
+    };
+    expect((await h.post('/files', tenant.key, reference)).status).toBe(200);
+    expect(await megabytesUsed()).toBe(10);
+
+    expect((await h.delete(`/files/${a}`, tenant.key)).status).toBe(200);
+    expect((await h.delete(`/files/${a}`, tenant.key)).status).toBe(404);
+    expect(await megabytesUsed()).toBe(9);
+    expect((await h.delete(`/folders/${folder}?delete_files=true`, tenant.key)).status).toBe(200);
+    expect(await megabytesUsed()).toBe(4);
+    expect((await h.delete(`/workspaces/${second.workspaceId}`, tenant.key)).status).toBe(200);
+    expect(await megabytesUsed()).toBe(0);
+
+    // A member's upload to another account's workspace counts on the workspace's account.
+    const guest = await h.tenant();
+    expect((await h.post(`/workspaces/${tenant.workspaceId}/members`, tenant.key, { email: guest.email, role: 'editor' })).status).toBe(200);
+    await uploadAndRecord(h, { key: guest.key, workspaceId: tenant.workspaceId }, Buffer.alloc(5e6, 'e'), 'text/plain');
+    expect(await megabytesUsed()).toBe(5);
+    expect((await h.get('/usage', guest.key)).body.storage.gb_used).toBe(0);
+    expect((await reconcileCounts(stand.database.db)).filter((m) => [tenant.accountId, guest.accountId].includes(m.id))).toEqual([]);
     await stand.queue.drain();
   });
 });

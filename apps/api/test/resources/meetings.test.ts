@@ -2,12 +2,14 @@ import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/db/client.js';
 import type { JobRuntime } from '../../src/jobs/queue.js';
-import { expireMeetingMedia, meetingJobs, type MeetingJobDeps } from '../../src/resources/meetings/jobs.js';
+import { reconcileCounts } from '../../src/billing/reconcile.js';
+import { expireMeetingMedia, meetingJobs, moveMeeting, type MeetingJobDeps } from '../../src/resources/meetings/jobs.js';
 import { withChange } from '../../src/resources/meetings/lifecycle.js';
 import { botJobs } from '../../src/resources/meetings/bot-sync.js';
 import { SIMULATED_TIMELINE, simulatorProvider } from '../../src/resources/meetings/simulator.js';
 import { openAiTranscriber } from '../../src/resources/meetings/transcriber.js';
 import { meetings } from '../../src/resources/meetings/table.js';
+import { countTranscriptionMinutes } from '../../src/resources/meetings/repository.js';
 import { fakeUpstreamEngine, SwitchableEngine } from '../support/ai.js';
 import { errorOf, TestClock, useHarness, useTenant, type Tenant } from '../support/harness.js';
 import { openTestDatabase } from '../support/database.js';
@@ -449,6 +451,58 @@ describe('lists, deletion and roles', () => {
     expect((await h.get(`/meetings/${first.id}`, tenant.key)).status).toBe(404);
   });
 
+  it('counts transcription minutes when a meeting is done, and gives them back when it or its workspace is deleted', async () => {
+    const tenant = await h.tenant({ tier: 'starter' });
+    const second = (await h.post('/workspaces', tenant.key, { name: 'Calls' })).body.id;
+    const now = clock.now();
+    /** A transcribed recording of `seconds`, moved to done as the import job moves it. */
+    const finished = async (workspaceId: string, seconds: number) => {
+      const id = `mtg_min${String(seconds).replace('.', '_')}${workspaceId.slice(-6)}`;
+      await database.db.insert(meetings).values({
+        id,
+        workspaceId,
+        createdByUserId: tenant.userId,
+        title: 'Recorded call',
+        source: 'import',
+        botName: 'Persona Notetaker',
+        joinType: 'immediate',
+        joinAt: now,
+        status: 'recording_done',
+        statusChanges: withChange([], { code: 'recording_done' }, now),
+        participantCount: 2,
+        analysisStatus: 'processing',
+        schemaIds: [],
+        transcribed: 1,
+        createdAt: now,
+        updatedAt: now,
+      });
+      const done = await database.db.transaction((tx) => moveMeeting(tx, id, { code: 'done' }, clock.now(), { recordedSeconds: seconds }));
+      expect(done?.status).toBe('done');
+      return id;
+    };
+    const minutesUsed = async () => (await h.get('/usage', tenant.key)).body.transcription.minutes_used;
+
+    // ceil(seconds / 60) each: 61 s is 2 minutes, 60 s is 1, 600.5 s is 11.
+    const a = await finished(tenant.workspaceId, 61);
+    const b = await finished(tenant.workspaceId, 60);
+    const c = await finished(second, 600.5);
+    expect(await minutesUsed()).toBe(2 + 1 + 11);
+    // Moving on from done (media expired) counts nothing more.
+    await database.db.transaction((tx) => moveMeeting(tx, b, { code: 'media_expired' }, clock.now()));
+    expect(await minutesUsed()).toBe(14);
+
+    expect((await h.delete(`/meetings/${a}`, tenant.key)).status).toBe(200);
+    expect(await minutesUsed()).toBe(1 + 11);
+    // A second delete of the same meeting gives nothing back twice.
+    expect((await h.delete(`/meetings/${a}`, tenant.key)).status).toBe(404);
+    expect(await minutesUsed()).toBe(12);
+
+    expect((await h.delete(`/workspaces/${second}`, tenant.key)).status).toBe(200);
+    expect(await minutesUsed()).toBe(1);
+    expect((await h.get(`/meetings/${c}`, tenant.key)).status).toBe(404);
+    expect((await reconcileCounts(database.db)).filter((m) => m.id.startsWith(tenant.accountId))).toEqual([]);
+  });
+
   it('lets viewers read but not create, cancel or delete', async () => {
     const viewer = await h.tenant();
     const added = await h.post(`/workspaces/${t.workspaceId}/members`, t.key, { email: viewer.email, role: 'viewer' });
@@ -493,6 +547,8 @@ describe('lists, deletion and roles', () => {
       createdAt: now,
       updatedAt: now,
     });
+    // Counted as a move to done counts it.
+    await countTranscriptionMinutes(database.db, `mtg_usedup${process.pid}`);
     expect((await h.get('/usage', tenant.key)).body.transcription).toMatchObject({ minutes_used: 120, minutes_remaining: 0, percentage_used: 100 });
     const refused = await h.post('/meetings', tenant.key, { workspace_id: tenant.workspaceId, meeting_url: 'https://meet.google.com/new-call-abc' });
     expect(errorOf(refused)).toMatchObject({ type: 'insufficient_credits', code: 'usage_limit_exceeded' });

@@ -1,6 +1,8 @@
 import { eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { agentThreads, creditLedger, generations } from '../../src/db/schema/index.js';
+import { reconcileCounts } from '../../src/billing/reconcile.js';
+import { agentThreads, creditLedger, projects, workspaces } from '../../src/db/schema/index.js';
+import { insertGeneration } from '../../src/resources/generations/repository.js';
 import type { AssignableRole, WorkspaceRole } from '../../src/workspaces/roles.js';
 import { chargedCreateAgentThread, PRICE } from '../support/charged-handler.js';
 import { errorOf, useHarness, useTenant, type Tenant } from '../support/harness.js';
@@ -53,15 +55,21 @@ describe('projects', () => {
       expect((await h.post('/agent/threads', owner.key, { workspace_id: owner.workspaceId, project_id: project.id })).status).toBe(200);
       h.clock.advance(10 * DAY);
       expect((await h.post('/agent/threads', owner.key, { workspace_id: owner.workspaceId, project_id: project.id })).status).toBe(200);
-      await h.db.insert(generations).values({
-        id: `gen_c${start}`,
-        workspaceId: owner.workspaceId,
-        projectId: project.id,
-        title: 'Post',
-        ...storedGenerationFields,
-        createdAt: h.clock.now(),
-        updatedAt: h.clock.now(),
-      });
+      // Stored as the generations module stores one, without its charge.
+      await h.db.transaction((tx) =>
+        insertGeneration(tx, {
+          id: `gen_c${start}`,
+          workspaceId: owner.workspaceId,
+          projectId: project.id,
+          createdByUserId: null,
+          title: 'Post',
+          ...storedGenerationFields,
+          brandVoice: null,
+          persona: null,
+          createdAt: h.clock.now(),
+          updatedAt: h.clock.now(),
+        }),
+      );
       let read = await h.get(`/projects/${project.id}`, owner.key);
       expect(read.body).toMatchObject({ thread_count: 2, agent_thread_count: 2, generation_count: 1, credits_used_14d: 2 * PRICE });
       // Rolling: 15 days after the first charge only the second counts.
@@ -73,6 +81,97 @@ describe('projects', () => {
     } finally {
       h.clock.set(new Date(start));
     }
+  });
+
+  it('keeps its counts and those of its workspace exact as threads, generations and projects come and go', async () => {
+    const t = await h.tenant({ credits: 100_000 });
+    const counts = async (projectId: string) => {
+      const { thread_count, agent_thread_count, generation_count } = (await h.get(`/projects/${projectId}`, t.key)).body;
+      const workspace = (await h.get(`/workspaces/${t.workspaceId}`, t.key)).body;
+      const listed = (await h.get(`/projects?workspace_id=${t.workspaceId}`, t.key)).body.data.find((p: { id: string }) => p.id === projectId);
+      expect(listed).toMatchObject({ thread_count, agent_thread_count, generation_count });
+      return { threads: agent_thread_count, generations: generation_count, inWorkspace: workspace.thread_count, projects: workspace.project_count };
+    };
+    const project = (await h.post('/projects', t.key, { workspace_id: t.workspaceId, name: 'Counted' })).body.id;
+    const other = (await h.post('/projects', t.key, { workspace_id: t.workspaceId, name: 'Other' })).body.id;
+    expect(await counts(project)).toEqual({ threads: 0, generations: 0, inWorkspace: 0, projects: 2 });
+
+    const thread = async (projectId?: string) =>
+      (await h.post('/agent/threads', t.key, { workspace_id: t.workspaceId, ...(projectId ? { project_id: projectId } : {}) })).body.id;
+    const generation = async (projectId: string) => {
+      const res = await h.post('/generations', t.key, {
+        app_id: 'app_linkedin_post',
+        input_data: { topic: 'Cold brew', post_length: 'short' },
+        project_id: projectId,
+      });
+      expect(res.status).toBe(200);
+      return res.body.id as string;
+    };
+    const [t1, t2] = [await thread(project), await thread(project)];
+    await thread(other);
+    await thread();
+    const [g1] = [await generation(project), await generation(project), await generation(other)];
+    expect(await counts(project)).toEqual({ threads: 2, generations: 2, inWorkspace: 4, projects: 2 });
+    expect(await counts(other)).toMatchObject({ threads: 1, generations: 1 });
+
+    expect((await h.delete(`/agent/threads/${t1}`, t.key)).status).toBe(200);
+    expect((await h.delete(`/generations/${g1}`, t.key)).status).toBe(200);
+    expect(await counts(project)).toEqual({ threads: 1, generations: 1, inWorkspace: 3, projects: 2 });
+    // Deleting again changes nothing: the second delete is a 404.
+    expect((await h.delete(`/agent/threads/${t1}`, t.key)).status).toBe(404);
+    expect((await h.delete(`/generations/${g1}`, t.key)).status).toBe(404);
+    expect(await counts(project)).toEqual({ threads: 1, generations: 1, inWorkspace: 3, projects: 2 });
+    // A thread or generation whose project is in another workspace is refused, and counted nowhere.
+    const elsewhere = (await h.post('/workspaces', t.key, { name: 'Elsewhere' })).body.id;
+    expect((await h.post('/agent/threads', t.key, { workspace_id: elsewhere, project_id: project })).status).toBe(404);
+    expect(await counts(project)).toEqual({ threads: 1, generations: 1, inWorkspace: 3, projects: 2 });
+
+    // A deleted project leaves its thread and generation in the workspace, still counted there.
+    expect((await h.delete(`/projects/${project}`, t.key)).status).toBe(200);
+    expect((await h.delete(`/projects/${project}`, t.key)).status).toBe(404);
+    expect(await counts(other)).toEqual({ threads: 1, generations: 1, inWorkspace: 3, projects: 1 });
+    expect((await h.delete(`/agent/threads/${t2}`, t.key)).status).toBe(200);
+    expect(await counts(other)).toEqual({ threads: 1, generations: 1, inWorkspace: 2, projects: 1 });
+    const mine = (await reconcileCounts(h.db)).filter((m) => [t.workspaceId, elsewhere, project, other, t.accountId].includes(m.id));
+    expect(mine).toEqual([]);
+  });
+
+  it('keeps the counts exact under concurrent creates and deletes, and a project deleted while its threads are deleted', async () => {
+    const t = await h.tenant({ credits: 100_000 });
+    const project = (await h.post('/projects', t.key, { workspace_id: t.workspaceId, name: 'Busy' })).body.id;
+    const newThread = () => h.post('/agent/threads', t.key, { workspace_id: t.workspaceId, project_id: project });
+    const created = await Promise.all(Array.from({ length: 8 }, newThread));
+    expect(created.map((res) => res.status)).toEqual(Array(8).fill(200));
+    // Each of four threads deleted twice at once: one delete wins, the other is a 404.
+    const deletes = await Promise.all(
+      created.slice(0, 4).flatMap((res) => [h.delete(`/agent/threads/${res.body.id}`, t.key), h.delete(`/agent/threads/${res.body.id}`, t.key)]),
+    );
+    expect(deletes.map((res) => res.status).sort()).toEqual([...Array(4).fill(200), ...Array(4).fill(404)]);
+    expect((await h.get(`/projects/${project}`, t.key)).body).toMatchObject({ agent_thread_count: 4 });
+    expect((await h.get(`/workspaces/${t.workspaceId}`, t.key)).body).toMatchObject({ thread_count: 4, project_count: 1 });
+
+    // The project goes while its threads are deleted: both take the workspace's lock first, so neither
+    // waits on the other's row (no deadlock) and every count lands once.
+    const remaining = created.slice(4).map((res) => res.body.id as string);
+    const racing = await Promise.all([...remaining.map((id) => h.delete(`/agent/threads/${id}`, t.key)), h.delete(`/projects/${project}`, t.key)]);
+    expect(racing.map((res) => res.status)).toEqual(Array(5).fill(200));
+    expect((await h.get(`/workspaces/${t.workspaceId}`, t.key)).body).toMatchObject({ thread_count: 0, project_count: 0 });
+    expect((await reconcileCounts(h.db)).filter((m) => [t.workspaceId, project].includes(m.id))).toEqual([]);
+  });
+
+  it('leaves counters to their increments when a project or workspace is renamed', async () => {
+    const t = await h.tenant({ credits: 100_000 });
+    const project = (await h.post('/projects', t.key, { workspace_id: t.workspaceId, name: 'Before' })).body.id;
+    await h.post('/agent/threads', t.key, { workspace_id: t.workspaceId, project_id: project });
+    // A PATCH writes the fields it changes, never the counters it read (a concurrent count would be lost):
+    // a counter changed behind the PATCH's back stays as it is.
+    await h.db.update(projects).set({ agentThreadCount: 7 }).where(eq(projects.id, project));
+    await h.db.update(workspaces).set({ agentThreadCount: 9 }).where(eq(workspaces.id, t.workspaceId));
+    expect((await h.patch(`/projects/${project}`, t.key, { name: 'After' })).body).toMatchObject({ name: 'After' });
+    expect((await h.patch(`/workspaces/${t.workspaceId}`, t.key, { name: 'Renamed' })).body).toMatchObject({ name: 'Renamed' });
+    const [row] = await h.db.select().from(projects).where(eq(projects.id, project));
+    const [workspace] = await h.db.select().from(workspaces).where(eq(workspaces.id, t.workspaceId));
+    expect([row?.agentThreadCount, workspace?.agentThreadCount]).toEqual([7, 9]);
   });
 
   it('lists projects of every workspace of the caller, newest first, or of one workspace', async () => {

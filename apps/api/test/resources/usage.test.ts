@@ -2,7 +2,8 @@ import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { createApiKey, revokeApiKey } from '../../src/admin/accounts.js';
 import { grantCredits } from '../../src/billing/credits.js';
-import { accounts, files } from '../../src/db/schema/index.js';
+import { accounts } from '../../src/db/schema/index.js';
+import { insertFileRow } from '../../src/resources/files/repository.js';
 import { chargedCreateAgentThread, PRICE } from '../support/charged-handler.js';
 import { useHarness } from '../support/harness.js';
 
@@ -20,7 +21,7 @@ describe('GET /usage', () => {
       .update(accounts)
       .set({ autoRechargeEnabled: true, autoRechargeThreshold: 100, autoRechargeCredits: 2_000, budgetAlert: 4_000, usageLimit: 6_000 })
       .where(eq(accounts.id, t.accountId));
-    await h.db.insert(files).values({
+    await insertFileRow(h.db, {
       id: `file_u${Date.now()}`,
       workspaceId: t.workspaceId,
       name: 'deck.pdf',

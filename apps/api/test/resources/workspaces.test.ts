@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../../src/admin/accounts.js';
+import { reconcileCounts } from '../../src/billing/reconcile.js';
 import { agentThreads, creditLedger, projects, workspaceMembers, workspaces } from '../../src/db/schema/index.js';
 import type { AssignableRole, WorkspaceRole } from '../../src/workspaces/roles.js';
 import { chargedCreateAgentThread } from '../support/charged-handler.js';
@@ -103,6 +104,38 @@ describe('create, read, list', () => {
     await h.post(`/workspaces/${t.workspaceId}/members`, t.key, { email: 'new.person@invite.example', role: 'viewer' });
     const res = await h.get(`/workspaces/${t.workspaceId}`, t.key);
     expect(res.body).toMatchObject({ member_count: 2, project_count: 2, thread_count: 1 });
+  });
+
+  it('keeps the counts exact as members, projects and threads come and go', async () => {
+    const t = await h.tenant();
+    const counts = async () => {
+      const read = (await h.get(`/workspaces/${t.workspaceId}`, t.key)).body;
+      const listed = (await h.get('/workspaces?limit=100', t.key)).body.data.find((w: { id: string }) => w.id === t.workspaceId);
+      const figures = { members: read.member_count, projects: read.project_count, threads: read.thread_count };
+      expect({ members: listed.member_count, projects: listed.project_count, threads: listed.thread_count }).toEqual(figures);
+      return figures;
+    };
+    expect(await counts()).toEqual({ members: 1, projects: 0, threads: 0 });
+    const joiner = await h.tenant();
+    expect((await h.post(`/workspaces/${t.workspaceId}/members`, t.key, { email: joiner.email, role: 'editor' })).status).toBe(200);
+    expect((await h.post(`/workspaces/${t.workspaceId}/members`, t.key, { email: 'invited@count.example', role: 'viewer' })).status).toBe(200);
+    // An existing member is refused (409) and not counted twice.
+    expect((await h.post(`/workspaces/${t.workspaceId}/members`, t.key, { email: joiner.email, role: 'viewer' })).status).toBe(409);
+    const project = (await h.post('/projects', t.key, { workspace_id: t.workspaceId, name: 'P' })).body.id;
+    const thread = (await h.post('/agent/threads', t.key, { workspace_id: t.workspaceId, project_id: project })).body.id;
+    await h.post('/agent/threads', t.key, { workspace_id: t.workspaceId });
+    expect(await counts()).toEqual({ members: 3, projects: 1, threads: 2 });
+
+    // One member leaves, the owner removes the other; removing again is a 404 and counts nothing.
+    expect((await h.delete(`/workspaces/${t.workspaceId}/members/${joiner.userId}`, joiner.key)).status).toBe(200);
+    const invited = (await h.get(`/workspaces/${t.workspaceId}/members?status=invited`, t.key)).body.data[0].user_id;
+    expect((await h.delete(`/workspaces/${t.workspaceId}/members/${invited}`, t.key)).status).toBe(200);
+    expect((await h.delete(`/workspaces/${t.workspaceId}/members/${invited}`, t.key)).status).toBe(404);
+    expect((await h.delete(`/projects/${project}`, t.key)).status).toBe(200);
+    expect(await counts()).toEqual({ members: 1, projects: 0, threads: 2 });
+    expect((await h.delete(`/agent/threads/${thread}`, t.key)).status).toBe(200);
+    expect(await counts()).toEqual({ members: 1, projects: 0, threads: 1 });
+    expect((await reconcileCounts(h.db)).filter((m) => m.id === t.workspaceId)).toEqual([]);
   });
 });
 

@@ -2,7 +2,8 @@ import type { AgentThread } from '@persona-api/types';
 import { eq } from 'drizzle-orm';
 import { chargedCreate } from '../../src/billing/charged-create.js';
 import type { Handler } from '../../src/contract/handler-types.js';
-import { agentThreads, projects } from '../../src/db/schema/index.js';
+import { projects } from '../../src/db/schema/index.js';
+import { insertThread } from '../../src/resources/agent/repository.js';
 import { errors } from '../../src/http/errors.js';
 import { newId } from '../../src/lib/ids.js';
 import { iso } from '../../src/lib/wire.js';
@@ -51,7 +52,20 @@ export const chargedCreateAgentThread: Handler<'createAgentThread'> = async ({ b
     // Runs after the charge is written, in its transaction.
     store: async (tx, created) => {
       const at = new Date(created.created_at);
-      await tx.insert(agentThreads).values({ id: created.id, workspaceId, projectId: created.project_id, title: created.title, createdAt: at, updatedAt: at });
+      await insertThread(tx, {
+        id: created.id,
+        workspaceId,
+        projectId: created.project_id,
+        createdByUserId: null,
+        personaId: null,
+        title: created.title,
+        titlePending: false,
+        messageCount: 0,
+        creditsUsed: 0,
+        lastMessageAt: null,
+        createdAt: at,
+        updatedAt: at,
+      });
       if (chargedCallControl.failAfterCharge) throw new Error('the effect failed after the charge was written');
     },
   });

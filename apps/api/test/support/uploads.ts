@@ -4,7 +4,7 @@ import { Readable } from 'node:stream';
 import type { Executor } from '../../src/db/client.js';
 import { newId } from '../../src/lib/ids.js';
 import { newUploadKey, uploadObjectKey } from '../../src/resources/files/keys.js';
-import { files } from '../../src/resources/files/table.js';
+import { insertFileRow } from '../../src/resources/files/repository.js';
 import type { ObjectStorage } from '../../src/storage/types.js';
 
 /**
@@ -23,7 +23,7 @@ export async function storeFile(
   const body = typeof upload.content === 'string' ? createReadStream(upload.content) : Readable.from([upload.content]);
   await storage.put(uploadObjectKey(key), body, { contentType: upload.type });
   const now = upload.now ?? new Date();
-  await db.insert(files).values({
+  await insertFileRow(db, {
     id,
     workspaceId: upload.workspaceId,
     name: upload.name,

@@ -138,3 +138,21 @@ export const creditUsageDaily = pgTable(
   },
   (t) => [primaryKey({ columns: [t.scope, t.scopeId, t.day] })],
 );
+
+/**
+ * Transcription minutes used per account and UTC day (GET /usage, the minutes quota): ceil(recorded
+ * seconds / 60) of a transcribed meeting, added when it reaches `done` (the day of its `completed_at`)
+ * and taken back when it is deleted, so a period is a read of at most 31 rows. The meetings stay the
+ * truth: `pnpm admin usage reconcile` recounts them.
+ */
+export const transcriptionUsageDaily = pgTable(
+  'transcription_usage_daily',
+  {
+    accountId: text('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    day: date('day', { mode: 'string' }).notNull(),
+    minutes: bigint('minutes', { mode: 'number' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.accountId, t.day] })],
+);

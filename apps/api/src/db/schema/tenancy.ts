@@ -27,6 +27,9 @@ export const accounts = pgTable('accounts', {
   // Account-wide thresholds of a billing period (workspaces and projects have their own).
   budgetAlert: bigint('budget_alert', { mode: 'number' }),
   usageLimit: bigint('usage_limit', { mode: 'number' }),
+  // Bytes of the files in the account's workspaces (GET /usage, the storage quota), kept by every write
+  // of a file row after taking this row's lock; `pnpm admin usage reconcile` recounts it.
+  storedBytes: bigint('stored_bytes', { mode: 'number' }).notNull().default(0),
   createdAt: timestampMs('created_at').notNull(),
 });
 

@@ -20,10 +20,12 @@ import { toAgentMessage, toAgentThread, type AgentMessageRow, type AgentThreadRo
 import {
   chargeThread,
   conversationOf,
+  deleteThreadRow,
   failStaleAnswer,
   findThread,
   finishAnswer,
   hasAnswerInProgress,
+  insertThread,
   listMessagesOf,
   listThreadsOf,
   STALE_ANSWER_MS,
@@ -179,7 +181,7 @@ export const agentHandlers = {
       createdAt: now,
       updatedAt: now,
     };
-    await ctx.db.insert(agentThreads).values(row);
+    await ctx.db.transaction((tx) => insertThread(tx, row));
     return toAgentThread(row);
   },
 
@@ -200,7 +202,7 @@ export const agentHandlers = {
     if (await hasAnswerInProgress(ctx.db, row.id)) {
       throw errors.conflict('invalid_state', 'An answer is in progress in this thread; delete it once the answer is complete.');
     }
-    await ctx.db.delete(agentThreads).where(eq(agentThreads.id, row.id));
+    await ctx.db.transaction((tx) => deleteThreadRow(tx, row));
     return deleted('agent_thread', row.id);
   },
 

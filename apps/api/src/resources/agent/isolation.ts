@@ -1,20 +1,28 @@
 import { newId } from '../../lib/ids.js';
 import type { IsolationCase, IsolationSeed } from '../module.js';
 import type { agentHandlers } from './handlers.js';
-import { agentMessages, agentThreads } from './table.js';
+import { insertThread } from './repository.js';
+import { agentMessages } from './table.js';
 
 /** A thread of A's with a question and an answer, written directly so A's credits stay untouched. */
 export const seedAgentThread: IsolationSeed = async ({ db, a, now }) => {
   const aThread = newId('thr');
-  await db.insert(agentThreads).values({
-    id: aThread,
-    workspaceId: a.workspaceId,
-    title: 'A secret market study',
-    messageCount: 2,
-    lastMessageAt: now,
-    createdAt: now,
-    updatedAt: now,
-  });
+  await db.transaction((tx) =>
+    insertThread(tx, {
+      id: aThread,
+      workspaceId: a.workspaceId,
+      projectId: null,
+      createdByUserId: null,
+      personaId: null,
+      title: 'A secret market study',
+      titlePending: false,
+      messageCount: 2,
+      creditsUsed: 0,
+      lastMessageAt: now,
+      createdAt: now,
+      updatedAt: now,
+    }),
+  );
   const message = { threadId: aThread, sources: [], createdAt: now, updatedAt: now, status: 'completed' as const };
   await db.insert(agentMessages).values([
     { ...message, id: newId('msg'), role: 'user', content: 'What do our secret documents say?' },

@@ -1,17 +1,39 @@
-import { and, desc, eq, ilike, lt, sql, type SQL } from 'drizzle-orm';
-import type { AnyPgColumn } from 'drizzle-orm/pg-core';
+import { and, desc, eq, ilike, lt, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { countIn, memberOf, pageAcrossWorkspaces } from '../../db/scoped.js';
+import { memberOf, pageAcrossWorkspaces } from '../../db/scoped.js';
 import { errors } from '../../http/errors.js';
 import { containsPattern, listPage, type ListQuery } from '../../lib/pagination.js';
+import { addToProjectCounts } from '../projects/repository.js';
+import { addToWorkspaceCounts } from '../workspaces/repository.js';
 import { workspaceMembers } from '../workspaces/table.js';
 import type { WorkspaceRole } from '../../workspaces/roles.js';
 import { toAgentMessage, toAgentThread, type AgentMessageRow, type AgentThreadRow } from './mapper.js';
 import { agentMessages, agentThreads } from './table.js';
 
-/** Research-agent threads of the workspace or project whose id column is given (workspace and project counts). */
-export const agentThreadsInWorkspace = (workspaceId: AnyPgColumn): SQL<number> => countIn(agentThreads.workspaceId, workspaceId);
-export const agentThreadsInProject = (projectId: AnyPgColumn): SQL<number> => countIn(agentThreads.projectId, projectId);
+/**
+ * Inserts the thread, counted on its workspace and project (`thread_count`, `agent_thread_count`). The
+ * counts come first: they take the workspace's and then the project's row lock, in the order a charge
+ * takes them. 404 on project_id when the project is not in the thread's workspace (any more).
+ */
+export async function insertThread(tx: Executor, row: AgentThreadRow): Promise<void> {
+  if (!(await addToWorkspaceCounts(tx, row.workspaceId, { agentThreadCount: 1 }))) throw errors.notFound('workspace', row.workspaceId, 'workspace_id');
+  if (row.projectId !== null && !(await addToProjectCounts(tx, { id: row.projectId, workspaceId: row.workspaceId }, { agentThreadCount: 1 }))) {
+    throw errors.notFound('project', row.projectId, 'project_id');
+  }
+  await tx.insert(agentThreads).values(row);
+}
+
+/**
+ * Deletes the thread, counted off its workspace and project (the counts first, as insertThread); 404 when
+ * another request deleted it meanwhile, which rolls the counts back with the transaction.
+ */
+export async function deleteThreadRow(tx: Executor, row: Pick<AgentThreadRow, 'id' | 'workspaceId' | 'projectId'>): Promise<void> {
+  await addToWorkspaceCounts(tx, row.workspaceId, { agentThreadCount: -1 });
+  // A project deleted meanwhile left the thread without one: its count went with it.
+  if (row.projectId !== null) await addToProjectCounts(tx, { id: row.projectId, workspaceId: row.workspaceId }, { agentThreadCount: -1 });
+  const gone = await tx.delete(agentThreads).where(eq(agentThreads.id, row.id)).returning({ id: agentThreads.id });
+  if (gone.length === 0) throw errors.notFound('agent thread', row.id);
+}
 
 /** An answer `in_progress` longer than this was cut by a stopped server: it counts as failed (DECISIONS.md). */
 export const STALE_ANSWER_MS = 15 * 60 * 1000;

@@ -8,7 +8,18 @@ import { requireMembership, requireRole } from '../../workspaces/access.js';
 import { FILE_JOBS, UNRECORDED_UPLOAD_TTL_MS } from './jobs.js';
 import { newUploadKey } from './keys.js';
 import { newUploadGrant, toFavoriteResult, toUploadUrl, type FileRow } from './mappers.js';
-import { checkStorageQuota, fileToWire, findFile, findUpload, includedStorage, listFilesOf, storedBytes, targetFolder } from './repository.js';
+import {
+  checkStorageQuota,
+  deleteFileRowsOf,
+  fileToWire,
+  findFile,
+  findUpload,
+  includedStorage,
+  insertFileRow,
+  listFilesOf,
+  storedBytes,
+  targetFolder,
+} from './repository.js';
 import { linksAt } from './settings.js';
 import { ownUploadKey } from './signing.js';
 import { mediaTypeEssence } from './sniff.js';
@@ -23,13 +34,9 @@ const MAX_REGULAR_FILE_BYTES = 10 * 1024 * 1024;
 export async function deleteFileRows(
   tx: Executor,
   enqueue: (tx: Executor, keys: string[]) => Promise<unknown>,
-  rows: Pick<FileRow, 'id' | 'storageKey'>[],
+  rows: Pick<FileRow, 'id' | 'workspaceId' | 'sizeBytes'>[],
 ): Promise<void> {
-  for (const row of rows) {
-    await tx.delete(files).where(eq(files.id, row.id));
-    if (row.storageKey !== null) await tx.delete(uploads).where(eq(uploads.key, row.storageKey));
-  }
-  const keys = rows.flatMap((row) => (row.storageKey === null ? [] : [row.storageKey]));
+  const keys = await deleteFileRowsOf(tx, rows);
   if (keys.length > 0) await enqueue(tx, keys);
 }
 
@@ -90,7 +97,7 @@ export const fileHandlers = {
         if (!body.url.startsWith('https://')) throw errors.invalidParameter('url', `A ${source} reference must be an https:// link.`);
         const folderId = body.folder_id ? (await targetFolder(tx, userId, body.folder_id, body.workspace_id)).id : null;
         const reference: FileRow = { ...base, folderId, size: body.file_size ?? null, sizeBytes: 0, storageKey: null, url: body.url, checksumSha256: null };
-        await tx.insert(files).values(reference);
+        await insertFileRow(tx, reference);
         return reference;
       }
       if (body.file_size === undefined)
@@ -134,7 +141,7 @@ export const fileHandlers = {
         url: null,
         checksumSha256: upload.checksumSha256,
       };
-      await tx.insert(files).values(file);
+      await insertFileRow(tx, file);
       await tx.update(uploads).set({ fileId: file.id }).where(eq(uploads.key, key));
       if (thumbnailKind(file.type) !== null) await ctx.services.jobs.enqueue(tx, FILE_JOBS.thumbnail, { fileId: file.id }, { singletonKey: file.id });
       return file;

@@ -1,4 +1,4 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { memberOf, pageAcrossWorkspaces } from '../../db/scoped.js';
 import { accounts, tiers } from '../../db/schema/tenancy.js';
@@ -144,14 +144,73 @@ export async function includedStorage(db: Executor, accountId: string, { lock }:
   return Number(row.included);
 }
 
-/** Bytes of the recorded uploads in an account's workspaces (what GET /usage reports and the quota counts). */
+/** Bytes of the recorded uploads in an account's workspaces (what GET /usage reports and the quota counts): its counter. */
 export async function storedBytes(db: Executor, accountId: string): Promise<number> {
-  const [row] = await db
-    .select({ bytes: sql<string>`coalesce(sum(${files.sizeBytes}), 0)` })
-    .from(files)
-    .innerJoin(workspaces, eq(workspaces.id, files.workspaceId))
-    .where(eq(workspaces.accountId, accountId));
+  const [row] = await db.select({ bytes: accounts.storedBytes }).from(accounts).where(eq(accounts.id, accountId));
   return Number(row?.bytes ?? 0);
+}
+
+/** The id of the account that owns a workspace, as SQL. */
+const accountOf = (workspaceId: string) => sql`(select ${workspaces.accountId} from ${workspaces} where ${workspaces.id} = ${workspaceId})`;
+
+/**
+ * Adds `bytes` (negative: gives them back) to the stored bytes of the account that owns the workspace,
+ * relatively. Every write of file rows with bytes does it before touching them: it takes the account
+ * row's lock first (as the quota check does), which orders those writers with each other and with the
+ * deletion of a workspace, whose files go with it (deleteFilesOf), so they cannot deadlock.
+ */
+async function addStoredBytes(tx: Executor, workspaceId: string, bytes: number): Promise<void> {
+  if (bytes === 0) return;
+  await tx
+    .update(accounts)
+    .set({ storedBytes: sql`${accounts.storedBytes} + ${bytes}` })
+    .where(eq(accounts.id, accountOf(workspaceId)));
+}
+
+/** Records a file, its bytes counted on its workspace's account. */
+export async function insertFileRow(tx: Executor, row: typeof files.$inferInsert): Promise<void> {
+  await addStoredBytes(tx, row.workspaceId, row.sizeBytes);
+  await tx.insert(files).values(row);
+}
+
+/**
+ * Deletes file rows and their upload rows, giving their bytes back; returns the storage keys of the rows
+ * it deleted. A row another request deleted meanwhile gave its bytes back there and is skipped.
+ */
+export async function deleteFileRowsOf(tx: Executor, rows: Pick<FileRow, 'id' | 'workspaceId' | 'sizeBytes'>[]): Promise<string[]> {
+  const expected = new Map<string, number>();
+  for (const row of rows) expected.set(row.workspaceId, (expected.get(row.workspaceId) ?? 0) + row.sizeBytes);
+  for (const [workspaceId, bytes] of expected) await addStoredBytes(tx, workspaceId, -bytes);
+  if (rows.length === 0) return [];
+  const gone = await tx
+    .delete(files)
+    .where(
+      inArray(
+        files.id,
+        rows.map((row) => row.id),
+      ),
+    )
+    .returning({ workspaceId: files.workspaceId, sizeBytes: files.sizeBytes, storageKey: files.storageKey });
+  for (const row of gone) expected.set(row.workspaceId, expected.get(row.workspaceId)! - row.sizeBytes);
+  for (const [workspaceId, notDeleted] of expected) await addStoredBytes(tx, workspaceId, notDeleted);
+  const keys = gone.flatMap((row) => (row.storageKey === null ? [] : [row.storageKey]));
+  if (keys.length > 0) await tx.delete(uploads).where(inArray(uploads.key, keys));
+  return keys;
+}
+
+/**
+ * Deletes every file of a workspace that is being deleted, giving their bytes back to its account: the
+ * account row locked first (addStoredBytes), then the bytes of the rows the delete really removed.
+ */
+export async function deleteFilesOf(tx: Executor, workspaceId: string): Promise<void> {
+  await tx
+    .select({ id: accounts.id })
+    .from(accounts)
+    .where(eq(accounts.id, accountOf(workspaceId)))
+    .for('no key update');
+  await tx.execute(sql`with gone as (delete from ${files} where ${files.workspaceId} = ${workspaceId} returning ${files.sizeBytes})
+    update ${accounts} set stored_bytes = stored_bytes - (select coalesce(sum(size_bytes), 0) from gone)
+    where ${accounts.id} = ${accountOf(workspaceId)}`);
 }
 
 /** 402 `usage_limit_exceeded` when `adding` more bytes would pass the account's included storage. */

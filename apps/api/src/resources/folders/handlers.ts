@@ -98,7 +98,10 @@ export const folderHandlers = {
       requireFolderControl(current, userId, 'delete this folder');
       if (query.delete_files === true) {
         requireRole(current.role, 'content.delete', 'delete files in this workspace', 'delete_files');
-        const inFolder = await tx.select({ id: files.id, storageKey: files.storageKey }).from(files).where(eq(files.folderId, params.id));
+        const inFolder = await tx
+          .select({ id: files.id, workspaceId: files.workspaceId, sizeBytes: files.sizeBytes })
+          .from(files)
+          .where(eq(files.folderId, params.id));
         await deleteFileRows(tx, (t, keys) => ctx.services.jobs.enqueue(t, FILE_JOBS.deleteBytes, { keys }), inFolder);
       }
       // Files left in it move to no folder (ON DELETE SET NULL).

@@ -152,6 +152,6 @@ export const generationHandlers = {
       const { row, role } = await findGeneration(tx, ctx.auth.userId, params.id);
       requireRole(role, 'content.delete', 'delete generations in this workspace');
       // Credits it used are not refunded (DECISIONS.md).
-      await deleteGenerationRow(tx, row.id);
+      await deleteGenerationRow(tx, row);
     }),
 } satisfies Pick<HandlerMap, 'listGenerationApps' | 'getGenerationApp' | 'listGenerations' | 'createGeneration' | 'getGeneration' | 'deleteGeneration'>;

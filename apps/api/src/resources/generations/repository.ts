@@ -1,16 +1,13 @@
-import { and, eq, ilike, type SQL } from 'drizzle-orm';
-import type { AnyPgColumn } from 'drizzle-orm/pg-core';
+import { and, eq, ilike } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { countIn, memberOf, pageAcrossWorkspaces } from '../../db/scoped.js';
+import { memberOf, pageAcrossWorkspaces } from '../../db/scoped.js';
 import { errors } from '../../http/errors.js';
 import { containsPattern, listPage, type ListQuery } from '../../lib/pagination.js';
 import type { WorkspaceRole } from '../../workspaces/roles.js';
+import { addToProjectCounts } from '../projects/repository.js';
 import { workspaceMembers } from '../workspaces/table.js';
 import { toGeneration, toGenerationApp, type GenerationAppRow, type GenerationRow } from './mapper.js';
 import { generationApps, generations } from './table.js';
-
-/** Generations of the project whose id column is given, for the project's `generation_count`. */
-export const generationsInProject = (projectId: AnyPgColumn): SQL<number> => countIn(generations.projectId, projectId);
 
 export async function findGenerationApp(db: Executor, id: string, param = 'id'): Promise<GenerationAppRow> {
   const [row] = await db.select().from(generationApps).where(eq(generationApps.id, id)).limit(1);
@@ -74,10 +71,20 @@ export function listGenerationsOf(
   });
 }
 
+/**
+ * Inserts the generation, counted on its project (`generation_count`) first: a charge in the same
+ * transaction has locked the project already. 404 on project_id when the project was deleted meanwhile.
+ */
 export async function insertGeneration(tx: Executor, row: GenerationRow): Promise<void> {
+  if (row.projectId !== null && !(await addToProjectCounts(tx, { id: row.projectId, workspaceId: row.workspaceId }, { generationCount: 1 }))) {
+    throw errors.notFound('project', row.projectId, 'project_id');
+  }
   await tx.insert(generations).values(row);
 }
 
-export async function deleteGenerationRow(tx: Executor, id: string): Promise<void> {
-  await tx.delete(generations).where(eq(generations.id, id));
+/** Deletes the generation, counted off its project first; 404 when another request deleted it meanwhile (the count rolls back). */
+export async function deleteGenerationRow(tx: Executor, row: Pick<GenerationRow, 'id' | 'workspaceId' | 'projectId'>): Promise<void> {
+  if (row.projectId !== null) await addToProjectCounts(tx, { id: row.projectId, workspaceId: row.workspaceId }, { generationCount: -1 });
+  const gone = await tx.delete(generations).where(eq(generations.id, row.id)).returning({ id: generations.id });
+  if (gone.length === 0) throw errors.notFound('generation', row.id);
 }

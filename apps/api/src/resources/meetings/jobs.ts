@@ -12,7 +12,7 @@ import { analyseTranscript, type ComputedAnalysis } from './analysis.js';
 import { canMove, withChange, type StatusMove } from './lifecycle.js';
 import type { MeetingRow } from './mapper.js';
 import type { MeetingBotProvider } from './recall.js';
-import { lockMeeting, updateMeeting, upsertTranscript } from './repository.js';
+import { countTranscriptionMinutes, lockMeeting, updateMeeting, upsertTranscript } from './repository.js';
 import { meetings } from './table.js';
 import { MediaInputError, mediaInputOf } from '../files/media-input.js';
 import { SNIFF_BYTES } from '../files/sniff.js';
@@ -53,6 +53,8 @@ export async function moveMeeting(tx: Executor, id: string, move: StatusMove, no
     changes.analysisStatus = 'skipped';
   }
   await updateMeeting(tx, id, changes);
+  // Done is reached once (nothing moves back to it): its transcription minutes are counted here.
+  if (move.code === 'done') await countTranscriptionMinutes(tx, id);
   return { ...row, ...changes };
 }
 

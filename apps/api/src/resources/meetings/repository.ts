@@ -1,5 +1,7 @@
-import { and, eq, gte, lt, notInArray, sql } from 'drizzle-orm';
+import { and, eq, gte, lt, notInArray, sql, type SQL } from 'drizzle-orm';
+import { usageDayOf } from '../../billing/credits.js';
 import type { Executor } from '../../db/client.js';
+import { transcriptionUsageDaily } from '../../db/schema/billing.js';
 import { memberOf, pageAcrossWorkspaces } from '../../db/scoped.js';
 import { errors } from '../../http/errors.js';
 import { listPage, type ListQuery } from '../../lib/pagination.js';
@@ -75,8 +77,41 @@ export async function updateMeeting(db: Executor, id: string, changes: Partial<M
   await db.update(meetings).set(changes).where(eq(meetings.id, id));
 }
 
-export async function deleteMeetingRow(db: Executor, id: string): Promise<void> {
-  await db.delete(meetings).where(eq(meetings.id, id));
+/**
+ * The transcription minutes of meetings as `(account_id, day, minutes)` rows, one per account and UTC
+ * day, from `source` (a table or a CTE with the meetings' columns): ceil(recorded seconds / 60) of each
+ * meeting that was transcribed and completed, on the day it completed (DECISIONS.md, Meetings). The one
+ * definition of the counter, for its writes and its recount. `sign` -1 takes them back.
+ */
+export const transcriptionMinutesOf = (source: SQL, sign: 1 | -1 = 1): SQL =>
+  sql`select w.account_id, (m.completed_at at time zone 'UTC')::date as day, ${sql.raw(sign === 1 ? '' : '-')}sum(ceil(m.recorded_seconds / 60.0))::bigint as minutes
+    from ${source} m join ${workspaces} w on w.id = m.workspace_id
+    where m.transcribed = 1 and m.completed_at is not null and m.recorded_seconds is not null
+    group by 1, 2`;
+
+/** Adds minutes to the account's day counters (relative, in the transaction that changed the meetings). */
+const addTranscriptionMinutes = (rows: SQL): SQL =>
+  sql`insert into ${transcriptionUsageDaily} (account_id, day, minutes) ${rows}
+    on conflict (account_id, day) do update set minutes = ${transcriptionUsageDaily}.minutes + excluded.minutes`;
+
+/** Counts the minutes of a meeting that has just reached `done` (its row locked by the move). */
+export async function countTranscriptionMinutes(tx: Executor, meetingId: string): Promise<void> {
+  await tx.execute(addTranscriptionMinutes(transcriptionMinutesOf(sql`(select * from ${meetings} where ${meetings.id} = ${meetingId})`)));
+}
+
+/**
+ * Deletes the meeting and gives its transcription minutes back, in one statement: the minutes are those of
+ * the row the delete really removed (its latest version), so a meeting finishing meanwhile is exact too.
+ */
+export async function deleteMeetingRow(tx: Executor, id: string): Promise<void> {
+  await tx.execute(sql`with gone as (delete from ${meetings} where ${meetings.id} = ${id} returning *)
+    ${addTranscriptionMinutes(transcriptionMinutesOf(sql`gone`, -1))}`);
+}
+
+/** Deletes every meeting of a workspace that is being deleted, giving their minutes back as deleteMeetingRow does. */
+export async function deleteMeetingsOf(tx: Executor, workspaceId: string): Promise<void> {
+  await tx.execute(sql`with gone as (delete from ${meetings} where ${meetings.workspaceId} = ${workspaceId} returning *)
+    ${addTranscriptionMinutes(transcriptionMinutesOf(sql`gone`, -1))}`);
 }
 
 export async function findTranscript(db: Executor, meetingId: string): Promise<TranscriptRow | null> {
@@ -90,16 +125,22 @@ export async function upsertTranscript(db: Executor, row: TranscriptRow): Promis
 }
 
 /**
- * Transcription minutes the account used in [start, end): ceil(recorded seconds / 60) of each meeting
- * that reached `done` in the period with a transcript made by speech-to-text (a bot's recording or an
- * imported recording; a transcript file uses none). DECISIONS.md, Meetings.
+ * Transcription minutes the account used in [start, end) (whole UTC days): ceil(recorded seconds / 60) of
+ * each meeting that reached `done` in the period with a transcript made by speech-to-text (a bot's
+ * recording or an imported recording; a transcript file uses none). DECISIONS.md, Meetings. Read from the
+ * day counters: at most 31 rows whatever the history.
  */
 export async function transcriptionMinutesUsed(db: Executor, accountId: string, start: Date, end: Date): Promise<number> {
   const [row] = await db
-    .select({ minutes: sql<string>`coalesce(sum(ceil(${meetings.recordedSeconds} / 60.0)), 0)` })
-    .from(meetings)
-    .innerJoin(workspaces, eq(workspaces.id, meetings.workspaceId))
-    .where(and(eq(workspaces.accountId, accountId), eq(meetings.transcribed, 1), gte(meetings.completedAt, start), lt(meetings.completedAt, end)));
+    .select({ minutes: sql<string>`coalesce(sum(${transcriptionUsageDaily.minutes}), 0)` })
+    .from(transcriptionUsageDaily)
+    .where(
+      and(
+        eq(transcriptionUsageDaily.accountId, accountId),
+        gte(transcriptionUsageDaily.day, usageDayOf(start)),
+        lt(transcriptionUsageDaily.day, usageDayOf(end)),
+      ),
+    );
   return Number(row?.minutes ?? 0);
 }
 

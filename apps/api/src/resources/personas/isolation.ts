@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm';
-import { files } from '../files/table.js';
+import { insertFileRow } from '../files/repository.js';
 import { newId } from '../../lib/ids.js';
 import type { IsolationCase, IsolationSeed } from '../module.js';
 import type { personaHandlers } from './handlers.js';
@@ -23,7 +23,7 @@ export const seedPersona: IsolationSeed = async ({ db, a, now }) => {
     updatedAt: now,
   });
   const aFile = newId('file');
-  await db.insert(files).values({ id: aFile, workspaceId: a.workspaceId, name: 'a-survey.pdf', sizeBytes: 10, createdAt: now, updatedAt: now });
+  await insertFileRow(db, { id: aFile, workspaceId: a.workspaceId, name: 'a-survey.pdf', sizeBytes: 10, createdAt: now, updatedAt: now });
   return { aPersona, aFile };
 };
 

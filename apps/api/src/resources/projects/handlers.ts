@@ -33,11 +33,13 @@ export const projectHandlers = {
       budgetAlert: body.budget_alert ?? null,
       usageLimit: body.usage_limit ?? null,
       billingEmail: body.billing_email ?? null,
+      agentThreadCount: 0,
+      generationCount: 0,
       createdAt: now,
       updatedAt: now,
     };
-    await insertProject(ctx.db, row);
-    return toProject({ project: row, workspaceName: membership.workspace.name, agentThreadCount: 0, generationCount: 0, creditsUsed14d: 0 });
+    await ctx.db.transaction((tx) => insertProject(tx, row));
+    return toProject({ project: row, workspaceName: membership.workspace.name, creditsUsed14d: 0 });
   },
 
   updateProject: async ({ params, body }, ctx) => {
@@ -59,6 +61,6 @@ export const projectHandlers = {
       const current = await findProject(tx, ctx.auth.userId, params.id, ctx.now());
       requireRole(current.role, 'content.delete', 'delete projects in this workspace');
       // Threads and generations stay in the workspace with project_id null (ON DELETE SET NULL).
-      await deleteProjectRow(tx, params.id);
+      await deleteProjectRow(tx, current.project);
     }),
 } satisfies Pick<HandlerMap, 'listProjects' | 'createProject' | 'getProject' | 'updateProject' | 'deleteProject'>;

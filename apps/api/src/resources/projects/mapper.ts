@@ -8,8 +8,6 @@ export type ProjectRow = typeof projects.$inferSelect;
 export interface ProjectView {
   project: ProjectRow;
   workspaceName: string;
-  agentThreadCount: number;
-  generationCount: number;
   creditsUsed14d: string | number;
 }
 
@@ -23,9 +21,9 @@ export function toProject(row: ProjectView): Project {
     workspace_id: p.workspaceId,
     workspace_name: row.workspaceName,
     // Research-agent threads are the only kind of thread stored so far.
-    thread_count: row.agentThreadCount,
-    agent_thread_count: row.agentThreadCount,
-    generation_count: row.generationCount,
+    thread_count: p.agentThreadCount,
+    agent_thread_count: p.agentThreadCount,
+    generation_count: p.generationCount,
     credits_used_14d: Math.max(0, Number(row.creditsUsed14d)),
     budget_alert: p.budgetAlert,
     usage_limit: p.usageLimit,

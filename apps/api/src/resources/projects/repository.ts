@@ -1,31 +1,25 @@
-import { eq, ilike, type SQL } from 'drizzle-orm';
-import type { AnyPgColumn } from 'drizzle-orm/pg-core';
+import { and, eq, ilike, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { projectCreditsSince } from '../../billing/credits.js';
-import { countIn, memberOf, pageAcrossWorkspaces } from '../../db/scoped.js';
-import { agentThreadsInProject } from '../agent/repository.js';
-import { generationsInProject } from '../generations/repository.js';
+import { memberOf, pageAcrossWorkspaces } from '../../db/scoped.js';
 import { errors } from '../../http/errors.js';
 import { containsPattern, listPage, type ListQuery } from '../../lib/pagination.js';
 import type { WorkspaceRole } from '../../workspaces/roles.js';
+import { addToWorkspaceCounts } from '../workspaces/repository.js';
 import { workspaceMembers, workspaces } from '../workspaces/table.js';
 import { toProject, type ProjectRow, type ProjectView } from './mapper.js';
 import { projects } from './table.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-/** Projects of the workspace whose id column is given, for the workspace's `project_count`. */
-export const projectsInWorkspace = (workspaceId: AnyPgColumn): SQL<number> => countIn(projects.workspaceId, workspaceId);
-
 const creditsUsed14d = (now: Date) => projectCreditsSince(projects.id, new Date(now.getTime() - 14 * DAY_MS));
 
-// Counts per project as correlated subqueries, so a page of projects is one query.
+// The counts are the project row's counter columns; the 14 days' credits a correlated read of the usage
+// counters, so a page of projects is one query.
 const projectColumns = (now: Date) => ({
   project: projects,
   workspaceName: workspaces.name,
   role: workspaceMembers.role,
-  agentThreadCount: agentThreadsInProject(projects.id),
-  generationCount: generationsInProject(projects.id),
   creditsUsed14d: creditsUsed14d(now),
 });
 
@@ -63,15 +57,43 @@ export function listProjectsOf(db: Executor, userId: string, now: Date, query: L
   });
 }
 
-export async function insertProject(db: Executor, row: ProjectRow): Promise<void> {
-  await db.insert(projects).values(row);
+/** Inserts the project, counted on its workspace (the count first: it takes the workspace row's lock). */
+export async function insertProject(tx: Executor, row: ProjectRow): Promise<void> {
+  if (!(await addToWorkspaceCounts(tx, row.workspaceId, { projectCount: 1 }))) throw errors.notFound('workspace', row.workspaceId, 'workspace_id');
+  await tx.insert(projects).values(row);
 }
 
+/** Writes a PATCH's fields; the counters are left to their relative increments (a concurrent one would be lost). */
 export async function updateProjectRow(tx: Executor, next: ProjectRow): Promise<void> {
-  const { id, ...changes } = next;
+  const { id, agentThreadCount: _t, generationCount: _g, ...changes } = next;
   await tx.update(projects).set(changes).where(eq(projects.id, id));
 }
 
-export async function deleteProjectRow(tx: Executor, id: string): Promise<void> {
-  await tx.delete(projects).where(eq(projects.id, id));
+/**
+ * Deletes the project, counted off its workspace; 404 when another request deleted it meanwhile (which
+ * rolls the count back). Its threads and generations stay in the workspace (ON DELETE SET NULL).
+ */
+export async function deleteProjectRow(tx: Executor, row: Pick<ProjectRow, 'id' | 'workspaceId'>): Promise<void> {
+  await addToWorkspaceCounts(tx, row.workspaceId, { projectCount: -1 });
+  const gone = await tx.delete(projects).where(eq(projects.id, row.id)).returning({ id: projects.id });
+  if (gone.length === 0) throw errors.notFound('project', row.id);
+}
+
+/**
+ * Adds `by` to counters of the project (relative, never read-modify-write), in the transaction that
+ * writes the counted row; false when the project is not (or no longer) in `workspaceId`. Writers take
+ * the workspace's lock before the project's, as a charge does.
+ */
+export async function addToProjectCounts(
+  tx: Executor,
+  project: { id: string; workspaceId: string },
+  by: Partial<Record<'agentThreadCount' | 'generationCount', number>>,
+): Promise<boolean> {
+  const set = Object.fromEntries(Object.entries(by).map(([key, delta]) => [key, sql`${projects[key as keyof typeof by]} + ${delta}`]));
+  const updated = await tx
+    .update(projects)
+    .set(set)
+    .where(and(eq(projects.id, project.id), eq(projects.workspaceId, project.workspaceId)))
+    .returning({ id: projects.id });
+  return updated.length > 0;
 }

@@ -1,4 +1,4 @@
-import { bigint, index, pgTable, text } from 'drizzle-orm/pg-core';
+import { bigint, index, integer, pgTable, text } from 'drizzle-orm/pg-core';
 import { timestampMs } from '../../db/schema/columns.js';
 import { workspaces } from '../workspaces/table.js';
 
@@ -14,6 +14,10 @@ export const projects = pgTable(
     budgetAlert: bigint('budget_alert', { mode: 'number' }),
     usageLimit: bigint('usage_limit', { mode: 'number' }),
     billingEmail: text('billing_email'),
+    // Counters kept by the writes of the counted rows, in their transactions (relative increments only):
+    // a project read costs the same whatever its history. `pnpm admin usage reconcile` recounts them.
+    agentThreadCount: integer('agent_thread_count').notNull().default(0),
+    generationCount: integer('generation_count').notNull().default(0),
     createdAt: timestampMs('created_at').notNull(),
     updatedAt: timestampMs('updated_at').notNull(),
   },

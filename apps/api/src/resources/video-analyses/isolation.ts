@@ -1,5 +1,5 @@
 import { newId } from '../../lib/ids.js';
-import { files } from '../files/table.js';
+import { insertFileRow } from '../files/repository.js';
 import type { IsolationCase, IsolationSeed } from '../module.js';
 import type { videoAnalysisHandlers } from './handlers.js';
 import { videoAnalyses } from './table.js';
@@ -26,9 +26,15 @@ export const seedVideoAnalysis: IsolationSeed = async ({ db, a, now }) => {
     updatedAt: now,
   });
   const aVideoFile = newId('file');
-  await db
-    .insert(files)
-    .values({ id: aVideoFile, workspaceId: a.workspaceId, name: 'a-secret.mp4', type: 'video/mp4', sizeBytes: 10, createdAt: now, updatedAt: now });
+  await insertFileRow(db, {
+    id: aVideoFile,
+    workspaceId: a.workspaceId,
+    name: 'a-secret.mp4',
+    type: 'video/mp4',
+    sizeBytes: 10,
+    createdAt: now,
+    updatedAt: now,
+  });
   return { aVideoAnalysis, aVideoFile };
 };
 

@@ -14,9 +14,8 @@ import {
   type WorkspaceRow,
 } from '../../workspaces/access.js';
 import { canChangeRole, canGrant, canRemove, type WorkspaceRole } from '../../workspaces/roles.js';
-import { toMember, toWorkspace } from './mapper.js';
+import { countsOfRow, toMember, toWorkspace } from './mapper.js';
 import {
-  countsOf,
   deleteMember,
   deleteWorkspaceRow,
   embeddedMembers,
@@ -26,6 +25,7 @@ import {
   insertUser,
   insertWorkspace,
   listMembers,
+  type NewWorkspaceRow,
   listWorkspacesOf,
   setMemberRole,
   updateWorkspaceRow,
@@ -52,7 +52,7 @@ export const workspaceHandlers = {
 
   getWorkspace: async ({ params, query }, ctx) => {
     const membership = await requireMembership(ctx.db, params.id, ctx.auth.userId);
-    const workspace = toWorkspace(membership, await countsOf(ctx.db, params.id), ctx.auth.userId);
+    const workspace = toWorkspace(membership, countsOfRow(membership.workspace), ctx.auth.userId);
     if (query.include_members) {
       requireRole(membership.role, 'members.list', 'see the members of this workspace', 'include_members');
       workspace.members = (await embeddedMembers(ctx.db, [params.id])).get(params.id) ?? [];
@@ -63,7 +63,7 @@ export const workspaceHandlers = {
   createWorkspace: async ({ body }, ctx) => {
     checkThresholds(body.budget_alert, body.usage_limit);
     const now = ctx.now();
-    const row: WorkspaceRow = {
+    const row: NewWorkspaceRow = {
       id: newId('ws'),
       accountId: ctx.auth.accountId,
       ownerUserId: ctx.auth.userId,
@@ -76,8 +76,8 @@ export const workspaceHandlers = {
       createdAt: now,
       updatedAt: now,
     };
-    await ctx.db.transaction((tx) => insertWorkspace(tx, row, ctx.auth.userId));
-    return toWorkspace({ workspace: row, role: 'owner' }, { memberCount: 1, projectCount: 0, threadCount: 0 }, ctx.auth.userId);
+    const stored = await ctx.db.transaction((tx) => insertWorkspace(tx, row, ctx.auth.userId));
+    return toWorkspace({ workspace: stored, role: 'owner' }, countsOfRow(stored), ctx.auth.userId);
   },
 
   updateWorkspace: async ({ params, body }, ctx) => {
@@ -91,14 +91,14 @@ export const workspaceHandlers = {
       validate: (next) => checkThresholds(next.budgetAlert, next.usageLimit),
       save: updateWorkspaceRow,
     });
-    return toWorkspace({ workspace: next, role: found.role }, await countsOf(ctx.db, params.id), ctx.auth.userId);
+    return toWorkspace({ workspace: next, role: found.role }, countsOfRow(next), ctx.auth.userId);
   },
 
   deleteWorkspace: async ({ params }, ctx) =>
     deleteInTransaction(ctx.db, { object: 'workspace', id: params.id }, async (tx) => {
       const membership = await requireMembership(tx, params.id, ctx.auth.userId);
       requireRole(membership.role, 'workspace.delete', 'delete this workspace; only its owner can');
-      // Everything inside (projects, members, threads, generations, files…) goes by ON DELETE CASCADE;
+      // Everything inside (projects, members, threads, generations, files…) goes with it (deleteWorkspaceRow);
       // the credit ledger keeps its rows with the workspace id cleared.
       await deleteWorkspaceRow(tx, params.id);
     }),

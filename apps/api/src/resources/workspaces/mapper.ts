@@ -8,6 +8,13 @@ export interface WorkspaceCounts {
   threadCount: number;
 }
 
+/** The counts of a workspace row (its counter columns). */
+export const countsOfRow = (row: WorkspaceRow): WorkspaceCounts => ({
+  memberCount: row.memberCount,
+  projectCount: row.projectCount,
+  threadCount: row.agentThreadCount,
+});
+
 export interface MemberRow {
   userId: string;
   email: string;

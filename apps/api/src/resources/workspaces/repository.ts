@@ -2,31 +2,36 @@ import type { WorkspaceMember } from '@persona-api/types';
 import { and, desc, eq, ilike, inArray, isNotNull, isNull, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { users } from '../../db/schema/tenancy.js';
-import { countIn, memberOf } from '../../db/scoped.js';
+import { memberOf } from '../../db/scoped.js';
 import { errors } from '../../http/errors.js';
 import { containsPattern, listPage, type ListQuery } from '../../lib/pagination.js';
 import type { WorkspaceRow } from '../../workspaces/access.js';
 import type { WorkspaceRole } from '../../workspaces/roles.js';
-import { agentThreadsInWorkspace } from '../agent/repository.js';
-import { projectsInWorkspace } from '../projects/repository.js';
-import { toMember, toSummary, type MemberRow, type WorkspaceCounts } from './mapper.js';
+import { deleteFilesOf } from '../files/repository.js';
+import { deleteMeetingsOf } from '../meetings/repository.js';
+import { countsOfRow, toMember, toSummary, type MemberRow } from './mapper.js';
 import { workspaceMembers, workspaces } from './table.js';
 
 /** The 1000 newest members when a workspace is read with include_members (WorkspaceSummary.members). */
 const EMBEDDED_MEMBERS = 1000;
 
-const counts = {
-  memberCount: countIn(workspaceMembers.workspaceId, workspaces.id),
-  projectCount: projectsInWorkspace(workspaces.id),
-  threadCount: agentThreadsInWorkspace(workspaces.id),
-};
-
-export async function countsOf(db: Executor, workspaceId: string): Promise<WorkspaceCounts> {
-  const [row] = await db.select(counts).from(workspaces).where(eq(workspaces.id, workspaceId));
-  return row ?? { memberCount: 0, projectCount: 0, threadCount: 0 };
+/**
+ * Adds `by` to counters of the workspace (relative, never read-modify-write). Writers of the counted rows
+ * call it before writing them: it takes the workspace row's lock, as a charge does, so writers of one
+ * workspace's rows and its deletion (which cascades) are ordered and cannot deadlock. Returns false when
+ * the workspace is gone.
+ */
+export async function addToWorkspaceCounts(
+  tx: Executor,
+  workspaceId: string,
+  by: Partial<Record<'memberCount' | 'projectCount' | 'agentThreadCount', number>>,
+): Promise<boolean> {
+  const set = Object.fromEntries(Object.entries(by).map(([key, delta]) => [key, sql`${workspaces[key as keyof typeof by]} + ${delta}`]));
+  const updated = await tx.update(workspaces).set(set).where(eq(workspaces.id, workspaceId)).returning({ id: workspaces.id });
+  return updated.length > 0;
 }
 
-/** The caller's workspaces, newest first, with their counts and the caller's role. */
+/** The caller's workspaces, newest first, with their counts (counter columns) and the caller's role. */
 export function listWorkspacesOf(db: Executor, userId: string, query: ListQuery & { search?: string | undefined }) {
   return listPage(query, {
     list: 'workspaces',
@@ -34,28 +39,41 @@ export function listWorkspacesOf(db: Executor, userId: string, query: ListQuery 
     filters: [query.search ? ilike(workspaces.name, containsPattern(query.search)) : undefined],
     rows: (page) =>
       db
-        .select({ workspace: workspaces, role: workspaceMembers.role, ...counts })
+        .select({ workspace: workspaces, role: workspaceMembers.role })
         .from(workspaces)
         .innerJoin(workspaceMembers, memberOf(workspaces.id, userId))
         .where(page.where)
         .orderBy(...page.orderBy)
         .limit(page.fetch),
     keyOf: (row) => ({ sortKey: row.workspace.createdAt, id: row.workspace.id }),
-    toItem: (row) => ({ item: toSummary(row.workspace, row, userId), role: row.role as WorkspaceRole }),
+    toItem: (row) => ({ item: toSummary(row.workspace, countsOfRow(row.workspace), userId), role: row.role as WorkspaceRole }),
   });
 }
 
-export async function insertWorkspace(tx: Executor, row: WorkspaceRow, ownerUserId: string): Promise<void> {
-  await tx.insert(workspaces).values(row);
+/** A new workspace counting its one member, the owner; the row's counters are set here. */
+export type NewWorkspaceRow = Omit<WorkspaceRow, 'memberCount' | 'projectCount' | 'agentThreadCount'>;
+
+/** Inserts the workspace with its owner as its one member (the API and the admin CLI). */
+export async function insertWorkspace(tx: Executor, row: NewWorkspaceRow, ownerUserId: string): Promise<WorkspaceRow> {
+  const stored: WorkspaceRow = { ...row, memberCount: 1, projectCount: 0, agentThreadCount: 0 };
+  await tx.insert(workspaces).values(stored);
   await tx.insert(workspaceMembers).values({ workspaceId: row.id, userId: ownerUserId, role: 'owner', joinedAt: row.createdAt });
+  return stored;
 }
 
+/** Writes a PATCH's fields; the counters are left to their relative increments (a concurrent one would be lost). */
 export async function updateWorkspaceRow(tx: Executor, next: WorkspaceRow): Promise<void> {
-  const { id, ...changes } = next;
+  const { id, memberCount: _m, projectCount: _p, agentThreadCount: _t, ...changes } = next;
   await tx.update(workspaces).set(changes).where(eq(workspaces.id, id));
 }
 
+/**
+ * Deletes the workspace; what is inside goes by ON DELETE CASCADE, except its files and meetings, deleted
+ * first so that the account's stored bytes and transcription minutes give back exactly what went.
+ */
 export async function deleteWorkspaceRow(tx: Executor, id: string): Promise<void> {
+  await deleteFilesOf(tx, id);
+  await deleteMeetingsOf(tx, id);
   await tx.delete(workspaces).where(eq(workspaces.id, id));
 }
 
@@ -138,9 +156,11 @@ export async function insertUser(db: Executor, user: typeof users.$inferInsert &
   await db.insert(users).values(user);
 }
 
-/** Adds the member; false when the user is a member already. */
-export async function insertMember(db: Executor, member: typeof workspaceMembers.$inferInsert): Promise<boolean> {
-  const inserted = await db.insert(workspaceMembers).values(member).onConflictDoNothing().returning({ userId: workspaceMembers.userId });
+/** Adds the member, counted on the workspace; false (nothing changed) when the user is a member already. */
+export async function insertMember(tx: Executor, member: typeof workspaceMembers.$inferInsert): Promise<boolean> {
+  if (!(await addToWorkspaceCounts(tx, member.workspaceId, { memberCount: 1 }))) throw errors.notFound('workspace', member.workspaceId);
+  const inserted = await tx.insert(workspaceMembers).values(member).onConflictDoNothing().returning({ userId: workspaceMembers.userId });
+  if (inserted.length === 0) await addToWorkspaceCounts(tx, member.workspaceId, { memberCount: -1 });
   return inserted.length > 0;
 }
 
@@ -151,6 +171,13 @@ export async function setMemberRole(db: Executor, workspaceId: string, userId: s
     .where(and(eq(workspaceMembers.workspaceId, workspaceId), eq(workspaceMembers.userId, userId)));
 }
 
-export async function deleteMember(db: Executor, workspaceId: string, userId: string): Promise<void> {
-  await db.delete(workspaceMembers).where(and(eq(workspaceMembers.workspaceId, workspaceId), eq(workspaceMembers.userId, userId)));
+/** Removes the member, counted on the workspace; 404 naming `user_id` when they are no member (any more). */
+export async function deleteMember(tx: Executor, workspaceId: string, userId: string): Promise<void> {
+  await addToWorkspaceCounts(tx, workspaceId, { memberCount: -1 });
+  const removed = await tx
+    .delete(workspaceMembers)
+    .where(and(eq(workspaceMembers.workspaceId, workspaceId), eq(workspaceMembers.userId, userId)))
+    .returning({ userId: workspaceMembers.userId });
+  // Removed meanwhile by another request: the 404 rolls the count back with the transaction.
+  if (removed.length === 0) throw errors.notFound('member of this workspace', userId, 'user_id');
 }

@@ -1,4 +1,4 @@
-import { bigint, index, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { bigint, index, integer, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
 import { timestampMs } from '../../db/schema/columns.js';
 import { accounts, users } from '../../db/schema/tenancy.js';
 
@@ -18,6 +18,11 @@ export const workspaces = pgTable(
     budgetAlert: bigint('budget_alert', { mode: 'number' }),
     usageLimit: bigint('usage_limit', { mode: 'number' }),
     billingEmail: text('billing_email'),
+    // Counters kept by the writes of members, projects and research-agent threads, in their transactions
+    // (relative increments only; `pnpm admin usage reconcile` recounts them).
+    memberCount: integer('member_count').notNull().default(0),
+    projectCount: integer('project_count').notNull().default(0),
+    agentThreadCount: integer('agent_thread_count').notNull().default(0),
     createdAt: timestampMs('created_at').notNull(),
     updatedAt: timestampMs('updated_at').notNull(),
   },
