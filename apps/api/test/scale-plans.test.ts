@@ -3,7 +3,7 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspaceFor } from '../src/admin/accounts.js';
 import { countsRebuild, usageCountersBackfills } from '../src/billing/reconcile.js';
-import type { Database, DatabaseHandle } from '../src/db/client.js';
+import { POSTGRES_PLANNER_SETTINGS, type Database, type DatabaseHandle } from '../src/db/client.js';
 import * as schema from '../src/db/schema/index.js';
 import { openTestDatabase } from './support/database.js';
 import { Harness, type Tenant } from './support/harness.js';
@@ -82,7 +82,7 @@ describe('query plans on a grown history (PostgreSQL)', () => {
   beforeAll(async () => {
     const opened = await openTestDatabase();
     if (opened.connection.driver !== 'postgres') throw new Error('a PostgreSQL test database was expected');
-    client = postgres(opened.connection.url, { max: 4, onnotice: () => {}, connection: { jit: 'off' } });
+    client = postgres(opened.connection.url, { max: 4, onnotice: () => {}, connection: POSTGRES_PLANNER_SETTINGS });
     const db = drizzle({ client, schema, logger: { logQuery: (query, params) => logged.push({ query, params }) } }) as unknown as Database;
     database = { ...opened, db };
     h = await Harness.create({ database });

@@ -140,14 +140,22 @@ function preparingClient<T extends postgres.Sql>(client: T): T {
  */
 export const POSTGRES_FAULT_BOUNDS = { connectTimeoutSeconds: 2, maxBackoffSeconds: 0.5, statementTimeoutMs: 15_000 };
 
+/**
+ * Planner settings of every connection of the server (and of the plan test, which explains its statements).
+ * jit off: an OLTP server's short queries never repay a JIT compile, which took 0.4–1.4 s on a list
+ * (wave3-facts.md). random_page_cost 1.1 (SSD/cached data, the usual production setting): with the default 4
+ * the planner, sizing each workspace of a lateral "all my workspaces" page by the average workspace, flips
+ * between walking (workspace_id, created_at, id) to the page and a bitmap scan and sort of the whole workspace.
+ */
+export const POSTGRES_PLANNER_SETTINGS = { jit: 'off', random_page_cost: '1.1' } as const;
+
 async function openPostgres(url: string, poolSize: number, preparedStatements: boolean): Promise<DatabaseHandle> {
   const client = postgres(url, {
     max: poolSize,
     onnotice: () => {},
     connect_timeout: POSTGRES_FAULT_BOUNDS.connectTimeoutSeconds,
     backoff: (retries: number) => Math.min(0.05 * 2 ** retries, POSTGRES_FAULT_BOUNDS.maxBackoffSeconds),
-    // jit off: an OLTP server's short queries never repay a JIT compile, which took 0.4–1.4 s on a list (wave3-facts.md).
-    connection: { statement_timeout: POSTGRES_FAULT_BOUNDS.statementTimeoutMs, jit: 'off' },
+    connection: { statement_timeout: POSTGRES_FAULT_BOUNDS.statementTimeoutMs, ...POSTGRES_PLANNER_SETTINGS },
   });
   const db = drizzlePostgres({
     client: observedPostgres(preparedStatements ? preparingClient(client) : client, poolSize),
