@@ -6,6 +6,14 @@
 -- limit, too few credits, a role that may not call) writes nothing and comes back as `result`, never as an
 -- exception, so the caller answers the same error envelope as before. Ids are made by the caller (lib/ids.ts).
 
+-- The caller's default workspace (DECISIONS.md): the oldest workspace they own, with their role in it; no row
+-- when they own none. The one definition: workspaces/access.ts (defaultWorkspace) and hold_credits read it.
+CREATE OR REPLACE FUNCTION default_workspace_of(p_user_id text) RETURNS TABLE (workspace_id text, member_role text)
+LANGUAGE sql STABLE AS $$
+  SELECT w.id, m.role FROM workspaces w JOIN workspace_members m ON m.workspace_id = w.id AND m.user_id = p_user_id
+  WHERE w.owner_user_id = p_user_id ORDER BY w.created_at, w.id LIMIT 1
+$$;
+--> statement-breakpoint
 -- This period's credits of one counter scope (charges net of refunds, never below 0): at most 31 rows.
 CREATE OR REPLACE FUNCTION credit_period_usage(p_scope text, p_scope_id text, p_since date) RETURNS bigint
 LANGUAGE sql STABLE AS $$
@@ -44,9 +52,7 @@ DECLARE
   v_credits bigint;
 BEGIN
   IF p_user_id IS NOT NULL THEN
-    SELECT w.id, m.role INTO v_workspace, v_role FROM workspaces w
-      JOIN workspace_members m ON m.workspace_id = w.id AND m.user_id = p_user_id
-      WHERE w.owner_user_id = p_user_id ORDER BY w.created_at, w.id LIMIT 1;
+    SELECT d.workspace_id, d.member_role INTO v_workspace, v_role FROM default_workspace_of(p_user_id) d;
     IF v_workspace IS NOT NULL AND NOT (p_allowed_roles ? v_role) THEN
       RETURN QUERY SELECT 'permission_denied'::text, v_workspace, v_role, NULL::text, NULL::bigint, NULL::bigint, NULL::bigint, NULL::bigint;
       RETURN;
