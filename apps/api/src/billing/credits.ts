@@ -4,6 +4,7 @@ import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { Database, Executor, Transaction } from '../db/client.js';
 import { accounts, creditLedger, creditReservations, creditUsageDaily, projects, workspaces } from '../db/schema/index.js';
 import { qualified, rowsOf } from '../db/sql.js';
+import { LostReply } from '../http/dependency-faults.js';
 import { apiError, type ApiError } from '../http/errors.js';
 import { newId } from '../lib/ids.js';
 import { requireRole } from '../workspaces/access.js';
@@ -309,7 +310,7 @@ export async function reserveCredits(
       ${scope.floor}::bigint, ${scope.estimate}::bigint, ${scope.now.toISOString()}::timestamptz,
       ${new Date(scope.now.getTime() + RESERVATION_TTL_MS).toISOString()}::timestamptz, ${usageDayOf(billingPeriod(scope.now).start)}::date)`),
   );
-  if (!row) throw new Error('the hold returned no row');
+  if (!row) throw new LostReply('the credit hold');
   if (row.result === 'permission_denied' && of) requireRole(row.member_role as WorkspaceRole, of.action, of.doing);
   if (row.result !== 'ok') throw refusalOf(row, scope.floor);
   return { id: scope.reservationId, credits: Number(row.held), workspaceId: row.workspace };
@@ -386,7 +387,7 @@ export function chargeCall(charge: ChargeRequest): ChargeCall {
     ${charge.operationId ?? null}::text, ${charge.requestId ?? null}::text, ${charge.now.toISOString()}::timestamptz, ${usageDayOf(period.start)}::date,
     ${period.start.toISOString()}::timestamptz, ${JSON.stringify(counters)}::jsonb, ${JSON.stringify(ids)}::jsonb)`;
   const read = (found: Record<string, unknown> | undefined): ChargeResult => {
-    if (!found) throw new Error('the charge returned no row');
+    if (!found) throw new LostReply('the charge');
     const row = found as unknown as Refusal & { ledger: string | null; charged: string | number; balance: string | number; alerts: string | null };
     if (row.result !== 'ok') throw refusalOf(row, charge.amount);
     const charged = Number(row.charged);
