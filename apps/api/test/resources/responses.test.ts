@@ -389,6 +389,11 @@ describe('checks before generating', () => {
     expect(res.status).toBe(200);
     expect(res.body.usage.credits_used).toBe(5);
     expect(await balanceOf(h, nearlyEmpty.accountId)).toBe(0);
+    // The answer cost more than the 5 taken: the body built for the full price is stored with what was taken.
+    expect(creditsForTokens(res.body.usage.total_tokens)).toBeGreaterThan(5);
+    const stored = await storedResponse(h, res.body.id);
+    expect(stored?.creditsUsed).toBe(5);
+    expect(stored?.body).toEqual(res.body);
   });
 });
 
