@@ -8,13 +8,14 @@ import {
   type EngineUsage,
   type GenerateRequest,
 } from '@persona-api/engine';
-import { eq } from 'drizzle-orm';
-import { billingPeriod, budgetAlertHeader, chargeCredits, creditsUsed, releaseReservation, reserveCredits, type ChargeResult } from '../billing/credits.js';
-import { modelResponses, workspaces } from '../db/schema/index.js';
+import { eq, sql } from 'drizzle-orm';
+import { billingPeriod, budgetAlertHeader, chargeCall, creditsUsedSql, releaseReservation, reserveCredits } from '../billing/credits.js';
+import { creditReservations, modelResponses, workspaces } from '../db/schema/index.js';
+import { qualified, rowsOf } from '../db/sql.js';
 import type { RequestContext } from '../http/context.js';
 import { apiError, ApiError, CLIENT_CLOSED_REQUEST, errors } from '../http/errors.js';
 import { dependencyFailure } from '../http/dependency-faults.js';
-import { defaultWorkspace, requireRole, type Membership } from '../workspaces/access.js';
+import { requireRole, type Membership } from '../workspaces/access.js';
 import { personaForCall } from '../resources/personas/repository.js';
 import { newId } from '../lib/ids.js';
 
@@ -60,32 +61,34 @@ export async function prepareModelCall(
     membership?: Membership;
   },
 ): Promise<PreparedCall> {
-  // Two independent reads: on PostgreSQL they go out together (one round trip of waiting, not two).
-  const [{ id: personaId, persona }, membership] = await Promise.all([
-    input.personaId === null ? { id: null, persona: null } : personaForCall(ctx.db, ctx.auth.userId, input.personaId, 'persona_id'),
-    input.membership ?? defaultWorkspace(ctx.db, ctx.auth.userId),
-  ]);
-  if (membership) requireRole(membership.role, 'ai.call', 'make paid AI calls in this workspace');
+  // A base persona is read from memory; a custom one is one statement, before the hold (its prompt is part of the floor).
+  const { id: personaId, persona } =
+    input.personaId === null ? { id: null, persona: null } : await personaForCall(ctx.db, ctx.auth.userId, input.personaId, 'persona_id');
   const request: GenerateRequest = { ...input.request, persona };
   const systemTexts = [request.persona?.system_prompt ?? '', request.instructions ?? ''].filter((text) => text.trim().length > 0);
   const inputTokens = countPromptTokens(systemTexts, request.messages, request.tools ?? []);
   const extra = input.extraCredits ?? 0;
   const outputAllowance = Math.min(request.max_output_tokens ?? DEFAULT_OUTPUT_ALLOWANCE_TOKENS, ctx.engine.describe().max_output_tokens);
   const reservationId = newId('hold');
-  const prepared: PreparedCall = { request, personaId, workspaceId: membership?.workspace.id ?? null, inputTokens, reservationId, settled: false };
+  const prepared: PreparedCall = { request, personaId, workspaceId: null, inputTokens, reservationId, settled: false };
   // Released when the request ends without a charge (a failure, a client that left).
   ctx.reply.raw.once('close', () => {
     if (prepared.settled) return;
     releaseReservation(ctx.db, reservationId).catch((err: unknown) => ctx.log.warn({ err }, 'releasing a credit hold failed'));
   });
-  await reserveCredits(ctx.db, {
+  if (input.membership) requireRole(input.membership.role, 'ai.call', 'make paid AI calls in this workspace');
+  // One statement: without a workspace named, the hold finds the caller's default workspace and checks
+  // their role there itself (403 before 402, as when it was read apart), so no read precedes it.
+  const hold = await reserveCredits(ctx.db, {
     accountId: ctx.auth.accountId,
-    workspaceId: membership?.workspace.id ?? null,
+    workspaceId: input.membership?.workspace.id ?? null,
+    ...(input.membership ? {} : { defaultWorkspaceOf: { userId: ctx.auth.userId, action: 'ai.call' as const, doing: 'make paid AI calls in this workspace' } }),
     floor: creditsForTokens(inputTokens) + extra,
     estimate: creditsForTokens(inputTokens + outputAllowance) + extra,
     now: ctx.now(),
     reservationId,
   });
+  prepared.workspaceId = hold.workspaceId;
   return prepared;
 }
 
@@ -116,8 +119,8 @@ export interface Settlement {
 }
 
 /**
- * Charges the call and stores its result in one transaction (DECISIONS.md, Credits): the ledger row and
- * the stored response exist together or not at all. Returns the body with the credits charged and the
+ * Charges the call and stores its result in one statement (DECISIONS.md, Credits): the ledger row and the
+ * stored response exist together or not at all. Returns the body with the credits charged and the
  * Budget-Alert header value.
  */
 export async function settleModelCall(
@@ -129,50 +132,49 @@ export async function settleModelCall(
   const description = ctx.engine.describe();
   // DECISIONS.md: a stream left before its first token costs nothing.
   if (settlement.status === 'cancelled' && settlement.usage.output_tokens === 0) settlement = { ...settlement, credits: 0 };
-  const result = await ctx.db.transaction(async (tx) => {
-    let charge: ChargeResult | null = null;
-    if (settlement.credits === 0) await releaseReservation(tx, prepared.reservationId);
-    if (settlement.credits > 0) {
-      charge = await chargeCredits(tx, {
-        accountId: ctx.auth.accountId,
-        workspaceId: prepared.workspaceId,
-        apiKeyId: ctx.auth.apiKeyId,
-        amount: settlement.credits,
-        pricing: 'metered',
-        reservationId: prepared.reservationId,
-        description: `${settlement.object === 'response' ? 'Response' : 'Chat completion'} ${settlement.id} (${settlement.usage.input_tokens + settlement.usage.output_tokens} tokens)`,
-        operationId: ctx.operationId,
-        requestId: ctx.requestId,
-        now,
-      });
-    }
-    const charged = charge?.charged ?? 0;
-    const body = settlement.body(charged);
-    await tx.insert(modelResponses).values({
-      id: settlement.id,
-      object: settlement.object,
-      accountId: ctx.auth.accountId,
-      workspaceId: prepared.workspaceId,
-      apiKeyId: ctx.auth.apiKeyId,
-      requestId: ctx.requestId,
-      personaId: prepared.personaId,
-      status: settlement.status,
-      stream: settlement.stream,
-      engine: description.engine,
-      upstreamModel: description.upstream_model,
-      request: settlement.request,
-      body,
-      inputTokens: settlement.usage.input_tokens,
-      outputTokens: settlement.usage.output_tokens,
-      creditsUsed: charged,
-      createdAt: now,
-    });
-    return { body, charge, charged };
-  });
+  // The body is built for the full price; a charge that emptied the balance took less, and the statement
+  // writes what it took into the stored body's `usage.credits_used` (the one place a body names it).
+  const body = settlement.body(settlement.credits);
+  const charge =
+    settlement.credits > 0
+      ? chargeCall({
+          accountId: ctx.auth.accountId,
+          workspaceId: prepared.workspaceId,
+          apiKeyId: ctx.auth.apiKeyId,
+          amount: settlement.credits,
+          pricing: 'metered',
+          reservationId: prepared.reservationId,
+          description: `${settlement.object === 'response' ? 'Response' : 'Chat completion'} ${settlement.id} (${settlement.usage.input_tokens + settlement.usage.output_tokens} tokens)`,
+          operationId: ctx.operationId,
+          requestId: ctx.requestId,
+          now,
+        })
+      : null;
+  // Nothing to charge: the hold is given back in the same statement.
+  const settled = charge
+    ? sql`with settled as (select * from ${charge.call}), stored as (`
+    : sql`with settled as (select 0::bigint as charged), released as (
+        delete from ${creditReservations} where ${creditReservations.id} = ${prepared.reservationId}), stored as (`;
+  const [row] = rowsOf<Record<string, unknown>>(
+    await ctx.db.execute(sql`${settled}
+        insert into ${modelResponses} (id, object, account_id, workspace_id, api_key_id, request_id, persona_id, status, stream, engine,
+          upstream_model, request, body, input_tokens, output_tokens, credits_used, created_at)
+        select ${settlement.id}, ${settlement.object}, ${ctx.auth.accountId}, ${prepared.workspaceId}::text, ${ctx.auth.apiKeyId}::text,
+          ${ctx.requestId}::text, ${prepared.personaId}::text, ${settlement.status}, ${settlement.stream}::boolean, ${description.engine},
+          ${description.upstream_model ?? null}::text, ${JSON.stringify(settlement.request)}::jsonb,
+          case when settled.charged = ${settlement.credits}::bigint then ${JSON.stringify(body)}::jsonb
+            else jsonb_set(${JSON.stringify(body)}::jsonb, '{usage,credits_used}', to_jsonb(settled.charged)) end,
+          ${settlement.usage.input_tokens}::int, ${settlement.usage.output_tokens}::int, settled.charged, ${now.toISOString()}::timestamptz
+        from settled ${charge ? sql`where settled.result = 'ok'` : sql``}
+      )
+      select * from settled`),
+  );
+  const result = charge ? charge.read(row) : null;
+  const charged = result?.charged ?? 0;
   prepared.settled = true;
   ctx.meter.promptTokens += settlement.usage.input_tokens;
   ctx.meter.completionTokens += settlement.usage.output_tokens;
-  return { body: result.body, budgetAlert: result.charge ? budgetAlertHeader(result.charge) : undefined, charged: result.charged };
+  return { body: charged === settlement.credits ? body : settlement.body(charged), budgetAlert: result ? budgetAlertHeader(result) : undefined, charged };
 }
 
 /**
@@ -181,10 +183,13 @@ export async function settleModelCall(
  */
 export async function budgetAlertBeforeStream(ctx: RequestContext, workspaceId: string | null): Promise<string | undefined> {
   if (!workspaceId) return undefined;
-  const [workspace] = await ctx.db.select({ budgetAlert: workspaces.budgetAlert }).from(workspaces).where(eq(workspaces.id, workspaceId));
+  // One statement: the threshold and the period's usage beside it.
+  const [workspace] = await ctx.db
+    .select({ budgetAlert: workspaces.budgetAlert, used: creditsUsedSql('workspace', qualified(workspaces.id), billingPeriod(ctx.now()).start) })
+    .from(workspaces)
+    .where(eq(workspaces.id, workspaceId));
   if (workspace?.budgetAlert == null) return undefined;
-  const used = await creditsUsed(ctx.db, 'workspace', workspaceId, billingPeriod(ctx.now()).start);
-  return used >= workspace.budgetAlert ? 'workspace' : undefined;
+  return Number(workspace.used) >= workspace.budgetAlert ? 'workspace' : undefined;
 }
 
 /** An engine failure as the error envelope: 502 upstream_error, 504 upstream_timeout (DECISIONS.md). */

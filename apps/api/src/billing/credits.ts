@@ -1,11 +1,14 @@
 import { countCredits } from '../observability/billing.js';
-import { and, eq, gte, lt, or, sql, type SQL } from 'drizzle-orm';
+import { and, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { Database, Executor, Transaction } from '../db/client.js';
-import { accounts, budgetAlerts, creditLedger, creditReservations, creditUsageDaily, projects, users, workspaces } from '../db/schema/index.js';
+import { accounts, creditLedger, creditReservations, creditUsageDaily, projects, workspaces } from '../db/schema/index.js';
 import { qualified, rowsOf } from '../db/sql.js';
+import { LostReply } from '../http/dependency-faults.js';
 import { apiError, type ApiError } from '../http/errors.js';
 import { newId } from '../lib/ids.js';
+import { requireRole } from '../workspaces/access.js';
+import { rolesThatCan, type Action, type WorkspaceRole } from '../workspaces/roles.js';
 
 /** Billing periods are calendar months in UTC: `start` inclusive, `end` exclusive. */
 export function billingPeriod(now: Date): { start: Date; end: Date } {
@@ -38,24 +41,6 @@ export async function creditsUsed(db: Executor, scope: UsageScope, scopeId: stri
       ),
     );
   return Math.max(0, Number(row?.used ?? 0));
-}
-
-/** creditsUsed for several scopes in one statement, keyed `scope:id`. */
-async function creditsUsedByScope(db: Executor, scopes: { scope: UsageScope; id: string }[], since: Date): Promise<Map<string, number>> {
-  const used = new Map<string, number>();
-  if (scopes.length === 0) return used;
-  const rows = await db
-    .select({ scope: creditUsageDaily.scope, scopeId: creditUsageDaily.scopeId, used: sql<string>`sum(${creditUsageDaily.credits})` })
-    .from(creditUsageDaily)
-    .where(
-      and(
-        or(...scopes.map((entry) => and(eq(creditUsageDaily.scope, entry.scope), eq(creditUsageDaily.scopeId, entry.id)))),
-        gte(creditUsageDaily.day, usageDayOf(since)),
-      ),
-    )
-    .groupBy(creditUsageDaily.scope, creditUsageDaily.scopeId);
-  for (const row of rows) used.set(`${row.scope}:${row.scopeId}`, Math.max(0, Number(row.used)));
-  return used;
 }
 
 /**
@@ -208,99 +193,57 @@ export function budgetAlertHeader(result: ChargeResult): string | undefined {
   return result.budgetAlert.length > 0 ? result.budgetAlert.join(', ') : undefined;
 }
 
-interface Limited {
-  scope: 'account' | BudgetAlertScope;
-  id: string;
-  budgetAlert: number | null;
-  usageLimit: number | null;
-  billingEmail: string | null;
-}
+type LimitedScope = 'account' | BudgetAlertScope;
 
-/** This period's usage of each scope that `needs` it, from the counters in one statement. */
-async function periodUsage(db: Executor, limited: Limited[], needs: (scope: Limited) => boolean, since: Date): Promise<Map<Limited, number>> {
-  const wanted = limited.filter(needs);
-  const used = await creditsUsedByScope(db, wanted, since);
-  return new Map(wanted.map((scope) => [scope, used.get(`${scope.scope}:${scope.id}`) ?? 0]));
-}
-
-interface Locked {
-  account: typeof accounts.$inferSelect;
-  limited: Limited[];
-}
-
-/**
- * Locks the account, workspace and project rows (in that order, so concurrent charges serialise).
- * NO KEY UPDATE, not UPDATE: it must not conflict with the KEY SHARE locks that inserting rows which
- * reference these (a thread, a ledger entry) takes, or two charging transactions would deadlock.
- * One statement (an inner join; rows are locked in the order the FROM names them); a workspace or
- * project that is gone falls back to one statement per row.
- */
-async function lockScope(tx: Executor, scope: ChargeScope, lock: boolean): Promise<Locked> {
-  const forUpdate = <T extends { for(strength: 'no key update'): unknown }>(query: T) => (lock ? query.for('no key update') : query);
-  const workspaceColumns = { id: workspaces.id, budgetAlert: workspaces.budgetAlert, usageLimit: workspaces.usageLimit, billingEmail: workspaces.billingEmail };
-  const projectColumns = { id: projects.id, budgetAlert: projects.budgetAlert, usageLimit: projects.usageLimit, billingEmail: projects.billingEmail };
-  type LimitColumns = { id: string; budgetAlert: number | null; usageLimit: number | null; billingEmail: string | null };
-  const accountLimits = (account: typeof accounts.$inferSelect): Limited => ({
-    scope: 'account',
-    id: account.id,
-    budgetAlert: account.budgetAlert,
-    usageLimit: account.usageLimit,
-    billingEmail: null,
-  });
-  if (scope.workspaceId) {
-    const joined = scope.projectId
-      ? tx
-          .select({ account: accounts, workspace: workspaceColumns, project: projectColumns })
-          .from(accounts)
-          .innerJoin(workspaces, eq(workspaces.id, scope.workspaceId))
-          .innerJoin(projects, eq(projects.id, scope.projectId))
-          .where(eq(accounts.id, scope.accountId))
-      : tx
-          .select({ account: accounts, workspace: workspaceColumns })
-          .from(accounts)
-          .innerJoin(workspaces, eq(workspaces.id, scope.workspaceId))
-          .where(eq(accounts.id, scope.accountId));
-    const [row] = (await forUpdate(joined)) as { account: typeof accounts.$inferSelect; workspace: LimitColumns; project?: LimitColumns }[];
-    if (row) {
-      const limited: Limited[] = [accountLimits(row.account), { scope: 'workspace', ...row.workspace }];
-      if (row.project) limited.push({ scope: 'project', ...row.project });
-      return { account: row.account, limited };
-    }
-  }
-  const [account] = (await forUpdate(tx.select().from(accounts).where(eq(accounts.id, scope.accountId)))) as (typeof accounts.$inferSelect)[];
-  if (!account) throw new Error(`no account ${scope.accountId}`);
-  const limited: Limited[] = [accountLimits(account)];
-  if (scope.workspaceId) {
-    const [workspace] = (await forUpdate(tx.select(workspaceColumns).from(workspaces).where(eq(workspaces.id, scope.workspaceId)))) as LimitColumns[];
-    if (workspace) limited.push({ scope: 'workspace', ...workspace });
-  }
-  if (scope.projectId) {
-    const [project] = (await forUpdate(tx.select(projectColumns).from(projects).where(eq(projects.id, scope.projectId)))) as LimitColumns[];
-    if (project) limited.push({ scope: 'project', ...project });
-  }
-  return { account, limited };
-}
-
-function usageLimitExceeded(scope: Limited, used: number, amount: number): ApiError {
-  const what = `The ${scope.scope} usage limit of ${scope.usageLimit} credits for this billing period`;
+function usageLimitExceeded(scope: LimitedScope, limit: number, used: number, amount: number): ApiError {
+  const what = `The ${scope} usage limit of ${limit} credits for this billing period`;
   return apiError(
     'usage_limit_exceeded',
-    used >= (scope.usageLimit ?? 0) ? `${what} has been reached.` : `${what} would be exceeded: ${used} used, this request needs ${amount}.`,
+    used >= limit ? `${what} has been reached.` : `${what} would be exceeded: ${used} used, this request needs ${amount}.`,
   );
 }
+
+/** creditsUsed as a column of a select, as text (migration 0013's credit_period_usage: at most 31 counter rows). */
+export const creditsUsedSql = (scope: UsageScope, id: SQL, since: Date): SQL<string> =>
+  sql<string>`credit_period_usage(${scope}, ${id}, ${usageDayOf(since)}::date)::text`;
 
 /**
  * The check before a charged call does its work (402, nothing done): the balance covers `estimate`
  * and no usage limit of the account, workspace or project is reached (or, for a fixed price, passed).
+ * One statement: the three rows and their period usage.
  */
 export async function checkCredits(db: Executor, scope: ChargeScope & { estimate: number; pricing?: Pricing; now: Date }): Promise<void> {
-  const { account, limited } = await lockScope(db, scope, false);
-  const period = billingPeriod(scope.now);
-  const usage = await periodUsage(db, limited, (entry) => entry.usageLimit !== null, period.start);
-  for (const [entry, used] of usage) {
-    if (entry.usageLimit === null) continue;
-    const refused = scope.pricing === 'fixed' ? used + scope.estimate > entry.usageLimit : used >= entry.usageLimit;
-    if (refused) throw usageLimitExceeded(entry, used, scope.estimate);
+  const since = billingPeriod(scope.now).start;
+  const limitColumns = (table: typeof workspaces | typeof projects, kind: UsageScope) => ({
+    id: table.id,
+    budgetAlert: table.budgetAlert,
+    usageLimit: table.usageLimit,
+    billingEmail: table.billingEmail,
+    used: creditsUsedSql(kind, qualified(table.id), since),
+  });
+  const [row] = await db
+    .select({
+      account: accounts,
+      accountUsed: creditsUsedSql('account', qualified(accounts.id), since),
+      workspace: limitColumns(workspaces, 'workspace'),
+      project: limitColumns(projects, 'project'),
+    })
+    .from(accounts)
+    .leftJoin(workspaces, scope.workspaceId ? eq(workspaces.id, scope.workspaceId) : sql`false`)
+    .leftJoin(projects, scope.projectId ? eq(projects.id, scope.projectId) : sql`false`)
+    .where(eq(accounts.id, scope.accountId));
+  if (!row) throw new Error(`no account ${scope.accountId}`);
+  const { account } = row;
+  const limits: [LimitedScope, number | null, string | null | undefined][] = [
+    ['account', account.usageLimit, row.accountUsed],
+    ['workspace', row.workspace?.id ? row.workspace.usageLimit : null, row.workspace?.used],
+    ['project', row.project?.id ? row.project.usageLimit : null, row.project?.used],
+  ];
+  for (const [entry, limit, usedText] of limits) {
+    if (limit === null) continue;
+    const used = Number(usedText ?? 0);
+    const refused = scope.pricing === 'fixed' ? used + scope.estimate > limit : used >= limit;
+    if (refused) throw usageLimitExceeded(entry, limit, used, scope.estimate);
   }
   const rechargeable = account.autoRechargeEnabled && account.autoRechargeCredits > 0;
   if (account.creditBalance < scope.estimate && !rechargeable) {
@@ -311,31 +254,41 @@ export async function checkCredits(db: Executor, scope: ChargeScope & { estimate
 /** How long a hold counts if its call never settles (a crashed process): longer than any model call runs. */
 export const RESERVATION_TTL_MS = 15 * 60 * 1000;
 
-/** This period's usage of each of `scopes` as the columns `used_0`, `used_1`, … of a raw select (counter reads). */
-function usageColumns(scopes: Limited[], since: Date): SQL {
-  const columns = scopes.map(
-    (entry, index) => sql`, (select coalesce(sum(${creditUsageDaily.credits}), 0) from ${creditUsageDaily}
-      where ${creditUsageDaily.scope} = ${entry.scope} and ${creditUsageDaily.scopeId} = ${entry.id}
-      and ${creditUsageDaily.day} >= ${usageDayOf(since)})::text as ${sql.identifier(`used_${index}`)}`,
-  );
-  return sql.join(columns, sql``);
+/** A refusal of the hold or charge functions (migration 0013) as the error envelope the caller answers. */
+interface Refusal {
+  result: string;
+  refused_scope: string | null;
+  refused_limit: string | number | null;
+  refused_used: string | number | null;
+  available: string | number | null;
 }
 
-/** The `used_i` columns of a row read back, as usage per scope (never below 0). */
-function usageOfRow(scopes: Limited[], row: Record<string, string | null>): Map<Limited, number> {
-  return new Map(scopes.map((entry, index) => [entry, Math.max(0, Number(row[`used_${index}`] ?? 0))]));
-}
-
-/** Credits held by the account's unexpired holds other than `except`, as a scalar subquery. */
-function heldByOthersSql(accountId: string, now: Date, except?: string | null): SQL {
-  return sql`(select coalesce(sum(${creditReservations.credits}), 0) from ${creditReservations}
-    where ${creditReservations.accountId} = ${accountId} and ${creditReservations.expiresAt} > ${now.toISOString()}::timestamptz
-    ${except ? sql`and ${creditReservations.id} <> ${except}` : sql``})`;
+function refusalOf(row: Refusal, amount: number): ApiError {
+  if (row.result === 'usage_limit_exceeded') {
+    return usageLimitExceeded(row.refused_scope as LimitedScope, Number(row.refused_limit), Number(row.refused_used), amount);
+  }
+  if (row.result === 'insufficient_credits') {
+    return apiError('insufficient_credits', `This request needs ${amount} credits but the account has ${Number(row.available)} available.`);
+  }
+  throw new Error(`unexpected result ${row.result} of a credit function`);
 }
 
 export interface Reservation {
   id: string;
   credits: number;
+  /** The workspace the hold was taken in: the one named, or the caller's default (`defaultWorkspaceOf`). */
+  workspaceId: string | null;
+}
+
+/**
+ * The hold's scope is the caller's default workspace (DECISIONS.md: the oldest workspace they own, else
+ * the account alone), resolved in the hold's own statement; their role there must allow `action`.
+ */
+export interface DefaultWorkspaceOf {
+  userId: string;
+  action: Action;
+  /** What the 403 says they cannot do. */
+  doing: string;
 }
 
 /**
@@ -344,41 +297,23 @@ export interface Reservation {
  * and extras: 402 insufficient_credits, nothing done), and `estimate` (the floor plus an output
  * allowance) — or as much of it as is free — is held until the call is charged. Holds are taken one at a
  * time per account (the account row is locked), so concurrent calls cannot all pass on the same credits.
+ * One statement (hold_credits, migration 0013), its own transaction unless `db` is one.
  */
 export async function reserveCredits(
-  db: Database,
-  scope: ChargeScope & { floor: number; estimate: number; now: Date; reservationId: string },
+  db: Executor,
+  scope: ChargeScope & { floor: number; estimate: number; now: Date; reservationId: string; defaultWorkspaceOf?: DefaultWorkspaceOf },
 ): Promise<Reservation> {
-  return db.transaction(async (tx) => {
-    const { account, limited } = await lockScope(tx, scope, true);
-    const period = billingPeriod(scope.now);
-    const rechargeable = account.autoRechargeEnabled && account.autoRechargeCredits > 0;
-    const checked = limited.filter((entry) => entry.usageLimit !== null);
-    // One statement after the lock (so it reads every hold and charge committed before it): the credits
-    // other calls hold, this period's usage of each limited scope, and the hold itself. A check that
-    // fails below throws, and the transaction takes the hold back with it.
-    const heldByOthers = heldByOthersSql(account.id, scope.now);
-    const credits = rechargeable
-      ? sql`${scope.estimate}::bigint`
-      : sql`greatest(${scope.floor}::bigint, least(${scope.estimate}::bigint, ${account.creditBalance}::bigint - held.credits))`;
-    const [row] = rowsOf<Record<string, string | null>>(
-      await tx.execute(sql`with held as (select ${heldByOthers} as credits),
-        hold as (insert into ${creditReservations} (id, account_id, credits, created_at, expires_at)
-          select ${scope.reservationId}, ${account.id}, ${credits}, ${scope.now.toISOString()}::timestamptz,
-            ${new Date(scope.now.getTime() + RESERVATION_TTL_MS).toISOString()}::timestamptz from held
-          returning credits)
-        select (select credits from held)::text as held, (select credits from hold)::text as credits${usageColumns(checked, period.start)}`),
-    );
-    if (!row) throw new Error('the hold statement returned no row');
-    for (const [entry, used] of usageOfRow(checked, row)) {
-      if (used >= (entry.usageLimit ?? 0)) throw usageLimitExceeded(entry, used, scope.floor);
-    }
-    const free = account.creditBalance - Number(row.held ?? 0);
-    if (free < scope.floor && !rechargeable) {
-      throw apiError('insufficient_credits', `This request needs ${scope.floor} credits but the account has ${Math.max(0, free)} available.`);
-    }
-    return { id: scope.reservationId, credits: Number(row.credits) };
-  });
+  const of = scope.defaultWorkspaceOf;
+  const [row] = rowsOf<Refusal & { workspace: string | null; member_role: string | null; held: string | number | null }>(
+    await db.execute(sql`select * from hold_credits(${scope.reservationId}, ${scope.accountId}, ${of ? null : (scope.workspaceId ?? null)}::text,
+      ${scope.projectId ?? null}::text, ${of?.userId ?? null}::text, ${JSON.stringify(of ? rolesThatCan(of.action) : [])}::jsonb,
+      ${scope.floor}::bigint, ${scope.estimate}::bigint, ${scope.now.toISOString()}::timestamptz,
+      ${new Date(scope.now.getTime() + RESERVATION_TTL_MS).toISOString()}::timestamptz, ${usageDayOf(billingPeriod(scope.now).start)}::date)`),
+  );
+  if (!row) throw new LostReply('the credit hold');
+  if (row.result === 'permission_denied' && of) requireRole(row.member_role as WorkspaceRole, of.action, of.doing);
+  if (row.result !== 'ok') throw refusalOf(row, scope.floor);
+  return { id: scope.reservationId, credits: Number(row.held), workspaceId: row.workspace };
 }
 
 /** Gives a hold back (the call failed, or its client left, before it was charged); nothing if already settled. */
@@ -403,7 +338,7 @@ export interface CreditHold {
 export async function holdCredits(db: Database, scope: ChargeScope & { floor: number; estimate: number; now: Date }): Promise<CreditHold> {
   const floor = Math.max(1, scope.floor);
   const hold = await reserveCredits(db, { ...scope, floor, estimate: Math.max(floor, scope.estimate), reservationId: newId('hold') });
-  return { ...hold, release: () => releaseReservation(db, hold.id) };
+  return { id: hold.id, credits: hold.credits, release: () => releaseReservation(db, hold.id) };
 }
 
 /** Runs `run` under a credit hold (holdCredits), released however it ends; the charge inside names `hold.id`. */
@@ -420,121 +355,60 @@ export async function withCreditHold<T>(
   }
 }
 
-/**
- * Charges credits inside the transaction that stores the effect being paid for, so either both
- * happen or neither does. Refuses (402, nothing written) when a usage limit is reached, or passed by a
- * fixed price, or when the balance is short even after an auto-recharge.
- */
-export async function chargeCredits(tx: Transaction, charge: ChargeRequest): Promise<ChargeResult> {
-  if (!Number.isSafeInteger(charge.amount) || charge.amount < 0) throw new RangeError('a charge is a whole number of credits');
-  const pricing = charge.pricing ?? 'fixed';
-  const period = billingPeriod(charge.now);
-  const { account, limited } = await lockScope(tx, charge, true);
-  // One statement after the lock: gives back this charge's own hold (a data-modifying CTE runs whether or
-  // not it is read), and reads the credits other running calls hold and this period's usage of the
-  // scopes with a limit or an alert. Credits that running calls hold are not this charge's to take.
-  const counted = limited.filter((scope) => scope.usageLimit !== null || scope.budgetAlert !== null);
-  const released = charge.reservationId
-    ? sql`with released as (delete from ${creditReservations} where ${creditReservations.id} = ${charge.reservationId} returning 1) `
-    : sql``;
-  const [read] = rowsOf<Record<string, string | null>>(
-    await tx.execute(
-      sql`${released}select ${heldByOthersSql(account.id, charge.now, charge.reservationId)}::text as held${usageColumns(counted, period.start)}`,
-    ),
-  );
-  if (!read) throw new Error('the settlement read returned no row');
-  const heldByOthers = Number(read.held ?? 0);
-  const usedBefore = usageOfRow(counted, read);
-  for (const [scope, used] of usedBefore) {
-    // A metered call was checked before it ran and is charged in full (DECISIONS.md).
-    if (pricing === 'fixed' && scope.usageLimit !== null && used + charge.amount > scope.usageLimit) {
-      throw usageLimitExceeded(scope, used, charge.amount);
-    }
-  }
-
-  let balance = account.creditBalance;
-  if (balance - heldByOthers < charge.amount && account.autoRechargeEnabled && account.autoRechargeCredits > 0) {
-    balance = await grantCreditsIn(tx, {
-      accountId: account.id,
-      amount: account.autoRechargeCredits,
-      kind: 'auto_recharge',
-      description: 'Auto-recharge',
-      now: charge.now,
-    });
-  }
-  if (pricing === 'fixed' && balance - heldByOthers < charge.amount) {
-    throw apiError('insufficient_credits', `This request needs ${charge.amount} credits but the account has ${Math.max(0, balance - heldByOthers)} available.`);
-  }
-  // Output beyond the estimate takes the balance at most to zero (to what other running calls hold).
-  const charged = Math.min(charge.amount, Math.max(0, balance - heldByOthers));
-  if (charged === 0) return { ledgerId: null, charged: 0, balanceAfter: balance, budgetAlert: [] };
-
-  // One statement: the balance, the ledger row (with the balance it leaves) and the usage counters.
-  const ledgerId = newId('txn');
-  const counters = usageRows({ ...charge, credits: charged, at: charge.now }).map(
-    (row) => sql`(${row.scope}, ${row.scopeId}, ${row.day}::date, ${row.credits}::bigint)`,
-  );
-  const [written] = rowsOf<{ balance: string }>(
-    await tx.execute(sql`with debited as (
-        update ${accounts} set credit_balance = credit_balance - ${charged}::bigint where ${accounts.id} = ${account.id} returning credit_balance
-      ), ledger as (
-        insert into ${creditLedger} (id, account_id, workspace_id, project_id, api_key_id, kind, amount, balance_after, operation_id, request_id, description, created_at)
-        select ${ledgerId}, ${account.id}, ${charge.workspaceId ?? null}::text, ${charge.projectId ?? null}::text, ${charge.apiKeyId ?? null}::text, 'charge',
-          ${-charged}::bigint, credit_balance, ${charge.operationId ?? null}::text, ${charge.requestId ?? null}::text, ${charge.description}, ${charge.now.toISOString()}::timestamptz
-        from debited
-      ), counted as (
-        insert into ${creditUsageDaily} (scope, scope_id, day, credits) values ${sql.join(counters, sql`, `)}
-        on conflict (scope, scope_id, day) do update set credits = ${creditUsageDaily}.credits + excluded.credits
-      )
-      select credit_balance::text as balance from debited`),
-  );
-  const balanceAfter = written ? Number(written.balance) : balance - charged;
-
-  // Auto-recharge once the remaining credits fall to the threshold.
-  if (account.autoRechargeEnabled && account.autoRechargeCredits > 0 && balanceAfter <= account.autoRechargeThreshold) {
-    await grantCreditsIn(tx, {
-      accountId: account.id,
-      amount: account.autoRechargeCredits,
-      kind: 'auto_recharge',
-      description: 'Auto-recharge',
-      now: charge.now,
-    });
-  }
-
-  // Alerts go to the project's billing address, else the workspace's, else the owner's.
-  const workspaceEmail = limited.find((entry) => entry.scope === 'workspace')?.billingEmail ?? null;
-  const budgetAlert: BudgetAlertScope[] = [];
-  for (const [scope, used] of usedBefore) {
-    if (scope.budgetAlert === null || used + charged < scope.budgetAlert) continue;
-    if (scope.scope !== 'account') budgetAlert.push(scope.scope);
-    // The first crossing in a period records the alert (the e-mail outbox); later charges only flag it.
-    if (used < scope.budgetAlert) {
-      await tx
-        .insert(budgetAlerts)
-        .values({
-          id: newId('alert'),
-          accountId: account.id,
-          workspaceId: scope.scope === 'workspace' ? scope.id : null,
-          projectId: scope.scope === 'project' ? scope.id : null,
-          scope: `${scope.scope}:${scope.id}`,
-          threshold: scope.budgetAlert,
-          creditsUsed: used + charged,
-          periodStart: period.start,
-          billingEmail: scope.billingEmail ?? (scope.scope === 'project' ? workspaceEmail : null) ?? (await ownerEmail(tx, account.id)),
-          createdAt: charge.now,
-        })
-        .onConflictDoNothing();
-    }
-  }
-  // The header lists the workspace before the project.
-  budgetAlert.sort((a, b) => (a === b ? 0 : a === 'workspace' ? -1 : 1));
-  countCredits('charged', charged);
-  return { ledgerId, charged, balanceAfter, budgetAlert };
+/** A charge as one SQL function call (chargeCall), and how to read the row it returns. */
+export interface ChargeCall {
+  /** `charge_credits(…)`: a set-returning call, for `select * from` or a CTE. */
+  call: SQL;
+  /** The result of the row `call` returned; throws the 402 of a refusal. */
+  read(row: Record<string, unknown> | undefined): ChargeResult;
 }
 
-async function ownerEmail(tx: Executor, accountId: string): Promise<string | null> {
-  const [user] = await tx.select({ email: users.email }).from(users).where(eq(users.accountId, accountId)).orderBy(users.createdAt).limit(1);
-  return user?.email ?? null;
+/**
+ * The charge as one statement (charge_credits, migration 0013), for a caller that writes the effect paid
+ * for in the same statement (settleModelCall: a CTE that also stores the response). Refuses (402, nothing
+ * written) when a usage limit is reached, or passed by a fixed price, or when the balance is short even
+ * after an auto-recharge. Ids are made here, so the function writes nothing the caller did not name.
+ */
+export function chargeCall(charge: ChargeRequest): ChargeCall {
+  if (!Number.isSafeInteger(charge.amount) || charge.amount < 0) throw new RangeError('a charge is a whole number of credits');
+  const period = billingPeriod(charge.now);
+  const ids = {
+    ledger: newId('txn'),
+    recharge: newId('txn'),
+    recharge_after: newId('txn'),
+    alert_account: newId('alert'),
+    alert_workspace: newId('alert'),
+    alert_project: newId('alert'),
+  };
+  // The counters the charge adds to (usageRows: one definition with refunds); the function adds the credits charged.
+  const counters = usageRows({ ...charge, credits: 0, at: charge.now }).map(({ scope, scopeId, day }) => ({ scope, scope_id: scopeId, day }));
+  const call = sql`charge_credits(${charge.accountId}, ${charge.workspaceId ?? null}::text, ${charge.projectId ?? null}::text, ${charge.apiKeyId ?? null}::text,
+    ${charge.amount}::bigint, ${charge.reservationId ?? null}::text, ${(charge.pricing ?? 'fixed') === 'fixed'}::boolean, ${charge.description},
+    ${charge.operationId ?? null}::text, ${charge.requestId ?? null}::text, ${charge.now.toISOString()}::timestamptz, ${usageDayOf(period.start)}::date,
+    ${period.start.toISOString()}::timestamptz, ${JSON.stringify(counters)}::jsonb, ${JSON.stringify(ids)}::jsonb)`;
+  const read = (found: Record<string, unknown> | undefined): ChargeResult => {
+    if (!found) throw new LostReply('the charge');
+    const row = found as unknown as Refusal & { ledger: string | null; charged: string | number; balance: string | number; alerts: string | null };
+    if (row.result !== 'ok') throw refusalOf(row, charge.amount);
+    const charged = Number(row.charged);
+    if (charged > 0) countCredits('charged', charged);
+    return {
+      ledgerId: row.ledger,
+      charged,
+      balanceAfter: Number(row.balance),
+      budgetAlert: row.alerts ? (row.alerts.split(', ') as BudgetAlertScope[]) : [],
+    };
+  };
+  return { call, read };
+}
+
+/**
+ * Charges credits inside the transaction that stores the effect being paid for, so either both
+ * happen or neither does (chargeCall; one statement).
+ */
+export async function chargeCredits(tx: Executor, charge: ChargeRequest): Promise<ChargeResult> {
+  const { call, read } = chargeCall(charge);
+  return read(rowsOf<Record<string, unknown>>(await tx.execute(sql`select * from ${call}`))[0]);
 }
 
 /** The ledger id of the refund of a charge: one per charge, so refunding twice is refused by the key. */

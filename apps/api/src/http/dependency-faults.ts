@@ -17,12 +17,25 @@ const CONNECTION_CODES = new Set([
   'EHOSTUNREACH',
   'ENETUNREACH',
   'EAI_AGAIN',
+  'LOST_REPLY',
 ]);
 
 // PostgreSQL SQLSTATEs that mean "the database is not answering now", not "this request is wrong":
 // 57P01 admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now, 57014 query_canceled
 // (statement_timeout), 53300 too_many_connections; class 08 is every connection exception.
 const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '57014', '53300']);
+
+/**
+ * A statement that always answers one row (the credit hold, the charge) answered none: its reply was lost in a
+ * database cut (the fault suite saw postgres.js resolve one with an empty result, about one run in three), so
+ * whether it ran is unknown, as for a lost COMMIT reply; a 503 like any other outage, not a 500.
+ */
+export class LostReply extends Error {
+  readonly code = 'LOST_REPLY';
+  constructor(statement: string) {
+    super(`${statement} answered no row: its reply was lost`);
+  }
+}
 
 interface ErrorFields {
   code?: unknown;

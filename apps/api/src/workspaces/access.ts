@@ -1,4 +1,4 @@
-import { asc, eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
 import { memberOf } from '../db/scoped.js';
 import { errors } from '../http/errors.js';
@@ -30,14 +30,14 @@ export async function requireMembership(db: Executor, workspaceId: string, userI
 /**
  * The caller's default workspace (DECISIONS.md): the oldest workspace they own, or null when they own
  * none. Operations without a `workspace_id` (responses, chat, suggestions) charge and check roles there.
+ * The rule is the database's `default_workspace_of` (migration 0013), which the credit hold reads too.
  */
 export async function defaultWorkspace(db: Executor, userId: string): Promise<Membership | null> {
   const [row] = await db
     .select({ workspace: workspaces, role: workspaceMembers.role })
     .from(workspaces)
     .innerJoin(workspaceMembers, memberOf(workspaces.id, userId))
-    .where(eq(workspaces.ownerUserId, userId))
-    .orderBy(asc(workspaces.createdAt), asc(workspaces.id))
+    .where(eq(workspaces.id, sql`(select workspace_id from default_workspace_of(${userId}))`))
     .limit(1);
   return row ? { workspace: row.workspace, role: row.role as WorkspaceRole } : null;
 }

@@ -35,6 +35,11 @@ export function can(role: WorkspaceRole, action: Action): boolean {
   return CAN[action].includes(role);
 }
 
+/** The roles that may do `action` (for a check made inside a statement: billing's hold). */
+export function rolesThatCan(action: Action): readonly WorkspaceRole[] {
+  return CAN[action];
+}
+
 // A manager runs the team but cannot hand out or touch the roles at or above their own.
 const MANAGER_PROTECTED: readonly WorkspaceRole[] = ['owner', 'manager', 'department_admin'];
 

@@ -3,7 +3,7 @@
 import net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { DrizzleQueryError } from 'drizzle-orm/errors';
-import { dependencyFailure, isDependencyUnavailable, RETRY_AFTER_SECONDS } from '../../src/http/dependency-faults.js';
+import { dependencyFailure, isDependencyUnavailable, LostReply, RETRY_AFTER_SECONDS } from '../../src/http/dependency-faults.js';
 import { RedisRateLimiter, REDIS_COMMAND_TIMEOUT_MS } from '../../src/http/rate-limit.js';
 import pino from 'pino';
 import { surviveUncaughtErrors } from '../../src/lib/process-faults.js';
@@ -19,6 +19,8 @@ describe('dependency faults', () => {
       expect(isDependencyUnavailable(withCode(code)), code).toBe(true);
       expect(isDependencyUnavailable(new DrizzleQueryError('select 1', [], withCode(code))), `wrapped ${code}`).toBe(true);
     }
+    // A one-row statement (the credit hold, the charge) whose reply came back empty in a cut.
+    expect(isDependencyUnavailable(new LostReply('the charge'))).toBe(true);
     // S3: a time-out or the service's own 5xx; a 404 or 403 is not an outage.
     expect(isDependencyUnavailable(Object.assign(new Error('slow down'), { name: 'SlowDown', $metadata: { httpStatusCode: 503 } }))).toBe(true);
     expect(isDependencyUnavailable(Object.assign(new Error('t'), { name: 'TimeoutError', $metadata: {} }))).toBe(true);

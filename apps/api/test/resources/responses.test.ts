@@ -3,7 +3,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { newId } from '../../src/lib/ids.js';
-import { personas } from '../../src/db/schema/index.js';
+import { creditReservations, personas, workspaceMembers } from '../../src/db/schema/index.js';
 import { balanceOf, chargesOf, events, storedResponse, storedResponsesOf, typesOf } from '../support/ai.js';
 import { errorOf, useHarness, useTenant } from '../support/harness.js';
 
@@ -373,6 +373,18 @@ describe('checks before generating', () => {
     });
   });
 
+  it('answers 403 before 402 when the caller’s role in their default workspace may not make paid calls, holding nothing', async () => {
+    // The hold resolves the default workspace and checks the role in its own statement (hold_credits).
+    const viewer = await h.tenant({ credits: 2 });
+    await h.db.update(workspaceMembers).set({ role: 'viewer' }).where(eq(workspaceMembers.userId, viewer.userId));
+    const res = await h.post('/responses', viewer.key, base({ input: 'word '.repeat(2_000) }));
+    expect(res.status).toBe(403);
+    expect(errorOf(res)).toMatchObject({ code: 'permission_denied', param: null });
+    expect(res.body.error.message).toBe('Your role (viewer) cannot make paid AI calls in this workspace.');
+    expect(await h.db.select().from(creditReservations).where(eq(creditReservations.accountId, viewer.accountId))).toEqual([]);
+    expect(await storedResponsesOf(h, viewer.accountId)).toHaveLength(0);
+  });
+
   it('answers 402 before generating when the balance is below the input’s cost, storing and charging nothing', async () => {
     const poor = await h.tenant({ credits: 2 });
     const res = await h.post('/responses', poor.key, base({ input: 'word '.repeat(2_000) }));
@@ -389,6 +401,11 @@ describe('checks before generating', () => {
     expect(res.status).toBe(200);
     expect(res.body.usage.credits_used).toBe(5);
     expect(await balanceOf(h, nearlyEmpty.accountId)).toBe(0);
+    // The answer cost more than the 5 taken: the body built for the full price is stored with what was taken.
+    expect(creditsForTokens(res.body.usage.total_tokens)).toBeGreaterThan(5);
+    const stored = await storedResponse(h, res.body.id);
+    expect(stored?.creditsUsed).toBe(5);
+    expect(stored?.body).toEqual(res.body);
   });
 });
 
