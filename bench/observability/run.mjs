@@ -172,10 +172,21 @@ try {
     const values = rows.filter((row) => row.mode === mode).map((row) => row[field]);
     return Math.round((values.reduce((a, b) => a + b, 0) / values.length) * 100) / 100;
   };
+  // Each mode against `off` of the same round (measured minutes apart, not hours), then the median of those
+  // ratios over rounds: a shared machine drifts between rounds, and one disturbed round does not move a median.
+  const pairedChange = (mode, field) => {
+    const ratios = rows
+      .filter((row) => row.mode === mode)
+      .map((row) => row[field] / rows.find((other) => other.round === row.round && other.mode === 'off')[field])
+      .sort((a, b) => a - b);
+    const middle = ratios.length / 2;
+    const median = ratios.length % 2 ? ratios[Math.floor(middle)] : (ratios[middle - 1] + ratios[middle]) / 2;
+    return Math.round((median - 1) * 1000) / 10;
+  };
   const summary = ['list_requests_per_s', 'list_cpu_ms', 'responses_requests_per_s', 'responses_cpu_ms'].map((field) => {
     const off = mean('off', field);
     const row = { measure: field, off };
-    for (const mode of MODES.slice(1)) row[mode] = `${mean(mode, field)} (${Math.round(((mean(mode, field) - off) / off) * 1000) / 10} %)`;
+    for (const mode of MODES.slice(1)) row[mode] = `${mean(mode, field)} (${pairedChange(mode, field)} %)`;
     return row;
   });
   if (args.json) process.stdout.write(`${JSON.stringify({ driver, duration_s: DURATION, rounds: rows, summary }, null, 2)}\n`);
@@ -194,7 +205,7 @@ try {
     ];
     process.stdout.write(`\n${driver}\n\n| ${columns.join(' | ')} |\n| ${columns.map(() => '---').join(' | ')} |\n`);
     for (const row of rows) process.stdout.write(`| ${columns.map((column) => row[column]).join(' | ')} |\n`);
-    process.stdout.write(`\n| measure (mean) | off | ${MODES.slice(1).join(' | ')} |\n| --- | ${MODES.map(() => '---:').join(' | ')} |\n`);
+    process.stdout.write(`\n| measure (mean; change: median over rounds of each round's ratio to off) | off | ${MODES.slice(1).join(' | ')} |\n| --- | ${MODES.map(() => '---:').join(' | ')} |\n`);
     for (const s of summary)
       process.stdout.write(
         `| ${s.measure} | ${s.off} | ${MODES.slice(1)
