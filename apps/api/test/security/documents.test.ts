@@ -59,9 +59,19 @@ afterAll(async () => {
 const storedFile = (name: string, type: string, bytes: Buffer) =>
   storeFile(h.db, storage, { workspaceId: t.workspaceId, name, type, content: bytes, now: clock.now() });
 
-/** Runs `work` while /healthz is asked every 2 ms and the RSS sampled; the figures of the run. */
+/**
+ * The server's memory outside V8's JS heap: where a document's bytes (Buffers) or a native parse would sit. The
+ * JS heap of this in-process server grows with the garbage of the 2 ms /healthz loop until V8 collects it (once
+ * 75 MiB over a 5 s run in CI, with no document in this process); a parse here would also show in the p99.
+ */
+const rssOutsideHeap = () => {
+  const { rss, heapTotal } = process.memoryUsage();
+  return rss - heapTotal;
+};
+
+/** Runs `work` while /healthz is asked every 2 ms and the memory sampled; the figures of the run. */
 async function underLoad<T>(work: () => Promise<T>): Promise<{ result: T; healthzP99Ms: number; healthzCount: number; rssGrowth: number }> {
-  const rssBefore = process.memoryUsage.rss();
+  const rssBefore = rssOutsideHeap();
   let peak = rssBefore;
   let running = true;
   const latencies: number[] = [];
@@ -71,12 +81,12 @@ async function underLoad<T>(work: () => Promise<T>): Promise<{ result: T; health
       const response = await h.app.inject({ method: 'GET', url: '/healthz' });
       latencies.push(performance.now() - started);
       expect(response.statusCode).toBe(200);
-      peak = Math.max(peak, process.memoryUsage.rss());
+      peak = Math.max(peak, rssOutsideHeap());
       await new Promise((resolve) => setTimeout(resolve, 2));
     }
   })();
   const rss = setInterval(() => {
-    peak = Math.max(peak, process.memoryUsage.rss());
+    peak = Math.max(peak, rssOutsideHeap());
   }, 5);
   try {
     const result = await work();
@@ -136,7 +146,7 @@ describe('document bombs as brand-voice sources', () => {
       expect(voice.sources.documents[0].outcome.error).toMatch(reason);
       expect(await balanceOf(h, t.accountId)).toBe(before);
       console.info(
-        `${name}: /healthz p99 ${run.healthzP99Ms.toFixed(1)} ms over ${run.healthzCount} requests, RSS growth ${(run.rssGrowth / 1024 / 1024).toFixed(0)} MiB`,
+        `${name}: /healthz p99 ${run.healthzP99Ms.toFixed(1)} ms over ${run.healthzCount} requests, RSS growth outside the JS heap ${(run.rssGrowth / 1024 / 1024).toFixed(0)} MiB`,
       );
       expect(run.healthzCount).toBeGreaterThan(5);
       expect(run.healthzP99Ms).toBeLessThan(HEALTHZ_P99_MS);
