@@ -44,18 +44,13 @@ export async function creditsUsed(db: Executor, scope: UsageScope, scopeId: stri
 }
 
 /**
- * Credits a project spent from `since` (any instant) on, as an SQL expression for a project list's
- * correlated column: whole days after `since` from the counters, and the ledger rows of `since`'s own
- * day from `since` on (an index range of one day's charges), so a rolling window stays exact.
+ * Credits a project spent (net of refunds) on the UTC days from `firstDay` on, as an SQL expression for a
+ * project list's correlated column: the project's counter rows of those days, never the ledger.
  */
-export function projectCreditsSince(projectId: AnyPgColumn, since: Date): SQL<string> {
-  const nextMidnight = new Date(Date.UTC(since.getUTCFullYear(), since.getUTCMonth(), since.getUTCDate() + 1));
+export function projectCreditsFromDay(projectId: AnyPgColumn, firstDay: Date): SQL<string> {
   return sql<string>`greatest(0, (select coalesce(sum(${qualified(creditUsageDaily.credits)}), 0) from ${creditUsageDaily}
     where ${qualified(creditUsageDaily.scope)} = 'project' and ${qualified(creditUsageDaily.scopeId)} = ${projectId}
-    and ${qualified(creditUsageDaily.day)} > ${usageDayOf(since)})
-    + (select coalesce(-sum(${qualified(creditLedger.amount)}), 0) from ${creditLedger}
-    where ${qualified(creditLedger.projectId)} = ${projectId} and ${qualified(creditLedger.kind)} in ('charge', 'refund')
-    and ${qualified(creditLedger.createdAt)} >= ${since.toISOString()} and ${qualified(creditLedger.createdAt)} < ${nextMidnight.toISOString()}))`;
+    and ${qualified(creditUsageDaily.day)} >= ${usageDayOf(firstDay)}))`;
 }
 
 interface UsageEntry {

@@ -83,6 +83,24 @@ describe('projects', () => {
     }
   });
 
+  it('counts the credits of whole UTC days: the current one and the 13 before it', async () => {
+    const project = (await h.post('/projects', owner.key, { workspace_id: owner.workspaceId, name: 'Days' })).body;
+    const start = h.clock.ms();
+    const day0 = Date.UTC(2031, 0, 1);
+    try {
+      h.clock.set(new Date(day0 + 23 * 60 * 60 * 1000));
+      expect((await h.post('/agent/threads', owner.key, { workspace_id: owner.workspaceId, project_id: project.id })).status).toBe(200);
+      // Day 13, 22:00: day 0 is the first of the 14 days.
+      h.clock.set(new Date(day0 + 13 * DAY + 22 * 60 * 60 * 1000));
+      expect((await h.get(`/projects/${project.id}`, owner.key)).body.credits_used_14d).toBe(PRICE);
+      // Day 14, 00:30: 13 days and 90 minutes after the charge, but day 0 has left the window.
+      h.clock.set(new Date(day0 + 14 * DAY + 30 * 60 * 1000));
+      expect((await h.get(`/projects/${project.id}`, owner.key)).body.credits_used_14d).toBe(0);
+    } finally {
+      h.clock.set(new Date(start));
+    }
+  });
+
   it('keeps its counts and those of its workspace exact as threads, generations and projects come and go', async () => {
     const t = await h.tenant({ credits: 100_000 });
     const counts = async (projectId: string) => {

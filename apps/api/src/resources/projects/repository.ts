@@ -1,6 +1,6 @@
 import { and, eq, ilike, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { projectCreditsSince } from '../../billing/credits.js';
+import { projectCreditsFromDay } from '../../billing/credits.js';
 import { memberOf, pageAcrossWorkspaces } from '../../db/scoped.js';
 import { errors } from '../../http/errors.js';
 import { containsPattern, listPage, type ListQuery } from '../../lib/pagination.js';
@@ -12,10 +12,11 @@ import { projects } from './table.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-const creditsUsed14d = (now: Date) => projectCreditsSince(projects.id, new Date(now.getTime() - 14 * DAY_MS));
+/** The current UTC day and the 13 before it (DECISIONS.md, Projects). */
+const creditsUsed14d = (now: Date) => projectCreditsFromDay(projects.id, new Date(now.getTime() - 13 * DAY_MS));
 
-// The counts are the project row's counter columns; the 14 days' credits a correlated read of the usage
-// counters, so a page of projects is one query.
+// The counts are the project row's counter columns; the 14 days' credits a correlated read of at most 14
+// usage counter rows, so a page of projects is one query.
 const projectColumns = (now: Date) => ({
   project: projects,
   workspaceName: workspaces.name,
