@@ -1,11 +1,13 @@
 // History that grows (issue 23): one account on PostgreSQL whose history is grown with bulk SQL from a
 // fresh start to 10k, 100k and 1M credit-ledger rows (half as many stored responses, a tenth as many of
 // each other history kind, at most 100k), then sequential requests per endpoint at each step: p50/p90
-// and the growth factor from fresh to the largest step. Read the growth, not the absolute times.
+// and the growth factor to the largest step from fresh and from one full page of each list. Read the
+// growth, not the absolute times. Each step is vacuumed and analysed before its requests.
 //
 //   pnpm build && pnpm bench:scale [--steps 10000,100000,1000000] [--requests 100] [--json]
 //
-// PostgreSQL only (BENCH_DATABASE_URL, else TEST_DATABASE_URL; a scratch database dropped afterwards):
+// PostgreSQL only (BENCH_DATABASE_URL, else TEST_DATABASE_URL; a scratch database dropped afterwards, kept
+// with BENCH_SCALE_KEEP=1 to read its plans):
 // the server owns a PGlite data directory while it runs, so the bulk history cannot be written beside it.
 // Only 127.0.0.1 is a target; every phase is bounded in count.
 import { randomBytes } from 'node:crypto';
@@ -196,3 +198,5 @@ const table = [
 ];
 if (args.json) process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
 else process.stdout.write(`\np50 / p90 in ms (PostgreSQL), growth of p50 to ${last.step} ledger rows from fresh and from one full page of each list:\n\n${table.join('\n')}\n`);
+// A kept database leaves the admin connection open: end here rather than wait on it.
+if (process.env.BENCH_SCALE_KEEP) process.exit(0);
