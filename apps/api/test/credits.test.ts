@@ -9,6 +9,7 @@ import {
   budgetAlerts,
   creditLedger,
   creditUsageDaily,
+  folders,
   meetings,
   projects,
   transcriptionUsageDaily,
@@ -323,7 +324,17 @@ describe('counters of rows', () => {
     expect((await h.post('/generations', t.key, generation)).status).toBe(200);
     expect((await h.post(`/workspaces/${t.workspaceId}/members`, t.key, { email: 'counted@x.example', role: 'viewer' })).status).toBe(200);
     const now = h.clock.now();
+    const folder = (await h.post('/folders', t.key, { workspace_id: t.workspaceId, name: 'Counted' })).body.id;
     await insertFileRow(h.db, { id: `file_rc${now.getTime()}`, workspaceId: t.workspaceId, name: 'a.pdf', sizeBytes: 1_234, createdAt: now, updatedAt: now });
+    await insertFileRow(h.db, {
+      id: `file_rf${now.getTime()}`,
+      workspaceId: t.workspaceId,
+      folderId: folder,
+      name: 'b.pdf',
+      sizeBytes: 0,
+      createdAt: now,
+      updatedAt: now,
+    });
     const meetingId = `mtg_rc${now.getTime()}`;
     await h.db.insert(meetings).values({
       id: meetingId,
@@ -345,7 +356,7 @@ describe('counters of rows', () => {
     });
     await countTranscriptionMinutes(h.db, meetingId);
     const day = now.toISOString().slice(0, 10);
-    const ours = (mismatches: CountMismatch[]) => mismatches.filter((m) => [project, t.workspaceId, t.accountId].includes(m.id.split(' ')[0]!));
+    const ours = (mismatches: CountMismatch[]) => mismatches.filter((m) => [project, folder, t.workspaceId, t.accountId].includes(m.id.split(' ')[0]!));
 
     expect(await reconcileCounts(h.db)).toEqual([]);
     expect(await reconcileWithAdmin()).toEqual({ outcome: 'ok', lines: ['usage counters match the ledger', 'counters match their rows'] });
@@ -360,10 +371,12 @@ describe('counters of rows', () => {
       .set({ memberCount: 5, projectCount: sql`${workspaces.projectCount} - 1`, agentThreadCount: 0 })
       .where(eq(workspaces.id, t.workspaceId));
     await h.db.update(accounts).set({ storedBytes: 1_000 }).where(eq(accounts.id, t.accountId));
+    await h.db.update(folders).set({ fileCount: 3 }).where(eq(folders.id, folder));
     await h.db.update(transcriptionUsageDaily).set({ minutes: 2 }).where(eq(transcriptionUsageDaily.accountId, t.accountId));
     await h.db.insert(transcriptionUsageDaily).values({ accountId: t.accountId, day: '2026-01-15', minutes: 4 });
     expect(ours(await reconcileCounts(h.db))).toEqual([
       { counter: 'accounts.stored_bytes', id: t.accountId, counted: 1_234, stored: 1_000 },
+      { counter: 'folders.file_count', id: folder, counted: 1, stored: 3 },
       { counter: 'projects.agent_thread_count', id: project, counted: 1, stored: 2 },
       { counter: 'projects.generation_count', id: project, counted: 1, stored: 0 },
       { counter: 'transcription_usage_daily.minutes', id: `${t.accountId} 2026-01-15`, counted: 0, stored: 4 },
@@ -373,13 +386,14 @@ describe('counters of rows', () => {
       { counter: 'workspaces.project_count', id: t.workspaceId, counted: 1, stored: 0 },
     ]);
     const admin = await reconcileWithAdmin();
-    expect(admin.outcome).toBe('8 counters differ from their rows');
+    expect(admin.outcome).toBe('9 counters differ from their rows');
     expect(admin.lines).toContain(`projects.agent_thread_count ${project}: counted 1, counter 2`);
 
     // The migration's backfill builds them again from the rows alone.
     for (const statement of countsRebuild()) await h.db.execute(sql.raw(statement));
     expect(await reconcileCounts(h.db)).toEqual([]);
     expect((await h.get(`/projects/${project}`, t.key)).body).toMatchObject({ agent_thread_count: 1, generation_count: 1 });
+    expect((await h.get(`/folders/${folder}?include_files=false`, t.key)).body.file_count).toBe(1);
     expect((await h.get('/usage', t.key)).body.transcription.minutes_used).toBe(3);
   });
 });

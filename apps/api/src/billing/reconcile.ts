@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import { MIGRATIONS_FOLDER } from '../db/client.js';
 import type { Executor } from '../db/client.js';
-import { accounts, apiKeys, creditLedger, creditUsageDaily, meetings, projects, transcriptionUsageDaily, workspaces } from '../db/schema/index.js';
+import { accounts, apiKeys, creditLedger, creditUsageDaily, folders, meetings, projects, transcriptionUsageDaily, workspaces } from '../db/schema/index.js';
 import { rowsOf } from '../db/sql.js';
 import { transcriptionMinutesOf } from '../resources/meetings/repository.js';
 import type { UsageScope } from './credits.js';
@@ -64,9 +64,9 @@ export async function reconcileUsageCounters(db: Executor): Promise<CounterMisma
 
 /** A counter column (or transcription day) that differs from a recount of the rows it counts. */
 export interface CountMismatch {
-  /** `projects.agent_thread_count`, `workspaces.member_count`, `accounts.stored_bytes`, `transcription_usage_daily.minutes`… */
+  /** `projects.agent_thread_count`, `workspaces.member_count`, `folders.file_count`, `accounts.stored_bytes`, `transcription_usage_daily.minutes`… */
   counter: string;
-  /** The row's id (project, workspace or account); for transcription minutes `<account id> <day>`. */
+  /** The row's id (project, workspace, folder or account); for transcription minutes `<account id> <day>`. */
   id: string;
   /** What a recount of the rows gives. */
   counted: number;
@@ -77,7 +77,7 @@ export interface CountMismatch {
 /**
  * Compares every counter kept by the writes of the rows it counts with a recount of those rows (the
  * rows are the truth): projects' thread and generation counts, workspaces' member, project and thread
- * counts, accounts' stored bytes and transcription minutes per account and day. A full scan of the
+ * counts, folders' file counts, accounts' stored bytes and transcription minutes per account and day. A full scan of the
  * counted tables, grouped: an operator's check, not a request path.
  */
 export async function reconcileCounts(db: Executor): Promise<CountMismatch[]> {
@@ -96,6 +96,8 @@ export async function reconcileCounts(db: Executor): Promise<CountMismatch[]> {
         union all select workspace_id, 'project' from projects
         union all select workspace_id, 'thread' from agent_threads
       ) counted group by workspace_id
+    ), folder_counts as (
+      select folder_id, count(*) as files from files where folder_id is not null group by folder_id
     ), account_bytes as (
       select w.account_id, sum(f.size_bytes) as bytes from files f join ${workspaces} w on w.id = f.workspace_id group by w.account_id
     ), minutes as (${transcriptionMinutesOf(sql`${meetings}`)}),
@@ -115,6 +117,9 @@ export async function reconcileCounts(db: Executor): Promise<CountMismatch[]> {
         ('workspaces.agent_thread_count', coalesce(c.threads, 0), w.agent_thread_count::bigint)
       ) as v(counter, counted, stored)
       union all
+      select 'folders.file_count', f.id, coalesce(c.files, 0), f.file_count::bigint
+      from ${folders} f left join folder_counts c on c.folder_id = f.id
+      union all
       select 'accounts.stored_bytes', a.id, coalesce(b.bytes, 0), a.stored_bytes
       from ${accounts} a left join account_bytes b on b.account_id = a.id
       union all
@@ -127,24 +132,30 @@ export async function reconcileCounts(db: Executor): Promise<CountMismatch[]> {
   return rows.map((row) => ({ counter: row.counter, id: row.id, counted: Number(row.counted), stored: Number(row.stored) }));
 }
 
-/**
- * The statements that rebuild the counters reconcileCounts checks from the rows alone: every counter set
- * to zero, then the backfill of the migration that added them (its statements after the hand-written
- * marker). For tests and bench:scale, whose bulk rows bypass the writers.
- */
-export function countsRebuild(): string[] {
-  const files = readdirSync(MIGRATIONS_FOLDER).filter((name) => name.endsWith('_resource_counters.sql'));
-  if (files.length !== 1) throw new Error(`expected one resource counters migration, found ${files.join(', ') || 'none'}`);
+/** The statements after the hand-written marker of the one migration whose name ends with `suffix`. */
+function handWrittenBackfill(suffix: string): string[] {
+  const files = readdirSync(MIGRATIONS_FOLDER).filter((name) => name.endsWith(suffix));
+  if (files.length !== 1) throw new Error(`expected one *${suffix} migration, found ${files.join(', ') || 'none'}`);
   const statements = readFileSync(join(MIGRATIONS_FOLDER, files[0]!), 'utf8').split('--> statement-breakpoint');
   const first = statements.findIndex((statement) => statement.includes('Hand-written from here'));
   if (first < 0) throw new Error(`${files[0]} has no hand-written backfill`);
-  const backfill = statements.slice(first);
+  return statements.slice(first);
+}
+
+/**
+ * The statements that rebuild the counters reconcileCounts checks from the rows alone: every counter set
+ * to zero, then the backfills of the migrations that added them (their statements after the hand-written
+ * marker). For tests and bench:scale, whose bulk rows bypass the writers.
+ */
+export function countsRebuild(): string[] {
   return [
     'update projects set agent_thread_count = 0, generation_count = 0',
     'update workspaces set member_count = 0, project_count = 0, agent_thread_count = 0',
+    'update folders set file_count = 0',
     'update accounts set stored_bytes = 0',
     'delete from transcription_usage_daily',
-    ...backfill,
+    ...handWrittenBackfill('_resource_counters.sql'),
+    ...handWrittenBackfill('_folder_file_count.sql'),
   ];
 }
 

@@ -2,11 +2,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { reconcileCounts } from '../../src/billing/reconcile.js';
 import { uploadObjectKey } from '../../src/resources/files/keys.js';
 import { createLocalStorage } from '../../src/storage/index.js';
 import type { AssignableRole } from '../../src/workspaces/roles.js';
 import { errorOf, type Tenant } from '../support/harness.js';
-import { openFilesStand, pathOf, uploadAndRecord, type FilesStand } from './files/flow.js';
+import { openFilesStand, pathOf, upload, uploadAndRecord, type FilesStand } from './files/flow.js';
 
 // Folders (DECISIONS.md, "Folders"): flat, private to their creator unless shared, changed by their
 // creator or an owner/manager, deleted with or without their files.
@@ -132,5 +133,96 @@ describe('folders', () => {
     expect((await h.get(pathOf(uploaded.file.url))).status).toBe(404);
     await stand.queue.drain();
     expect(await stand.storage.head(uploadObjectKey(uploaded.target.key))).toBeNull();
+  });
+
+  it('keeps file_count by every write that puts a file in a folder or takes it out, concurrent moves included', async () => {
+    const tenant = await h.tenant();
+    const folder = async (name: string) =>
+      (await h.post('/folders', tenant.key, { workspace_id: tenant.workspaceId, name, is_shared: true })).body.id as string;
+    const [a, b, c] = [await folder('A'), await folder('B'), await folder('C')];
+    const counts = async () => {
+      const listed = (await h.get(`/folders?workspace_id=${tenant.workspaceId}&limit=100`, tenant.key)).body.data as { id: string; file_count: number }[];
+      const byId = Object.fromEntries(listed.map((f) => [f.id, f.file_count]));
+      for (const id of Object.keys(byId)) expect((await h.get(`/folders/${id}?include_files=false`, tenant.key)).body.file_count).toBe(byId[id]);
+      return byId;
+    };
+    const move = (fileId: string, folderId: string | null) => h.patch(`/files/${fileId}`, tenant.key, { folder_id: folderId });
+    const ref = async (name: string, folderId?: string) =>
+      (
+        await h.post('/files', tenant.key, {
+          workspace_id: tenant.workspaceId,
+          name,
+          type: 'application/pdf',
+          url: `https://d.example/${name}`,
+          source: 'url',
+          ...(folderId ? { folder_id: folderId } : {}),
+        })
+      ).body.id as string;
+
+    // An upload URL given a folder puts nothing in it until the file is recorded.
+    const pending = await upload(h, tenant, Buffer.from('pending'), 'text/plain', { folder_id: a });
+    expect(await counts()).toEqual({ [a]: 0, [b]: 0, [c]: 0 });
+    const recorded = (await h.post('/files', tenant.key, pending.target.next_step.body)).body.id as string;
+    const one = await ref('one', b);
+    const loose = await ref('loose');
+    expect(await counts()).toEqual({ [a]: 1, [b]: 1, [c]: 0 });
+
+    expect((await move(recorded, b)).status).toBe(200);
+    expect(await counts()).toEqual({ [a]: 0, [b]: 2, [c]: 0 });
+    expect((await move(recorded, null)).status).toBe(200);
+    expect((await move(loose, c)).status).toBe(200);
+    expect(await counts()).toEqual({ [a]: 0, [b]: 1, [c]: 1 });
+    // A PATCH that leaves the folder (or names the one the file is in) counts nothing.
+    expect((await h.patch(`/files/${one}`, tenant.key, { name: 'renamed', metadata: { k: 1 } })).status).toBe(200);
+    expect((await move(one, b)).status).toBe(200);
+    expect((await move(recorded, null)).status).toBe(200);
+    expect(await counts()).toEqual({ [a]: 0, [b]: 1, [c]: 1 });
+    expect((await h.delete(`/files/${one}`, tenant.key)).status).toBe(200);
+    expect(await counts()).toEqual({ [a]: 0, [b]: 0, [c]: 1 });
+
+    // Concurrent: one file moved to two folders at once lands in one of them, counted once; two files
+    // crossing between the same two folders both arrive; a file moving out of a folder being deleted.
+    const racer = await ref('racer', a);
+    const results = await Promise.all([move(racer, b), move(racer, c)]);
+    expect(results.map((r) => r.status)).toEqual([200, 200]);
+    const landed = (await h.get(`/files/${racer}`, tenant.key)).body.folder_id as string;
+    expect(await counts()).toEqual({ [a]: 0, [b]: landed === b ? 1 : 0, [c]: landed === c ? 2 : 1 });
+    const [x, y] = [await ref('x', a), await ref('y', c)];
+    for (let round = 0; round < 3; round++) {
+      const crossed = await Promise.all([move(x, round % 2 === 0 ? c : a), move(y, round % 2 === 0 ? a : c)]);
+      expect(crossed.map((r) => r.status)).toEqual([200, 200]);
+    }
+    expect(await counts()).toEqual({ [a]: 1, [b]: landed === b ? 1 : 0, [c]: landed === c ? 3 : 2 });
+    const leaving = await ref('leaving', b);
+    const [moved, gone] = await Promise.all([move(leaving, a), h.delete(`/folders/${b}`, tenant.key)]);
+    expect([moved.status, gone.status]).toEqual([200, 200]);
+    for (let round = 0; round < 5; round++) {
+      const doomed = await folder(`doomed ${round}`);
+      const [out, stays] = [await ref(`out-${round}`, doomed), await ref(`stays-${round}`, doomed)];
+      const raced = await Promise.all([move(out, a), h.delete(`/folders/${doomed}`, tenant.key), move(stays, c)]);
+      expect(raced.map((r) => r.status)).toEqual([200, 200, 200]);
+    }
+    const after = await counts();
+    expect(after[b]).toBeUndefined();
+    const files = (await h.get(`/files?workspace_id=${tenant.workspaceId}&limit=100`, tenant.key)).body.data as { folder_id?: string }[];
+    expect(after).toEqual({ [a]: files.filter((f) => f.folder_id === a).length, [c]: files.filter((f) => f.folder_id === c).length });
+    expect(after).toEqual({ [a]: 7, [c]: (landed === c ? 3 : 2) + 5 });
+
+    // Deleting the workspace takes its folders with their files; nothing is left to miscount.
+    const [ws, wsKey] = [tenant.workspaceId, tenant.key];
+    const second = (await h.post('/workspaces', wsKey, { name: 'Second' })).body.id as string;
+    const elsewhere = (await h.post('/folders', wsKey, { workspace_id: second, name: 'Elsewhere' })).body.id as string;
+    await h.post('/files', wsKey, {
+      workspace_id: second,
+      name: 'e',
+      type: 'application/pdf',
+      url: 'https://d.example/e',
+      source: 'url',
+      folder_id: elsewhere,
+    });
+    expect((await h.get(`/folders/${elsewhere}`, wsKey)).body.file_count).toBe(1);
+    expect((await h.delete(`/workspaces/${second}`, wsKey)).status).toBe(200);
+    const mine = (m: { id: string }) => [a, b, c, elsewhere, ws, second, tenant.accountId].includes(m.id);
+    expect((await reconcileCounts(stand.database.db)).filter(mine)).toEqual([]);
   });
 });

@@ -44,11 +44,6 @@ export function folderIsFavorite(userId: string): SQL<boolean> {
   return sql<boolean>`exists (select 1 from ${folderFavorites} where ${q(folderFavorites, folderFavorites.folderId)} = ${q(folders, folders.id)} and ${q(folderFavorites, folderFavorites.userId)} = ${userId})`;
 }
 
-/** Files of a folder, for `file_count` (selectable next to a folder row). */
-export function folderFileCount(): SQL<number> {
-  return sql<number>`(select count(*)::int from ${files} where ${q(files, files.folderId)} = ${q(folders, folders.id)})`.mapWith(Number);
-}
-
 /**
  * GET /files `type`: a case-insensitive MIME prefix (DECISIONS.md). A top-level type alone (`image`) means
  * `image/`, so `image` never matches `imagex/…`; `%` and `_` are literal.

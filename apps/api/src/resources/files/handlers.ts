@@ -19,11 +19,12 @@ import {
   listFilesOf,
   storedBytes,
   targetFolder,
+  updateFileRow,
 } from './repository.js';
 import { linksAt } from './settings.js';
 import { ownUploadKey } from './signing.js';
 import { mediaTypeEssence } from './sniff.js';
-import { fileFavorites, files, uploads } from './table.js';
+import { fileFavorites, uploads } from './table.js';
 import { thumbnailKind } from './thumbnails.js';
 import { uploadHandlers } from './uploads.js';
 
@@ -172,8 +173,7 @@ export const fileHandlers = {
       authorize: () => {},
       merge: (current): FileRow => ({ ...applyPatch(current.file, body, { name: 'name', folder_id: 'folderId', metadata: 'metadata' }), updatedAt: ctx.now() }),
       save: async (tx, next) => {
-        const { id, ...changes } = next;
-        await tx.update(files).set(changes).where(eq(files.id, id));
+        await updateFileRow(tx, next, { moved: body.folder_id !== undefined });
       },
     });
     return fileToWire(

@@ -6,16 +6,7 @@ import { apiError, errors } from '../../http/errors.js';
 import { listPage, type ListQuery } from '../../lib/pagination.js';
 import type { WorkspaceRole } from '../../workspaces/roles.js';
 import { workspaceMembers, workspaces } from '../workspaces/table.js';
-import {
-  fileIsFavorite,
-  fileListConditions,
-  fileVisibleTo,
-  folderFileCount,
-  folderIsFavorite,
-  folderListConditions,
-  folderVisibleTo,
-  type FileListFilters,
-} from './filters.js';
+import { fileIsFavorite, fileListConditions, fileVisibleTo, folderIsFavorite, folderListConditions, folderVisibleTo, type FileListFilters } from './filters.js';
 import { toFile, toFolder, type FileRow, type FolderRow, type LinkContext } from './mappers.js';
 import { files, folders, uploads } from './table.js';
 
@@ -89,7 +80,7 @@ export interface FolderView {
 
 const visibleFolders = (db: Executor, userId: string) =>
   db
-    .select({ folder: folders, fileCount: folderFileCount(), isFavorite: folderIsFavorite(userId), role: workspaceMembers.role })
+    .select({ folder: folders, fileCount: folders.fileCount, isFavorite: folderIsFavorite(userId), role: workspaceMembers.role })
     .from(folders)
     .innerJoin(workspaceMembers, memberOf(folders.workspaceId, userId));
 
@@ -167,10 +158,53 @@ async function addStoredBytes(tx: Executor, workspaceId: string, bytes: number):
     .where(eq(accounts.id, accountOf(workspaceId)));
 }
 
-/** Records a file, its bytes counted on its workspace's account. */
+/**
+ * Adds to folders' `file_count` (relative, never read-modify-write), in the transaction that puts files
+ * in or takes them out. Every such writer locks the file rows it changes first and the folders after,
+ * these in id order, so two moves between the same folders (or a move and a folder's deletion) cannot
+ * deadlock. A file entering a folder is written after the folder's counter: its foreign key check then
+ * finds the folder row already locked by this transaction (a weaker lock taken first and strengthened
+ * later could wait behind the folder's deletion). A folder deleted meanwhile is skipped: its row, and so
+ * its counter, is gone.
+ */
+async function addToFolderCounts(tx: Executor, deltas: Iterable<readonly [string | null, number]>): Promise<void> {
+  const byFolder = new Map<string, number>();
+  for (const [folderId, delta] of deltas) if (folderId !== null) byFolder.set(folderId, (byFolder.get(folderId) ?? 0) + delta);
+  const ordered = [...byFolder].filter(([, delta]) => delta !== 0).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  for (const [folderId, delta] of ordered) {
+    await tx
+      .update(folders)
+      .set({ fileCount: sql`${folders.fileCount} + ${delta}` })
+      .where(eq(folders.id, folderId));
+  }
+}
+
+/** Records a file, its bytes counted on its workspace's account and the file on its folder's `file_count`. */
 export async function insertFileRow(tx: Executor, row: typeof files.$inferInsert): Promise<void> {
   await addStoredBytes(tx, row.workspaceId, row.sizeBytes);
+  await addToFolderCounts(tx, [[row.folderId ?? null, 1]]);
   await tx.insert(files).values(row);
+}
+
+/**
+ * Writes a PATCH of a file. The folder is written only when the PATCH gives one (`moved`); the counts
+ * of the folder it leaves and the one it enters follow from the row as locked here (not as read before),
+ * so a concurrent move or folder deletion is counted once. False when the file was deleted meanwhile.
+ */
+export async function updateFileRow(tx: Executor, next: FileRow, { moved }: { moved: boolean }): Promise<boolean> {
+  const { id, folderId, ...changes } = next;
+  const [locked] = await tx.select({ folderId: files.folderId }).from(files).where(eq(files.id, id)).for('no key update');
+  if (!locked) return false;
+  if (moved && locked.folderId !== folderId)
+    await addToFolderCounts(tx, [
+      [locked.folderId, -1],
+      [folderId, 1],
+    ]);
+  await tx
+    .update(files)
+    .set(moved ? { ...changes, folderId } : changes)
+    .where(eq(files.id, id));
+  return true;
 }
 
 /**
@@ -190,24 +224,36 @@ export async function deleteFileRowsOf(tx: Executor, rows: Pick<FileRow, 'id' | 
         rows.map((row) => row.id),
       ),
     )
-    .returning({ workspaceId: files.workspaceId, sizeBytes: files.sizeBytes, storageKey: files.storageKey });
+    .returning({ workspaceId: files.workspaceId, folderId: files.folderId, sizeBytes: files.sizeBytes, storageKey: files.storageKey });
   for (const row of gone) expected.set(row.workspaceId, expected.get(row.workspaceId)! - row.sizeBytes);
   for (const [workspaceId, notDeleted] of expected) await addStoredBytes(tx, workspaceId, notDeleted);
+  // The folders the rows were in when deleted (a move committed meanwhile counts).
+  await addToFolderCounts(
+    tx,
+    gone.map((row) => [row.folderId, -1] as const),
+  );
   const keys = gone.flatMap((row) => (row.storageKey === null ? [] : [row.storageKey]));
   if (keys.length > 0) await tx.delete(uploads).where(inArray(uploads.key, keys));
   return keys;
 }
 
-/**
- * Deletes every file of a workspace that is being deleted, giving their bytes back to its account: the
- * account row locked first (addStoredBytes), then the bytes of the rows the delete really removed.
- */
-export async function deleteFilesOf(tx: Executor, workspaceId: string): Promise<void> {
+/** Locks the row of the account that owns a workspace, as addStoredBytes would: what a writer of file rows with bytes takes first. */
+export async function lockAccountOf(tx: Executor, workspaceId: string): Promise<void> {
   await tx
     .select({ id: accounts.id })
     .from(accounts)
     .where(eq(accounts.id, accountOf(workspaceId)))
     .for('no key update');
+}
+
+/**
+ * Deletes every file of a workspace that is being deleted, giving their bytes back to its account: the
+ * account row locked first (addStoredBytes), then the bytes of the rows the delete really removed. The
+ * folders' counts are left: the workspace's folders go with it, and a file is only ever in a folder of
+ * its own workspace.
+ */
+export async function deleteFilesOf(tx: Executor, workspaceId: string): Promise<void> {
+  await lockAccountOf(tx, workspaceId);
   await tx.execute(sql`with gone as (delete from ${files} where ${files.workspaceId} = ${workspaceId} returning ${files.sizeBytes})
     update ${accounts} set stored_bytes = stored_bytes - (select coalesce(sum(size_bytes), 0) from gone)
     where ${accounts.id} = ${accountOf(workspaceId)}`);

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, index, jsonb, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, boolean, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { timestampMs } from '../../db/schema/columns.js';
 import { users } from '../../db/schema/tenancy.js';
 import { workspaces } from '../workspaces/table.js';
@@ -22,6 +22,9 @@ export const folders = pgTable(
     createdByUserId: text('created_by_user_id').references(() => users.id, { onDelete: 'set null' }),
     name: text('name').notNull(),
     isShared: boolean('is_shared').notNull().default(false),
+    // Rows of `files` in this folder (pending uploads do not count): kept by relative increments in the
+    // transaction of every write that puts a file in or takes it out (DECISIONS.md, Counters).
+    fileCount: integer('file_count').notNull().default(0),
     createdAt: timestampMs('created_at').notNull(),
     updatedAt: timestampMs('updated_at').notNull(),
   },
@@ -65,7 +68,7 @@ export const files = pgTable(
   },
   (t) => [
     index('files_workspace_idx').on(t.workspaceId, t.createdAt, t.id),
-    // GET /folders/{id} pages, file_count and `folder_id=` filters.
+    // GET /folders/{id} pages, `folder_id=` filters and the recount of file_count (reconcileCounts).
     index('files_folder_idx').on(t.folderId, t.createdAt, t.id),
     // GET /files?folder_id= (a folder or `none`) per workspace of the caller (pageAcrossWorkspaces).
     index('files_workspace_folder_idx').on(t.workspaceId, t.folderId, t.createdAt, t.id),

@@ -8,7 +8,7 @@ import { errors } from '../../http/errors.js';
 import { deleteFileRows } from '../files/handlers.js';
 import { FILE_JOBS } from '../files/jobs.js';
 import { toFolder, type FolderRow } from '../files/mappers.js';
-import { findFolder, listFilesOf, listFoldersOf, type FolderView } from '../files/repository.js';
+import { findFolder, listFilesOf, listFoldersOf, lockAccountOf, type FolderView } from '../files/repository.js';
 import { linksAt } from '../files/settings.js';
 import { files, folderFavorites, folders } from '../files/table.js';
 
@@ -39,6 +39,7 @@ export const folderHandlers = {
       createdByUserId: ctx.auth.userId,
       name: body.name,
       isShared: body.is_shared ?? false,
+      fileCount: 0,
       createdAt: now,
       updatedAt: now,
     };
@@ -78,13 +79,14 @@ export const folderHandlers = {
       if (body.is_favorite !== undefined) await setFolderFavorite(tx, userId, params.id, body.is_favorite, now);
       let folder = current.folder;
       if (body.name !== undefined || body.is_shared !== undefined) {
-        folder = {
-          ...folder,
+        const changes = {
           ...(body.name !== undefined ? { name: body.name } : {}),
           ...(body.is_shared !== undefined ? { isShared: body.is_shared } : {}),
           updatedAt: now,
         };
-        await tx.update(folders).set(folder).where(eq(folders.id, params.id));
+        // Only the PATCH's fields: file_count is left to its relative increments (a concurrent one would be lost).
+        await tx.update(folders).set(changes).where(eq(folders.id, params.id));
+        folder = { ...folder, ...changes };
       }
       return { ...current, folder, isFavorite: body.is_favorite ?? current.isFavorite };
     });
@@ -96,15 +98,21 @@ export const folderHandlers = {
     await ctx.db.transaction(async (tx) => {
       const current = await findFolder(tx, userId, params.id);
       requireFolderControl(current, userId, 'delete this folder');
-      if (query.delete_files === true) {
+      const deleteFiles = query.delete_files === true;
+      if (deleteFiles) {
         requireRole(current.role, 'content.delete', 'delete files in this workspace', 'delete_files');
-        const inFolder = await tx
-          .select({ id: files.id, workspaceId: files.workspaceId, sizeBytes: files.sizeBytes })
-          .from(files)
-          .where(eq(files.folderId, params.id));
-        await deleteFileRows(tx, (t, keys) => ctx.services.jobs.enqueue(t, FILE_JOBS.deleteBytes, { keys }), inFolder);
+        // Writers of file rows with bytes lock the account first (addStoredBytes).
+        await lockAccountOf(tx, current.folder.workspaceId);
       }
-      // Files left in it move to no folder (ON DELETE SET NULL).
+      // The folder's files locked before the folder row (which the delete and ON DELETE SET NULL then
+      // take), the order of a move (updateFileRow): a file moving out meanwhile cannot deadlock with this.
+      const inFolder = await tx
+        .select({ id: files.id, workspaceId: files.workspaceId, sizeBytes: files.sizeBytes })
+        .from(files)
+        .where(eq(files.folderId, params.id))
+        .for(deleteFiles ? 'update' : 'no key update');
+      if (deleteFiles) await deleteFileRows(tx, (t, keys) => ctx.services.jobs.enqueue(t, FILE_JOBS.deleteBytes, { keys }), inFolder);
+      // Files left in it move to no folder (ON DELETE SET NULL); its file_count goes with its row.
       await tx.delete(folders).where(eq(folders.id, params.id));
     });
     return deleted('folder', params.id);

@@ -5,14 +5,7 @@ import { createAccount, createWorkspaceFor } from '../../../src/admin/accounts.j
 import { loadSpec } from '../../../src/contract/spec.js';
 import type { DatabaseHandle } from '../../../src/db/client.js';
 import { fileFavorites, files, folderFavorites, folders, users } from '../../../src/db/schema/index.js';
-import {
-  fileIsFavorite,
-  fileListConditions,
-  folderFileCount,
-  folderIsFavorite,
-  folderListConditions,
-  type FileListFilters,
-} from '../../../src/resources/files/filters.js';
+import { fileIsFavorite, fileListConditions, folderIsFavorite, folderListConditions, type FileListFilters } from '../../../src/resources/files/filters.js';
 import { newUploadKey } from '../../../src/resources/files/keys.js';
 import {
   newUploadGrant,
@@ -130,6 +123,7 @@ describe('mappers', () => {
       createdByUserId: 'usr_1',
       name: 'Q4',
       isShared: true,
+      fileCount: 2,
       createdAt: now,
       updatedAt: now,
     };
@@ -173,10 +167,11 @@ describe('list filters (on the database)', () => {
     await db.insert(users).values({ id: other, email: `other.${process.pid}@example.com`, accountId: account.accountId, createdAt: now });
     workspaceId = await createWorkspaceFor(db, { accountId: account.accountId, name: 'W' });
     const at = (minutes: number) => new Date(now.getTime() + minutes * 60_000);
+    // Fixture rows bypass the writers: each folder's file_count is set to the one file put in it below.
     await db.insert(folders).values([
-      { id: 'fld_shared', workspaceId, createdByUserId: other, name: 'Shared', isShared: true, createdAt: at(0), updatedAt: at(0) },
-      { id: 'fld_mine', workspaceId, createdByUserId: me, name: 'Mine (private)', isShared: false, createdAt: at(1), updatedAt: at(1) },
-      { id: 'fld_theirs', workspaceId, createdByUserId: other, name: 'Theirs (private)', isShared: false, createdAt: at(2), updatedAt: at(2) },
+      { id: 'fld_shared', workspaceId, createdByUserId: other, name: 'Shared', isShared: true, fileCount: 1, createdAt: at(0), updatedAt: at(0) },
+      { id: 'fld_mine', workspaceId, createdByUserId: me, name: 'Mine (private)', isShared: false, fileCount: 1, createdAt: at(1), updatedAt: at(1) },
+      { id: 'fld_theirs', workspaceId, createdByUserId: other, name: 'Theirs (private)', isShared: false, fileCount: 1, createdAt: at(2), updatedAt: at(2) },
     ]);
     const file = (id: string, minutes: number, name: string, type: string, folderId: string | null) => ({
       id,
@@ -248,7 +243,7 @@ describe('list filters (on the database)', () => {
   it('lists the folders a member can see with file counts, favorites and search', async () => {
     const list = (userId: string, filters: { is_favorite?: boolean; search?: string }) =>
       database.db
-        .select({ id: folders.id, count: folderFileCount(), favorite: folderIsFavorite(userId) })
+        .select({ id: folders.id, count: folders.fileCount, favorite: folderIsFavorite(userId) })
         .from(folders)
         .where(and(eq(folders.workspaceId, workspaceId), ...folderListConditions(userId, filters)))
         .orderBy(desc(folders.createdAt), desc(folders.id));
