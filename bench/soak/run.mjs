@@ -19,7 +19,7 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { log } from '../lib/log.mjs';
 import { scratchDatabase } from '../lib/postgres.mjs';
-import { freePort, startApiServer, stopProcess } from '../lib/servers.mjs';
+import { createBenchAccount, freePort, startApiServer, stopProcess } from '../lib/servers.mjs';
 
 const { values: args } = parseArgs({
   options: {
@@ -120,10 +120,10 @@ function workload(api, key, workspace) {
 async function soak(label, env) {
   const metricsPort = await freePort();
   const inspectPort = await freePort();
-  const key = `svc_live_${randomBytes(20).toString('hex')}`;
+  // An account with credits for every charged call of the run (the bootstrap account's ran out at 90 000).
+  const key = await createBenchAccount(env, 'soak');
   const api = await startApiServer({
     ...env,
-    BOOTSTRAP_API_KEY: key,
     METRICS_PORT: String(metricsPort),
     NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --inspect=127.0.0.1:${inspectPort}`,
   });
