@@ -77,7 +77,8 @@ export async function startApiServer(env) {
   // BENCH_CPU_PROF_DIR=dir: the server writes a V8 CPU profile there when it stops (node --cpu-prof).
   const profile = process.env.BENCH_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : [];
   const child = spawn(process.execPath, [...profile, join(apiDir, 'dist/main.js')], {
-    env: { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_MULTIPLIER: '100000', ...env, PORT: String(port) },
+    // MALLOC_ARENA_MAX=2 as production starts it (Dockerfile, Procfile, `pnpm start`).
+    env: { MALLOC_ARENA_MAX: '2', ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_MULTIPLIER: '100000', ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -70,11 +70,13 @@ describe('Procfile and Dockerfile', () => {
         .filter((line) => /^\w+:/.test(line))
         .map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trim()]),
     );
-    expect(processes).toEqual({ web: 'WORKERS=off node apps/api/dist/main.js', worker: 'node apps/api/dist/worker.js' });
+    expect(processes).toEqual({ web: 'MALLOC_ARENA_MAX=2 WORKERS=off node apps/api/dist/main.js', worker: 'MALLOC_ARENA_MAX=2 node apps/api/dist/worker.js' });
     const build = JSON.parse(read('apps/api/tsconfig.build.json')) as { compilerOptions?: { outDir?: string } };
     expect(build.compilerOptions?.outDir ?? 'dist').toMatch(/dist$/);
     const dockerfile = read('Dockerfile');
     expect(dockerfile).toContain('FROM node:24');
     expect(dockerfile).toContain('CMD ["node", "dist/main.js"]');
+    // glibc's arenas, read at process start (bench/README.md, soak): set where the process is started.
+    expect(dockerfile).toMatch(/^ENV .*MALLOC_ARENA_MAX=2/m);
   });
 });
