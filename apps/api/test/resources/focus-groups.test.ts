@@ -104,13 +104,15 @@ describe('running a focus group', () => {
       () => h.post('/focus-groups', t.key, { question: 'Would you try a meal-kit subscription that costs 10 percent less?', persona_ids: PERSONAS }),
     );
     let during: any;
-    for (let attempt = 0; attempt < 200; attempt += 1) {
+    // The slow persona's answer is held, so the two-answer state lasts until release(): wait for it by time
+    // (10 s), not by a count of loop turns, which a loaded machine used up before the two answers were stored.
+    for (const deadline = Date.now() + 10_000; Date.now() < deadline; ) {
       const [row] = await h.db.select().from(focusGroups).where(eq(focusGroups.question, 'Would you try a meal-kit subscription that costs 10 percent less?'));
       if (row && row.answers.filter((answer) => answer !== null).length === 2) {
         during = (await h.get(`/focus-groups/${row.id}`, t.key)).body;
         break;
       }
-      await new Promise((resolve) => setImmediate(resolve));
+      await new Promise((resolve) => setTimeout(resolve, 5));
     }
     expect(during).toMatchObject({ status: 'in_progress', summary: null, usage: { credits_used: 0 } });
     expect(during.answers.map((answer: any) => answer.persona.id)).toEqual([PERSONAS[0], PERSONAS[2]]);
