@@ -93,6 +93,9 @@ export function idempotencyHooks(db: Database, now: () => Date, operations: Map<
     }
     request.idempotencyKey = key;
     claims.set(request, claim.createdAt);
+    // A client that left while the claim was being written may have had its request's end (onResponse, which
+    // releases the key) run already: release now, or the lease below would be renewed with nobody to settle it.
+    if (request.raw.socket?.destroyed) return void (await settleKey(request, null));
     keepClaimed(request, request.auth.apiKeyId, key);
   };
 

@@ -54,8 +54,9 @@ function leave(when: 'sent' | 'headers', key: string, idempotencyKey: string): P
 }
 
 async function settled(accountId: string, idempotencyKey: string) {
-  // The server settles after it notices the close: wait until the key is released and nothing is held.
-  for (let i = 0; i < 300; i++) {
+  // The server settles after it notices the close: wait until the key is released and nothing is held
+  // (by time, 15 s: a count of turns ran out on a loaded CI machine).
+  for (const deadline = Date.now() + 15_000; Date.now() < deadline; ) {
     const held = await h.db.select().from(creditReservations).where(eq(creditReservations.accountId, accountId));
     const keys = await h.db.select().from(idempotencyKeys).where(eq(idempotencyKeys.key, idempotencyKey));
     if (held.length === 0 && keys.length === 0) break;
