@@ -1,6 +1,5 @@
 import { countCredits } from '../observability/billing.js';
 import { and, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
-import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { Database, Executor, Transaction } from '../db/client.js';
 import { accounts, creditLedger, creditReservations, creditUsageDaily, projects, workspaces } from '../db/schema/index.js';
 import { qualified, rowsOf } from '../db/sql.js';
@@ -41,16 +40,6 @@ export async function creditsUsed(db: Executor, scope: UsageScope, scopeId: stri
       ),
     );
   return Math.max(0, Number(row?.used ?? 0));
-}
-
-/**
- * Credits a project spent (net of refunds) on the UTC days from `firstDay` on, as an SQL expression for a
- * project list's correlated column: the project's counter rows of those days, never the ledger.
- */
-export function projectCreditsFromDay(projectId: AnyPgColumn, firstDay: Date): SQL<string> {
-  return sql<string>`greatest(0, (select coalesce(sum(${qualified(creditUsageDaily.credits)}), 0) from ${creditUsageDaily}
-    where ${qualified(creditUsageDaily.scope)} = 'project' and ${qualified(creditUsageDaily.scopeId)} = ${projectId}
-    and ${qualified(creditUsageDaily.day)} >= ${usageDayOf(firstDay)}))`;
 }
 
 interface UsageEntry {

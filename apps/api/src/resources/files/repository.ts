@@ -189,22 +189,25 @@ export async function insertFileRow(tx: Executor, row: typeof files.$inferInsert
 /**
  * Writes a PATCH of a file. The folder is written only when the PATCH gives one (`moved`); the counts
  * of the folder it leaves and the one it enters follow from the row as locked here (not as read before),
- * so a concurrent move or folder deletion is counted once. False when the file was deleted meanwhile.
+ * so a concurrent move or folder deletion is counted once. A PATCH that moves nothing is one update.
  */
-export async function updateFileRow(tx: Executor, next: FileRow, { moved }: { moved: boolean }): Promise<boolean> {
+export async function updateFileRow(tx: Executor, next: FileRow, { moved }: { moved: boolean }): Promise<void> {
   const { id, folderId, ...changes } = next;
+  if (!moved) {
+    await tx.update(files).set(changes).where(eq(files.id, id));
+    return;
+  }
   const [locked] = await tx.select({ folderId: files.folderId }).from(files).where(eq(files.id, id)).for('no key update');
-  if (!locked) return false;
-  if (moved && locked.folderId !== folderId)
+  if (!locked) return;
+  if (locked.folderId !== folderId)
     await addToFolderCounts(tx, [
       [locked.folderId, -1],
       [folderId, 1],
     ]);
   await tx
     .update(files)
-    .set(moved ? { ...changes, folderId } : changes)
+    .set({ ...changes, folderId })
     .where(eq(files.id, id));
-  return true;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { and, eq, ilike, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { projectCreditsFromDay } from '../../billing/credits.js';
+import { creditsUsedSql } from '../../billing/credits.js';
 import { memberOf, pageAcrossWorkspaces } from '../../db/scoped.js';
 import { errors } from '../../http/errors.js';
 import { containsPattern, listPage, type ListQuery } from '../../lib/pagination.js';
@@ -13,7 +13,7 @@ import { projects } from './table.js';
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** The current UTC day and the 13 before it (DECISIONS.md, Projects). */
-const creditsUsed14d = (now: Date) => projectCreditsFromDay(projects.id, new Date(now.getTime() - 13 * DAY_MS));
+const creditsUsed14d = (now: Date) => creditsUsedSql('project', sql`${projects.id}`, new Date(now.getTime() - 13 * DAY_MS));
 
 // The counts are the project row's counter columns; the 14 days' credits a correlated read of at most 14
 // usage counter rows, so a page of projects is one query.
