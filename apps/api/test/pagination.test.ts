@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { decodeCursor, encodeCursor } from '../src/lib/pagination.js';
+import { sql } from 'drizzle-orm';
+import { workspaces } from '../src/db/schema/index.js';
+import { decodeCursor, encodeCursor, listPage } from '../src/lib/pagination.js';
 import { errorOf, useHarness, useTenant, type ApiResponse } from './support/harness.js';
 
 // One cursor helper for every list; opaque cursors, a stable order with a unique
@@ -24,6 +26,18 @@ async function pageThrough(path: string, limit: number): Promise<{ ids: string[]
     pages++;
   } while (cursor);
   return { ids, pages };
+}
+
+async function pageThroughAs(path: string, limit: number, key: string): Promise<string[]> {
+  const ids: string[] = [];
+  let cursor: string | null = null;
+  do {
+    const res: ApiResponse = await h.get(`${path}&limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`, key);
+    expect(res.status).toBe(200);
+    ids.push(...res.body.data.map((item: { id: string }) => item.id));
+    cursor = res.body.next_cursor;
+  } while (cursor);
+  return ids;
 }
 
 describe('cursors', () => {
@@ -70,6 +84,57 @@ describe('lists', () => {
     const { ids, pages } = await pageThrough(`/projects?workspace_id=${t.workspaceId}`, 3);
     expect(ids).toEqual(expected);
     expect(pages).toBe(3);
+  });
+
+  it('visit every item exactly once through a statement built once per shape (agent threads), for each caller', async () => {
+    const other = await h.tenant();
+    const made: Record<string, { id: string; at: number }[]> = { mine: [], theirs: [] };
+    for (let i = 0; i < 7; i++) {
+      if (i % 3 === 0) h.clock.advance(1_000);
+      for (const [who, tenant] of [
+        ['mine', t],
+        ['theirs', other],
+      ] as const) {
+        const res = await h.post('/agent/threads', tenant.key, { workspace_id: tenant.workspaceId, title: `Shaped ${who} ${i}` });
+        made[who]!.push({ id: res.body.id, at: h.clock.ms() });
+      }
+    }
+    const newestFirst = (items: { id: string; at: number }[]) => [...items].sort((a, b) => b.at - a.at || (a.id < b.id ? 1 : -1)).map((item) => item.id);
+    // Both shapes (first page and after a cursor), with and without the workspace filter and a search, each
+    // caller seeing exactly their own threads through the same kept statements.
+    for (const [who, tenant] of [
+      ['mine', t],
+      ['theirs', other],
+      ['mine', t],
+    ] as const) {
+      const expected = newestFirst(made[who]!);
+      const across = await pageThroughAs(`/agent/threads?search=Shaped`, 3, tenant.key);
+      expect(across).toEqual(expected);
+      expect(await pageThroughAs(`/agent/threads?workspace_id=${tenant.workspaceId}&search=Shaped%20${who}`, 2, tenant.key)).toEqual(expected);
+    }
+  });
+
+  it('refuse to keep a list statement that holds a value instead of a placeholder', async () => {
+    const held = () =>
+      listPage(
+        { limit: 5 },
+        {
+          list: 'held',
+          keyset: { sortKey: workspaces.createdAt, id: workspaces.id },
+          prepared: { db: h.db, name: 'held_value_test', values: { name: 'x' } },
+          filters: [sql`${workspaces.name} <> ${'a literal'}`, sql`${workspaces.name} <> ${sql.placeholder('name')}`],
+          rows: (page) =>
+            h.db
+              .select()
+              .from(workspaces)
+              .where(page.where)
+              .orderBy(...page.orderBy)
+              .limit(page.fetch),
+          keyOf: (row) => ({ sortKey: row.createdAt, id: row.id }),
+          toItem: (row) => row.id,
+        },
+      );
+    await expect(held()).rejects.toThrow(/holds values \(1\)/);
   });
 
   it('keep a cursor valid when the item it points at is deleted', async () => {

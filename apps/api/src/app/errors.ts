@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay from 'find-my-way';
@@ -7,6 +6,7 @@ import type { OperationInfo } from '../contract/spec.js';
 import { dependencyFailure, RETRY_AFTER_SECONDS } from '../http/dependency-faults.js';
 import { apiError, ApiError, errors } from '../http/errors.js';
 import { validationError } from '../http/validation.js';
+import { randomToken } from '../lib/ids.js';
 import { BODY_LIMIT_BYTES } from './body.js';
 import { operationIdOf } from './route-config.js';
 
@@ -81,7 +81,7 @@ function toApiError(error: FastifyError, request: FastifyRequest, operations: Ma
 }
 
 /** The request id of an answer sent before Fastify made a request (a request Node could not parse). */
-export const newRequestId = () => `req_${randomBytes(12).toString('base64url')}`;
+export const newRequestId = () => `req_${randomToken(12)}`;
 
 /** Path parameters are refused beyond this many characters (Fastify's router limit); ids are at most 64. */
 export const MAX_PARAM_LENGTH = 200;

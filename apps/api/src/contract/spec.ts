@@ -71,3 +71,40 @@ export function withOpenFreeFormObjects(spec: OpenApiDocument): OpenApiDocument 
   };
   return visit(spec) as OpenApiDocument;
 }
+
+/**
+ * A response schema as Fastify's serializer (fast-json-stringify) is given it: every nullable scalar
+ * written `oneOf: [<scalar schema>, {type: 'null'}]` becomes the scalar schema with `type: [t, 'null']`.
+ * Both accept exactly the same values; fast-json-stringify writes the second directly, but for a oneOf it
+ * runs an Ajv check per branch for every value (72 µs of a 50-thread page's 89). Request validation keeps
+ * the contract's own schemas.
+ */
+export function withNullableScalars<T>(schema: T): T {
+  const visit = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(visit);
+    if (!node || typeof node !== 'object') return node;
+    const copy: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(node)) copy[key] = visit(value);
+    const branches = copy.oneOf;
+    if (Array.isArray(branches) && branches.length === 2) {
+      const nullAt = branches.findIndex((branch) => isNullSchema(branch));
+      const other = branches[1 - nullAt] as Record<string, unknown> | undefined;
+      const plain = other && !('$ref' in other) && !('oneOf' in other) && !('anyOf' in other) && !('allOf' in other) && !('const' in other);
+      if (nullAt >= 0 && plain && typeof other.type === 'string' && SCALAR_TYPES.has(other.type)) {
+        const { oneOf: _oneOf, ...rest } = copy;
+        const values = Array.isArray(other.enum) ? { enum: [...other.enum, null] } : {};
+        return { ...other, ...rest, type: [other.type, 'null'], ...values };
+      }
+    }
+    return copy;
+  };
+  return visit(schema) as T;
+}
+
+const SCALAR_TYPES = new Set(['string', 'integer', 'number', 'boolean']);
+
+function isNullSchema(node: unknown): boolean {
+  if (!node || typeof node !== 'object') return false;
+  const keys = Object.keys(node).filter((key) => key !== 'description' && key !== 'title');
+  return keys.length === 1 && (node as { type?: unknown }).type === 'null';
+}

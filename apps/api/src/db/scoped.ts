@@ -1,4 +1,4 @@
-import { and, eq, sql, type SQL } from 'drizzle-orm';
+import { and, eq, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import type { AnyPgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { PageQuery } from '../lib/pagination.js';
 import { workspaceMembers } from '../resources/workspaces/table.js';
@@ -15,13 +15,13 @@ import { qualified } from './sql.js';
  *       .from(projects)
  *       .innerJoin(workspaceMembers, memberOf(projects.workspaceId, userId))
  */
-export const memberOf = (workspaceId: AnyPgColumn, userId: string): SQL =>
+export const memberOf = (workspaceId: AnyPgColumn, userId: string | Placeholder): SQL =>
   and(eq(workspaceMembers.workspaceId, workspaceId), eq(workspaceMembers.userId, userId)) as SQL;
 
 /** Which rows `pageAcrossWorkspaces` pages through besides the table's own filters. */
 export interface AcrossWorkspaces {
   /** Only this workspace of the user's (a list's `workspace_id` filter); still only if the user is a member. */
-  workspaceId?: string | undefined;
+  workspaceId?: string | Placeholder | undefined;
   /**
    * Rows of no workspace that every caller sees (base personas), paged beside the workspaces' rows. Give it an
    * index of its own (a partial one) so that part too is a range scan of at most a page.
@@ -44,7 +44,7 @@ export interface AcrossWorkspaces {
  * workspace and sorts all of them instead of walking the parent's index (bench/README.md, History that grows).
  */
 export const pageAcrossWorkspaces =
-  (table: PgTable, columns: { id: AnyPgColumn; workspaceId: AnyPgColumn }, userId: string, { workspaceId, outside }: AcrossWorkspaces = {}) =>
+  (table: PgTable, columns: { id: AnyPgColumn; workspaceId: AnyPgColumn }, userId: string | Placeholder, { workspaceId, outside }: AcrossWorkspaces = {}) =>
   (page: PageQuery): SQL => {
     const pageOf = (where: SQL) =>
       sql`select ${qualified(columns.id)} as id from ${table} where ${where} and ${page.where ?? sql`true`}

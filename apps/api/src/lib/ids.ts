@@ -1,4 +1,4 @@
-import { randomInt } from 'node:crypto';
+import { randomFillSync, randomInt } from 'node:crypto';
 
 const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
@@ -7,6 +7,22 @@ export function randomBase62(length: number): string {
   let out = '';
   for (let i = 0; i < length; i++) out += BASE62[randomInt(62)];
   return out;
+}
+
+// CSPRNG bytes drawn 4 KiB at a time: one randomFillSync per request id cost 3 % of a list call's CPU.
+const pool = Buffer.alloc(4096);
+let poolOffset = pool.length;
+
+/** `bytes` random bytes from the CSPRNG as base64url text (a request id's 12 bytes are 16 characters). */
+export function randomToken(bytes: number): string {
+  if (bytes > pool.length) throw new RangeError(`randomToken: at most ${pool.length} bytes`);
+  if (poolOffset + bytes > pool.length) {
+    randomFillSync(pool);
+    poolOffset = 0;
+  }
+  const token = pool.toString('base64url', poolOffset, poolOffset + bytes);
+  poolOffset += bytes;
+  return token;
 }
 
 /** Prefixed opaque ids (DECISIONS.md): `ws_…`, `proj_…`; 16 base62 characters is ~95 bits. */

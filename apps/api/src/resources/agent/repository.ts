@@ -58,20 +58,30 @@ export function listThreadsOf(
   return listPage(query, {
     list: `agent_threads:${query.workspace_id ?? '*'}:${query.project_id ?? '*'}`,
     keyset: { sortKey: agentThreads.createdAt, id: agentThreads.id },
+    prepared: {
+      db,
+      name: 'agent_threads',
+      values: {
+        user_id: userId,
+        workspace_id: query.workspace_id,
+        project_id: query.project_id,
+        search: query.search ? containsPattern(query.search) : undefined,
+      },
+    },
     filters: [
-      query.workspace_id ? eq(agentThreads.workspaceId, query.workspace_id) : undefined,
-      query.project_id ? eq(agentThreads.projectId, query.project_id) : undefined,
-      query.search ? ilike(agentThreads.title, containsPattern(query.search)) : undefined,
+      query.workspace_id ? eq(agentThreads.workspaceId, sql.placeholder('workspace_id')) : undefined,
+      query.project_id ? eq(agentThreads.projectId, sql.placeholder('project_id')) : undefined,
+      query.search ? ilike(agentThreads.title, sql.placeholder('search')) : undefined,
     ],
     // Per workspace also with a project: indexes (workspace_id[, project_id], created_at, id).
     acrossWorkspaces: query.workspace_id
       ? undefined
-      : pageAcrossWorkspaces(agentThreads, { id: agentThreads.id, workspaceId: agentThreads.workspaceId }, userId),
+      : pageAcrossWorkspaces(agentThreads, { id: agentThreads.id, workspaceId: agentThreads.workspaceId }, sql.placeholder('user_id')),
     rows: (page) =>
       db
         .select({ row: agentThreads })
         .from(agentThreads)
-        .innerJoin(workspaceMembers, memberOf(agentThreads.workspaceId, userId))
+        .innerJoin(workspaceMembers, memberOf(agentThreads.workspaceId, sql.placeholder('user_id')))
         .where(page.where)
         .orderBy(...page.orderBy)
         .limit(page.fetch),

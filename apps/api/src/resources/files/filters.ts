@@ -73,7 +73,9 @@ export function fileListConditions(userId: string, filters: FileListFilters & { 
   if (filters.workspace_id !== undefined) {
     // With the favorites, compared as an expression no index holds: as `workspace_id = $1` the planner
     // intersects the favorites with the workspace's whole index (a bitmap of every file there).
-    conditions.push(filters.is_favorite === true ? sql`${q(files, files.workspaceId)} || '' = ${filters.workspace_id}` : eq(files.workspaceId, filters.workspace_id));
+    conditions.push(
+      filters.is_favorite === true ? sql`${q(files, files.workspaceId)} || '' = ${filters.workspace_id}` : eq(files.workspaceId, filters.workspace_id),
+    );
   }
   if (filters.folder_id === 'none') conditions.push(isNull(files.folderId));
   else if (filters.folder_id !== undefined) conditions.push(eq(files.folderId, filters.folder_id));

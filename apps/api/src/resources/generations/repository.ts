@@ -1,4 +1,4 @@
-import { and, eq, ilike } from 'drizzle-orm';
+import { and, eq, ilike, sql, type Placeholder } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { memberOf, pageAcrossWorkspaces } from '../../db/scoped.js';
 import { errors } from '../../http/errors.js';
@@ -35,7 +35,7 @@ export function listGenerationAppsOf(db: Executor, query: ListQuery & { category
   });
 }
 
-const visibleGenerations = (db: Executor, userId: string) =>
+const visibleGenerations = (db: Executor, userId: string | Placeholder) =>
   db.select({ generation: generations, role: workspaceMembers.role }).from(generations).innerJoin(workspaceMembers, memberOf(generations.workspaceId, userId));
 
 /** The generation with the caller's role in its workspace; another tenant's is a 404. */
@@ -53,16 +53,29 @@ export function listGenerationsOf(
   return listPage(query, {
     list: `generations:${query.workspace_id ?? '*'}:${query.app_id ?? '*'}:${query.project_id ?? '*'}`,
     keyset: { sortKey: generations.createdAt, id: generations.id },
+    prepared: {
+      db,
+      name: 'generations',
+      values: {
+        user_id: userId,
+        workspace_id: query.workspace_id,
+        app_id: query.app_id,
+        project_id: query.project_id,
+        search: query.search ? containsPattern(query.search) : undefined,
+      },
+    },
     filters: [
-      query.workspace_id ? eq(generations.workspaceId, query.workspace_id) : undefined,
-      query.app_id ? eq(generations.appId, query.app_id) : undefined,
-      query.project_id ? eq(generations.projectId, query.project_id) : undefined,
-      query.search ? ilike(generations.title, containsPattern(query.search)) : undefined,
+      query.workspace_id ? eq(generations.workspaceId, sql.placeholder('workspace_id')) : undefined,
+      query.app_id ? eq(generations.appId, sql.placeholder('app_id')) : undefined,
+      query.project_id ? eq(generations.projectId, sql.placeholder('project_id')) : undefined,
+      query.search ? ilike(generations.title, sql.placeholder('search')) : undefined,
     ],
     // Per workspace also with a project: indexes (workspace_id[, app_id | project_id], created_at, id).
-    acrossWorkspaces: query.workspace_id ? undefined : pageAcrossWorkspaces(generations, { id: generations.id, workspaceId: generations.workspaceId }, userId),
+    acrossWorkspaces: query.workspace_id
+      ? undefined
+      : pageAcrossWorkspaces(generations, { id: generations.id, workspaceId: generations.workspaceId }, sql.placeholder('user_id')),
     rows: (page) =>
-      visibleGenerations(db, userId)
+      visibleGenerations(db, sql.placeholder('user_id'))
         .where(and(page.where))
         .orderBy(...page.orderBy)
         .limit(page.fetch),

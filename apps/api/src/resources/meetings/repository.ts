@@ -33,13 +33,19 @@ export function listMeetingsOf(
   return listPage(query, {
     list: `meetings:${query.workspace_id ?? '*'}:${query.status ?? '*'}`,
     keyset: { sortKey: meetings.createdAt, id: meetings.id },
-    filters: [query.workspace_id ? eq(meetings.workspaceId, query.workspace_id) : undefined, query.status ? eq(meetings.status, query.status) : undefined],
-    acrossWorkspaces: query.workspace_id ? undefined : pageAcrossWorkspaces(meetings, { id: meetings.id, workspaceId: meetings.workspaceId }, userId),
+    prepared: { db, name: 'meetings', values: { user_id: userId, workspace_id: query.workspace_id, status: query.status } },
+    filters: [
+      query.workspace_id ? eq(meetings.workspaceId, sql.placeholder('workspace_id')) : undefined,
+      query.status ? eq(meetings.status, sql.placeholder('status')) : undefined,
+    ],
+    acrossWorkspaces: query.workspace_id
+      ? undefined
+      : pageAcrossWorkspaces(meetings, { id: meetings.id, workspaceId: meetings.workspaceId }, sql.placeholder('user_id')),
     rows: (page) =>
       db
         .select({ row: meetings })
         .from(meetings)
-        .innerJoin(workspaceMembers, memberOf(meetings.workspaceId, userId))
+        .innerJoin(workspaceMembers, memberOf(meetings.workspaceId, sql.placeholder('user_id')))
         .where(page.where)
         .orderBy(...page.orderBy)
         .limit(page.fetch),

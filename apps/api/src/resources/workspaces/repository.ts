@@ -36,12 +36,13 @@ export function listWorkspacesOf(db: Executor, userId: string, query: ListQuery 
   return listPage(query, {
     list: 'workspaces',
     keyset: { sortKey: workspaces.createdAt, id: workspaces.id },
-    filters: [query.search ? ilike(workspaces.name, containsPattern(query.search)) : undefined],
+    prepared: { db, name: 'workspaces', values: { user_id: userId, search: query.search ? containsPattern(query.search) : undefined } },
+    filters: [query.search ? ilike(workspaces.name, sql.placeholder('search')) : undefined],
     rows: (page) =>
       db
         .select({ workspace: workspaces, role: workspaceMembers.role })
         .from(workspaces)
-        .innerJoin(workspaceMembers, memberOf(workspaces.id, userId))
+        .innerJoin(workspaceMembers, memberOf(workspaces.id, sql.placeholder('user_id')))
         .where(page.where)
         .orderBy(...page.orderBy)
         .limit(page.fetch),
