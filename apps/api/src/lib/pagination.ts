@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
-import { and, asc, desc, eq, gt, is, lt, or, Placeholder, sql, type AnyColumn, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, is, lt, or, Placeholder, sql, type AnyColumn, type SQL, type Subquery } from 'drizzle-orm';
 import stableStringify from 'safe-stable-stringify';
 import { errors } from '../http/errors.js';
 
@@ -149,6 +149,8 @@ export interface PageQuery {
   orderBy: SQL[];
   /** The rows to fetch: a number, or a placeholder in a statement built once (ListSpec.prepared). */
   fetch: number | Placeholder;
+  /** For a list across workspaces: what its select reads instead of its table (pageSource in db/scoped.ts). */
+  source?: Subquery | undefined;
 }
 
 /**
@@ -177,11 +179,12 @@ export interface ListSpec<Row, Item> {
   /** The list's filters; undefined entries (a filter not asked for) are skipped. */
   filters?: (SQL | undefined)[];
   /**
-   * For a list over all of the caller's workspaces (no workspace filter): a condition that narrows the
-   * page to the first rows of each workspace's own keyset page (`pageAcrossWorkspaces` in db/scoped.ts),
-   * so the query costs workspaces × page instead of every row of those workspaces.
+   * For a list over all of the caller's workspaces (no workspace filter): the first rows of each
+   * workspace's own keyset page (`pageAcrossWorkspaces` in db/scoped.ts), given to `rows` as `page.source`
+   * for its select to read instead of the table (`pageSource`), so the query costs workspaces × page
+   * instead of every row of those workspaces.
    */
-  acrossWorkspaces?: ((page: PageQuery) => SQL) | undefined;
+  acrossWorkspaces?: ((page: PageQuery) => Subquery) | undefined;
   /** Runs the select with the page's where, order and size (with `prepared`: returns it unexecuted, a drizzle query). */
   rows(page: PageQuery): PromiseLike<Row[]>;
   /** Build the statement once per shape, with placeholders (see PreparedList). */
@@ -203,7 +206,7 @@ export async function listPage<Row, Item>(query: ListQuery, spec: ListSpec<Row, 
   if (spec.prepared) return toPage(request, await preparedRows(request, spec, spec.prepared), spec.keyOf, spec.toItem);
   const { after, orderBy, fetch } = keyset(request, spec.keyset, spec.order);
   const page: PageQuery = { where: and(...(spec.filters ?? []), after), orderBy, fetch };
-  const rows = await spec.rows(spec.acrossWorkspaces ? { ...page, where: and(page.where, spec.acrossWorkspaces(page)) } : page);
+  const rows = await spec.rows(spec.acrossWorkspaces ? { ...page, source: spec.acrossWorkspaces(page) } : page);
   return toPage(request, rows, spec.keyOf, spec.toItem);
 }
 
@@ -246,7 +249,7 @@ function prepareList<Row, Item>(spec: ListSpec<Row, Item>, afterCursor: boolean)
     ? or(beyond(sortKey, sql.placeholder(AFTER_SORT_KEY)), and(eq(sortKey, sql.placeholder(AFTER_SORT_KEY)), beyond(id, sql.placeholder(AFTER_ID))))
     : undefined;
   const page: PageQuery = { where: and(...(spec.filters ?? []), after), orderBy: [direction(sortKey), direction(id)], fetch: sql.placeholder(FETCH) };
-  const query = spec.rows(spec.acrossWorkspaces ? { ...page, where: and(page.where, spec.acrossWorkspaces(page)) } : page) as unknown as {
+  const query = spec.rows(spec.acrossWorkspaces ? { ...page, source: spec.acrossWorkspaces(page) } : page) as unknown as {
     prepare?: (name: string) => PreparedStatement<Row>;
   };
   if (typeof query.prepare !== 'function') throw new Error(`list ${spec.prepared?.name}: rows() must return an unexecuted drizzle query`);

@@ -1,6 +1,6 @@
 import { and, desc, eq, ilike, lt, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { memberOf, pageAcrossWorkspaces } from '../../db/scoped.js';
+import { memberOf, pageAcrossWorkspaces, pageSource } from '../../db/scoped.js';
 import { errors } from '../../http/errors.js';
 import { containsPattern, listPage, type ListQuery } from '../../lib/pagination.js';
 import { addToProjectCounts } from '../projects/repository.js';
@@ -76,11 +76,11 @@ export function listThreadsOf(
     // Per workspace also with a project: indexes (workspace_id[, project_id], created_at, id).
     acrossWorkspaces: query.workspace_id
       ? undefined
-      : pageAcrossWorkspaces(agentThreads, { id: agentThreads.id, workspaceId: agentThreads.workspaceId }, sql.placeholder('user_id')),
+      : pageAcrossWorkspaces(agentThreads, { workspaceId: agentThreads.workspaceId }, sql.placeholder('user_id')),
     rows: (page) =>
       db
         .select({ row: agentThreads })
-        .from(agentThreads)
+        .from(pageSource(agentThreads, page))
         .innerJoin(workspaceMembers, memberOf(agentThreads.workspaceId, sql.placeholder('user_id')))
         .where(page.where)
         .orderBy(...page.orderBy)

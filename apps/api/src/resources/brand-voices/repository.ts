@@ -1,16 +1,19 @@
 import { and, desc, eq, ilike } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { creditLedger } from '../../db/schema/billing.js';
-import { memberOf, pageAcrossWorkspaces } from '../../db/scoped.js';
+import { memberOf, pageAcrossWorkspaces, pageSource } from '../../db/scoped.js';
 import { errors } from '../../http/errors.js';
-import { containsPattern, listPage, type ListQuery } from '../../lib/pagination.js';
+import { containsPattern, listPage, type ListQuery, type PageQuery } from '../../lib/pagination.js';
 import type { WorkspaceRole } from '../../workspaces/roles.js';
 import { workspaceMembers } from '../workspaces/table.js';
 import { toBrandVoice, type BrandVoiceRow } from './mapper.js';
 import { brandVoices, type BrandVoiceStatusValue } from './table.js';
 
-const visibleVoices = (db: Executor, userId: string) =>
-  db.select({ voice: brandVoices, role: workspaceMembers.role }).from(brandVoices).innerJoin(workspaceMembers, memberOf(brandVoices.workspaceId, userId));
+const visibleVoices = (db: Executor, userId: string, page?: PageQuery) =>
+  db
+    .select({ voice: brandVoices, role: workspaceMembers.role })
+    .from(pageSource(brandVoices, page))
+    .innerJoin(workspaceMembers, memberOf(brandVoices.workspaceId, userId));
 
 /** The voice with the caller's role in its workspace; another tenant's voice is a 404. */
 export async function findBrandVoice(db: Executor, userId: string, id: string, param = 'id'): Promise<{ row: BrandVoiceRow; role: WorkspaceRole }> {
@@ -32,9 +35,9 @@ export function listBrandVoicesOf(
       query.status ? eq(brandVoices.status, query.status) : undefined,
       query.search ? ilike(brandVoices.label, containsPattern(query.search)) : undefined,
     ],
-    acrossWorkspaces: query.workspace_id ? undefined : pageAcrossWorkspaces(brandVoices, { id: brandVoices.id, workspaceId: brandVoices.workspaceId }, userId),
+    acrossWorkspaces: query.workspace_id ? undefined : pageAcrossWorkspaces(brandVoices, { workspaceId: brandVoices.workspaceId }, userId),
     rows: (page) =>
-      visibleVoices(db, userId)
+      visibleVoices(db, userId, page)
         .where(page.where)
         .orderBy(...page.orderBy)
         .limit(page.fetch),

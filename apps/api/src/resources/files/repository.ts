@@ -1,9 +1,9 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { memberOf, pageAcrossWorkspaces } from '../../db/scoped.js';
+import { memberOf, pageAcrossWorkspaces, pageSource } from '../../db/scoped.js';
 import { accounts, tiers } from '../../db/schema/tenancy.js';
 import { apiError, errors } from '../../http/errors.js';
-import { listPage, type ListQuery } from '../../lib/pagination.js';
+import { listPage, type ListQuery, type PageQuery } from '../../lib/pagination.js';
 import type { WorkspaceRole } from '../../workspaces/roles.js';
 import { workspaceMembers, workspaces } from '../workspaces/table.js';
 import { fileIsFavorite, fileListConditions, fileVisibleTo, folderIsFavorite, folderListConditions, folderVisibleTo, type FileListFilters } from './filters.js';
@@ -26,8 +26,12 @@ const fileColumns = (userId: string) => ({
 });
 
 /** Files the caller sees: in their workspaces, and not in another member's private folder. */
-const visibleFiles = (db: Executor, userId: string) =>
-  db.select(fileColumns(userId)).from(files).innerJoin(workspaceMembers, memberOf(files.workspaceId, userId)).leftJoin(folders, eq(folders.id, files.folderId));
+const visibleFiles = (db: Executor, userId: string, page?: PageQuery) =>
+  db
+    .select(fileColumns(userId))
+    .from(pageSource(files, page))
+    .innerJoin(workspaceMembers, memberOf(files.workspaceId, userId))
+    .leftJoin(folders, eq(folders.id, files.folderId));
 
 export const fileToWire = (view: Omit<FileView, 'role'>, links: LinkContext) =>
   toFile(
@@ -58,10 +62,9 @@ export function listFilesOf(
     filters: fileListConditions(userId, query),
     // Per workspace, folder or not: indexes (workspace_id[, folder_id], created_at, id). The favorites are
     // looked up instead (fileIsFavoriteOf): what the caller bookmarked bounds that list.
-    acrossWorkspaces:
-      query.workspace_id || query.is_favorite === true ? undefined : pageAcrossWorkspaces(files, { id: files.id, workspaceId: files.workspaceId }, userId),
+    acrossWorkspaces: query.workspace_id || query.is_favorite === true ? undefined : pageAcrossWorkspaces(files, { workspaceId: files.workspaceId }, userId),
     rows: (page) =>
-      visibleFiles(db, userId)
+      visibleFiles(db, userId, page)
         .where(page.where)
         .orderBy(...page.orderBy)
         .limit(page.fetch),

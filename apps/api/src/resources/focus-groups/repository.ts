@@ -1,6 +1,6 @@
 import { and, eq, ilike } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { memberOf, pageAcrossWorkspaces } from '../../db/scoped.js';
+import { memberOf, pageAcrossWorkspaces, pageSource } from '../../db/scoped.js';
 import { errors } from '../../http/errors.js';
 import { containsPattern, listPage, type ListQuery } from '../../lib/pagination.js';
 import { workspaceMembers } from '../workspaces/table.js';
@@ -27,11 +27,11 @@ export function listFocusGroupsOf(db: Executor, userId: string, query: ListQuery
       query.workspace_id ? eq(focusGroups.workspaceId, query.workspace_id) : undefined,
       query.search ? ilike(focusGroups.question, containsPattern(query.search)) : undefined,
     ],
-    acrossWorkspaces: query.workspace_id ? undefined : pageAcrossWorkspaces(focusGroups, { id: focusGroups.id, workspaceId: focusGroups.workspaceId }, userId),
+    acrossWorkspaces: query.workspace_id ? undefined : pageAcrossWorkspaces(focusGroups, { workspaceId: focusGroups.workspaceId }, userId),
     rows: (page) =>
       db
         .select({ row: focusGroups })
-        .from(focusGroups)
+        .from(pageSource(focusGroups, page))
         .innerJoin(workspaceMembers, memberOf(focusGroups.workspaceId, userId))
         .where(page.where)
         .orderBy(...page.orderBy)

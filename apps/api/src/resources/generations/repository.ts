@@ -1,8 +1,8 @@
 import { and, eq, ilike, sql, type Placeholder } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { memberOf, pageAcrossWorkspaces } from '../../db/scoped.js';
+import { memberOf, pageAcrossWorkspaces, pageSource } from '../../db/scoped.js';
 import { errors } from '../../http/errors.js';
-import { containsPattern, listPage, type ListQuery } from '../../lib/pagination.js';
+import { containsPattern, listPage, type ListQuery, type PageQuery } from '../../lib/pagination.js';
 import type { WorkspaceRole } from '../../workspaces/roles.js';
 import { addToProjectCounts } from '../projects/repository.js';
 import { workspaceMembers } from '../workspaces/table.js';
@@ -35,8 +35,11 @@ export function listGenerationAppsOf(db: Executor, query: ListQuery & { category
   });
 }
 
-const visibleGenerations = (db: Executor, userId: string | Placeholder) =>
-  db.select({ generation: generations, role: workspaceMembers.role }).from(generations).innerJoin(workspaceMembers, memberOf(generations.workspaceId, userId));
+const visibleGenerations = (db: Executor, userId: string | Placeholder, page?: PageQuery) =>
+  db
+    .select({ generation: generations, role: workspaceMembers.role })
+    .from(pageSource(generations, page))
+    .innerJoin(workspaceMembers, memberOf(generations.workspaceId, userId));
 
 /** The generation with the caller's role in its workspace; another tenant's is a 404. */
 export async function findGeneration(db: Executor, userId: string, id: string): Promise<{ row: GenerationRow; role: WorkspaceRole }> {
@@ -71,11 +74,9 @@ export function listGenerationsOf(
       query.search ? ilike(generations.title, sql.placeholder('search')) : undefined,
     ],
     // Per workspace also with a project: indexes (workspace_id[, app_id | project_id], created_at, id).
-    acrossWorkspaces: query.workspace_id
-      ? undefined
-      : pageAcrossWorkspaces(generations, { id: generations.id, workspaceId: generations.workspaceId }, sql.placeholder('user_id')),
+    acrossWorkspaces: query.workspace_id ? undefined : pageAcrossWorkspaces(generations, { workspaceId: generations.workspaceId }, sql.placeholder('user_id')),
     rows: (page) =>
-      visibleGenerations(db, sql.placeholder('user_id'))
+      visibleGenerations(db, sql.placeholder('user_id'), page)
         .where(and(page.where))
         .orderBy(...page.orderBy)
         .limit(page.fetch),

@@ -2,7 +2,7 @@ import { and, eq, gte, lt, notInArray, sql, type SQL } from 'drizzle-orm';
 import { usageDayOf } from '../../billing/credits.js';
 import type { Executor } from '../../db/client.js';
 import { transcriptionUsageDaily } from '../../db/schema/billing.js';
-import { memberOf, pageAcrossWorkspaces } from '../../db/scoped.js';
+import { memberOf, pageAcrossWorkspaces, pageSource } from '../../db/scoped.js';
 import { errors } from '../../http/errors.js';
 import { listPage, type ListQuery } from '../../lib/pagination.js';
 import type { WorkspaceRole } from '../../workspaces/roles.js';
@@ -38,13 +38,11 @@ export function listMeetingsOf(
       query.workspace_id ? eq(meetings.workspaceId, sql.placeholder('workspace_id')) : undefined,
       query.status ? eq(meetings.status, sql.placeholder('status')) : undefined,
     ],
-    acrossWorkspaces: query.workspace_id
-      ? undefined
-      : pageAcrossWorkspaces(meetings, { id: meetings.id, workspaceId: meetings.workspaceId }, sql.placeholder('user_id')),
+    acrossWorkspaces: query.workspace_id ? undefined : pageAcrossWorkspaces(meetings, { workspaceId: meetings.workspaceId }, sql.placeholder('user_id')),
     rows: (page) =>
       db
         .select({ row: meetings })
-        .from(meetings)
+        .from(pageSource(meetings, page))
         .innerJoin(workspaceMembers, memberOf(meetings.workspaceId, sql.placeholder('user_id')))
         .where(page.where)
         .orderBy(...page.orderBy)

@@ -1,5 +1,5 @@
 import { and, arrayContains, arrayOverlaps, desc, eq, gte, inArray, lt, lte, sql } from 'drizzle-orm';
-import { memberOf, pageAcrossWorkspaces } from '../../db/scoped.js';
+import { memberOf, pageAcrossWorkspaces, pageSource } from '../../db/scoped.js';
 import { workspaceMembers } from '../workspaces/table.js';
 import type { Executor } from '../../db/client.js';
 import { errors } from '../../http/errors.js';
@@ -107,11 +107,11 @@ export function listDigestsOf(db: Executor, userId: string, query: ListQuery & {
       query.workspace_id ? eq(newsDigests.workspaceId, query.workspace_id) : undefined,
       query.persona_id ? eq(newsDigests.personaId, query.persona_id) : undefined,
     ],
-    acrossWorkspaces: query.workspace_id ? undefined : pageAcrossWorkspaces(newsDigests, { id: newsDigests.id, workspaceId: newsDigests.workspaceId }, userId),
+    acrossWorkspaces: query.workspace_id ? undefined : pageAcrossWorkspaces(newsDigests, { workspaceId: newsDigests.workspaceId }, userId),
     rows: (page) =>
       db
         .select({ row: newsDigests })
-        .from(newsDigests)
+        .from(pageSource(newsDigests, page))
         .innerJoin(workspaceMembers, memberOf(newsDigests.workspaceId, userId))
         .where(page.where)
         .orderBy(...page.orderBy)

@@ -1,7 +1,7 @@
 import { enginePersonaFromBase, getBasePersona, type EnginePersona } from '@persona-api/engine';
-import { and, eq, ilike, not, or, sql } from 'drizzle-orm';
+import { and, eq, ilike, not, or, sql, getTableColumns } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { memberOf, pageAcrossWorkspaces } from '../../db/scoped.js';
+import { memberOf, pageAcrossWorkspaces, pageSource } from '../../db/scoped.js';
 import { errors } from '../../http/errors.js';
 import { containsPattern, listPage, type ListQuery } from '../../lib/pagination.js';
 import type { WorkspaceRole } from '../../workspaces/roles.js';
@@ -64,14 +64,14 @@ export function listPersonasOf(db: Executor, userId: string, query: PersonaFilte
     acrossWorkspaces:
       query.is_custom === false
         ? undefined
-        : pageAcrossWorkspaces(personas, { id: personas.id, workspaceId: personas.workspaceId }, userId, {
+        : pageAcrossWorkspaces(personas, { workspaceId: personas.workspaceId }, userId, {
             workspaceId: query.workspace_id,
             outside: query.is_custom === true ? undefined : base,
           }),
     rows: (page) =>
       db
-        .select()
-        .from(personas)
+        .select(getTableColumns(personas))
+        .from(pageSource(personas, page))
         .where(page.where)
         .orderBy(...page.orderBy)
         .limit(page.fetch),

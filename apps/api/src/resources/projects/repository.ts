@@ -1,9 +1,9 @@
 import { and, eq, ilike, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { creditsUsedSql } from '../../billing/credits.js';
-import { memberOf, pageAcrossWorkspaces } from '../../db/scoped.js';
+import { memberOf, pageAcrossWorkspaces, pageSource } from '../../db/scoped.js';
 import { errors } from '../../http/errors.js';
-import { containsPattern, listPage, type ListQuery } from '../../lib/pagination.js';
+import { containsPattern, listPage, type ListQuery, type PageQuery } from '../../lib/pagination.js';
 import type { WorkspaceRole } from '../../workspaces/roles.js';
 import { addToWorkspaceCounts } from '../workspaces/repository.js';
 import { workspaceMembers, workspaces } from '../workspaces/table.js';
@@ -25,10 +25,10 @@ const projectColumns = (now: Date) => ({
 });
 
 /** Projects with their views, limited to the workspaces the user belongs to. */
-const visibleProjects = (db: Executor, userId: string, now: Date) =>
+const visibleProjects = (db: Executor, userId: string, now: Date, page?: PageQuery) =>
   db
     .select(projectColumns(now))
-    .from(projects)
+    .from(pageSource(projects, page))
     .innerJoin(workspaces, eq(workspaces.id, projects.workspaceId))
     .innerJoin(workspaceMembers, memberOf(projects.workspaceId, userId));
 
@@ -47,9 +47,9 @@ export function listProjectsOf(db: Executor, userId: string, now: Date, query: L
       query.workspace_id ? eq(projects.workspaceId, query.workspace_id) : undefined,
       query.search ? ilike(projects.name, containsPattern(query.search)) : undefined,
     ],
-    acrossWorkspaces: query.workspace_id ? undefined : pageAcrossWorkspaces(projects, { id: projects.id, workspaceId: projects.workspaceId }, userId),
+    acrossWorkspaces: query.workspace_id ? undefined : pageAcrossWorkspaces(projects, { workspaceId: projects.workspaceId }, userId),
     rows: (page) =>
-      visibleProjects(db, userId, now)
+      visibleProjects(db, userId, now, page)
         .where(page.where)
         .orderBy(...page.orderBy)
         .limit(page.fetch),

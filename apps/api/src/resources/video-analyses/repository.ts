@@ -1,6 +1,6 @@
 import { and, eq, ilike, inArray } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { memberOf, pageAcrossWorkspaces } from '../../db/scoped.js';
+import { memberOf, pageAcrossWorkspaces, pageSource } from '../../db/scoped.js';
 import { errors } from '../../http/errors.js';
 import { containsPattern, listPage, type ListQuery } from '../../lib/pagination.js';
 import type { WorkspaceRole } from '../../workspaces/roles.js';
@@ -44,13 +44,11 @@ export function listVideoAnalysesOf(db: Executor, userId: string, query: VideoAn
       query.status ? eq(videoAnalyses.status, query.status) : undefined,
       query.search ? ilike(videoAnalyses.title, containsPattern(query.search)) : undefined,
     ],
-    acrossWorkspaces: query.workspace_id
-      ? undefined
-      : pageAcrossWorkspaces(videoAnalyses, { id: videoAnalyses.id, workspaceId: videoAnalyses.workspaceId }, userId),
+    acrossWorkspaces: query.workspace_id ? undefined : pageAcrossWorkspaces(videoAnalyses, { workspaceId: videoAnalyses.workspaceId }, userId),
     rows: (page) =>
       db
         .select({ row: videoAnalyses })
-        .from(videoAnalyses)
+        .from(pageSource(videoAnalyses, page))
         .innerJoin(workspaceMembers, memberOf(videoAnalyses.workspaceId, userId))
         .where(page.where)
         .orderBy(...page.orderBy)
