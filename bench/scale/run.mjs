@@ -2,7 +2,9 @@
 // fresh start to 10k, 100k and 1M credit-ledger rows (half as many stored responses, a tenth as many of
 // each other history kind, at most 100k), then sequential requests per endpoint at each step: p50/p90
 // and the growth factor to the largest step from fresh and from one full page of each list. Read the
-// growth, not the absolute times. Each step is vacuumed and analysed before its requests.
+// growth, not the absolute times. Each step is vacuumed and analysed before its requests. Two reference
+// histories that never grow (fresh, and one full page of each list) are measured beside each step, requests
+// interleaved, and the last step is also given as a ratio to them: drift of the machine cancels out.
 //
 //   pnpm build && pnpm bench:scale [--steps 10000,100000,1000000] [--requests 100] [--json]
 //
@@ -35,66 +37,84 @@ const PERSONA = 'persona_saas_cfo';
 const require = createRequire(import.meta.url);
 const postgres = require(require.resolve('postgres', { paths: [apiDir] }));
 
-const pg = await scratchDatabase('persona_bench_scale');
-if (!pg) {
-  log('bench:scale needs PostgreSQL: set BENCH_DATABASE_URL or TEST_DATABASE_URL.');
-  process.exit(1);
+/**
+ * One account's history on a scratch database of its own, served by its own API process: the seeded rows
+ * every step copies, and the requests of the endpoints below with that history's ids.
+ */
+async function openHistory(name) {
+  const pg = await scratchDatabase(`persona_bench_scale_${name}`);
+  if (!pg) {
+    log('bench:scale needs PostgreSQL: set BENCH_DATABASE_URL or TEST_DATABASE_URL.');
+    process.exit(1);
+  }
+  const sql = postgres(pg.url, { max: 1, onnotice: () => {} });
+  const api = await startApiServer({ BOOTSTRAP_API_KEY: KEY, DATABASE_URL: pg.url, DATA_DIR: join(apiDir, '.bench-scale-unused') });
+
+  async function call(method, path, body) {
+    const res = await fetch(`${api.baseUrl}/api/v1${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = await res.text();
+    if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`);
+    return JSON.parse(text);
+  }
+
+  /** Copies row `id` of `table` `count` times: new ids, timestamps a second apart going back, other columns as given. */
+  async function clone(table, id, count, overrides = {}) {
+    if (count <= 0) return;
+    const columns = await sql`select column_name, column_default from information_schema.columns
+      where table_schema = 'public' and table_name = ${table} order by ordinal_position`;
+    const names = columns.filter((c) => !c.column_default?.startsWith('nextval')).map((c) => c.column_name);
+    const value = (name) =>
+      overrides[name] ??
+      (name === 'id' ? `src.id || '_' || g` : name === 'created_at' || name === 'updated_at' ? `src.${name} - g * interval '1 second'` : `src."${name}"`);
+    const offset = Number((await sql.unsafe(`select count(*) as n from "${table}"`))[0].n);
+    await sql.unsafe(
+      `insert into "${table}" (${names.map((n) => `"${n}"`).join(', ')})
+       select ${names.map(value).join(', ')} from "${table}" src, generate_series(${offset}, ${offset + count - 1}) g where src.id = $1`,
+      [id],
+    );
+  }
+
+  const count = async (table) => Number((await sql.unsafe(`select count(*) as n from "${table}"`))[0].n);
+
+  // The account, its workspace and one of each history row to copy.
+  const workspace = (await call('GET', '/workspaces')).data[0].id;
+  const project = (await call('POST', '/projects', { workspace_id: workspace, name: 'Grown' })).id;
+  await call('POST', '/responses', { model: 'service-1', persona_id: PERSONA, input: 'Price check?' });
+  await call('POST', '/generations', { app_id: 'app_linkedin_post', input_data: { topic: 'Cold brew', post_length: 'short' }, project_id: project });
+  await call('POST', '/agent/threads', { workspace_id: workspace, title: 'Research', project_id: project });
+  const [account] = await sql`select account_id from workspaces where id = ${workspace}`;
+  const now = new Date();
+  await sql`insert into files (id, workspace_id, name, type, size_bytes, size, storage_key, created_at, updated_at)
+    values ('file_benchseed', ${workspace}, 'memo.txt', 'text/plain', 10, 10, 'upl_benchseed.txt', ${now}, ${now})`;
+  await sql`insert into meetings (id, workspace_id, title, source, bot_name, join_type, join_at, status, status_changes, analysis_status, schema_ids, created_at, updated_at)
+    values ('mtg_benchseed', ${workspace}, 'Weekly', 'import', 'Notes', 'immediate', ${now}, 'done',
+      ${sql.json([{ code: 'done', sub_code: null, message: null, created_at: now.toISOString() }])}, 'completed', ${sql.json([])}, ${now}, ${now})`;
+  const seed = async (table, where = `workspace_id = '${workspace}'`) => (await sql.unsafe(`select id from "${table}" where ${where} limit 1`))[0].id;
+  const charge = await seed('credit_ledger', `account_id = '${account.account_id}' and kind = 'charge' and project_id is not null`);
+  const templates = {
+    model_responses: await seed('model_responses', `account_id = '${account.account_id}'`),
+    generations: await seed('generations'),
+    agent_threads: await seed('agent_threads'),
+    files: await seed('files'),
+    meetings: await seed('meetings'),
+  };
+  return { name, pg, sql, api, call, clone, count, workspace, project, charge, templates };
 }
-const sql = postgres(pg.url, { max: 1, onnotice: () => {} });
-const api = await startApiServer({ BOOTSTRAP_API_KEY: KEY, DATABASE_URL: pg.url, DATA_DIR: join(apiDir, '.bench-scale-unused') });
+
 const headers = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
+// The grown history, and two that never grow, measured in the same window as each of its steps (requests
+// interleaved): fresh, and one full page of each list. A shared machine's speed drifts over a run by more
+// than the growth this bench looks for; a ratio to a reference measured beside it does not.
+const grown = await openHistory('grown');
+const freshReference = await openHistory('fresh');
+const pageReference = await openHistory('page');
+const histories = [grown, freshReference, pageReference];
+const { sql, clone, count, charge, templates } = grown;
 
-async function call(method, path, body) {
-  const res = await fetch(`${api.baseUrl}/api/v1${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await res.text();
-  if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`);
-  return JSON.parse(text);
-}
-
-/** Copies row `id` of `table` `count` times: new ids, timestamps a second apart going back, other columns as given. */
-async function clone(table, id, count, overrides = {}) {
-  if (count <= 0) return;
-  const columns = await sql`select column_name, column_default from information_schema.columns
-    where table_schema = 'public' and table_name = ${table} order by ordinal_position`;
-  const names = columns.filter((c) => !c.column_default?.startsWith('nextval')).map((c) => c.column_name);
-  const value = (name) =>
-    overrides[name] ??
-    (name === 'id' ? `src.id || '_' || g` : name === 'created_at' || name === 'updated_at' ? `src.${name} - g * interval '1 second'` : `src."${name}"`);
-  const offset = Number((await sql.unsafe(`select count(*) as n from "${table}"`))[0].n);
-  await sql.unsafe(
-    `insert into "${table}" (${names.map((n) => `"${n}"`).join(', ')})
-     select ${names.map(value).join(', ')} from "${table}" src, generate_series(${offset}, ${offset + count - 1}) g where src.id = $1`,
-    [id],
-  );
-}
-
-const count = async (table) => Number((await sql.unsafe(`select count(*) as n from "${table}"`))[0].n);
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
-// The account, its workspace and one of each history row to copy.
-const workspace = (await call('GET', '/workspaces')).data[0].id;
-const project = (await call('POST', '/projects', { workspace_id: workspace, name: 'Grown' })).id;
-await call('POST', '/responses', { model: 'service-1', persona_id: PERSONA, input: 'Price check?' });
-await call('POST', '/generations', { app_id: 'app_linkedin_post', input_data: { topic: 'Cold brew', post_length: 'short' }, project_id: project });
-await call('POST', '/agent/threads', { workspace_id: workspace, title: 'Research', project_id: project });
-const [account] = await sql`select account_id from workspaces where id = ${workspace}`;
-const now = new Date();
-await sql`insert into files (id, workspace_id, name, type, size_bytes, size, storage_key, created_at, updated_at)
-  values ('file_benchseed', ${workspace}, 'memo.txt', 'text/plain', 10, 10, 'upl_benchseed.txt', ${now}, ${now})`;
-await sql`insert into meetings (id, workspace_id, title, source, bot_name, join_type, join_at, status, status_changes, analysis_status, schema_ids, created_at, updated_at)
-  values ('mtg_benchseed', ${workspace}, 'Weekly', 'import', 'Notes', 'immediate', ${now}, 'done',
-    ${sql.json([{ code: 'done', sub_code: null, message: null, created_at: now.toISOString() }])}, 'completed', ${sql.json([])}, ${now}, ${now})`;
-const seed = async (table, where = `workspace_id = '${workspace}'`) => (await sql.unsafe(`select id from "${table}" where ${where} limit 1`))[0].id;
-const charge = await seed('credit_ledger', `account_id = '${account.account_id}' and kind = 'charge' and project_id is not null`);
-const templates = {
-  model_responses: await seed('model_responses', `account_id = '${account.account_id}'`),
-  generations: await seed('generations'),
-  agent_threads: await seed('agent_threads'),
-  files: await seed('files'),
-  meetings: await seed('meetings'),
-};
-
-const endpoints = [
+/** The endpoints of the issue's table and the other lists: [name, method, path, body] with a history's ids. */
+const endpointsOf = ({ project, workspace }) => [
   ['POST /responses', 'POST', '/responses', () => ({ model: 'service-1', persona_id: PERSONA, input: 'Would you pay $18 per seat?' })],
   [
     'POST /chat/completions',
@@ -120,21 +140,36 @@ const endpoints = [
   ['GET /personas', 'GET', '/personas'],
   ['GET /news/stories', 'GET', '/news/stories'],
 ];
+const endpointNames = endpointsOf(grown).map(([name]) => name);
+for (const history of histories) history.endpoints = endpointsOf(history);
 
+/**
+ * Each endpoint: a warm-up, then REQUESTS sequential requests to each history, interleaved (the order
+ * turning each round), so the grown one and the references are measured in the same moments.
+ */
 async function measureStep(label) {
-  const row = { step: label };
-  for (const [name, method, path, body] of endpoints) {
-    for (let i = 0; i < 5; i++) await call(method, path, body?.());
-    const times = [];
-    for (let i = 0; i < REQUESTS; i++) {
-      const started = performance.now();
-      await call(method, path, body?.());
-      times.push(performance.now() - started);
+  const row = { step: label, grown: {}, fresh: {}, page: {} };
+  for (const [index, name] of endpointNames.entries()) {
+    const times = new Map(histories.map((history) => [history, []]));
+    for (const history of histories) {
+      const [, method, path, body] = history.endpoints[index];
+      for (let i = 0; i < 5; i++) await history.call(method, path, body?.());
     }
-    times.sort((a, b) => a - b);
-    row[name] = { p50: Number(percentile(times, 50).toFixed(2)), p90: Number(percentile(times, 90).toFixed(2)) };
+    for (let i = 0; i < REQUESTS; i++) {
+      for (let k = 0; k < histories.length; k++) {
+        const history = histories[(i + k) % histories.length];
+        const [, method, path, body] = history.endpoints[index];
+        const started = performance.now();
+        await history.call(method, path, body?.());
+        times.get(history).push(performance.now() - started);
+      }
+    }
+    for (const history of histories) {
+      const sorted = times.get(history).sort((a, b) => a - b);
+      row[history.name][name] = { p50: Number(percentile(sorted, 50).toFixed(2)), p90: Number(percentile(sorted, 90).toFixed(2)) };
+    }
   }
-  log(`  ${label}: ${endpoints.map(([name]) => `${name} ${row[name].p50}`).join(', ')}`);
+  log(`  ${label}: ${endpointNames.map((name) => `${name} ${row.grown[name].p50} (fresh ${row.fresh[name].p50}, page ${row.page[name].p50})`).join(', ')}`);
   return row;
 }
 
@@ -143,20 +178,27 @@ async function measureStep(label) {
  * starts on the bulk-inserted tables during the measurement (it did at 1M rows: GET /news/stories, which reads
  * no history, went from 0.63 to 2.02 ms p90) and the first readers set every row's hint bits.
  */
-async function settle() {
-  await sql`vacuum (analyze)`;
-  await sql`checkpoint`;
+async function settle(history) {
+  await history.sql`vacuum (analyze)`;
+  await history.sql`checkpoint`;
+}
+
+/** One full page of each list (50 rows; the meetings' default page is 20). */
+async function fillOnePage(history) {
+  await history.clone('files', history.templates.files, 50 - (await history.count('files')), { storage_key: `'upl_' || md5(src.id || g) || '.txt'` });
+  for (const table of ['generations', 'agent_threads', 'meetings']) await history.clone(table, history.templates[table], 50 - (await history.count(table)));
+  await settle(history);
 }
 
 const rows = [];
 try {
-  log(`Benchmark: history steps ${STEPS.join(', ')} ledger rows; ${REQUESTS} sequential requests per endpoint`);
+  log(`Benchmark: history steps ${STEPS.join(', ')} ledger rows; ${REQUESTS} sequential requests per endpoint and history`);
+  await fillOnePage(pageReference);
+  await settle(freshReference);
   rows.push(await measureStep('fresh'));
-  // One full page of each list (50 rows; the meetings' default page is 20): fresh, a list returns one item,
-  // so part of its growth to the first step is the page filling up, not the history behind it.
-  await clone('files', templates.files, 50 - (await count('files')), { storage_key: `'upl_' || md5(src.id || g) || '.txt'` });
-  for (const table of ['generations', 'agent_threads', 'meetings']) await clone(table, templates[table], 50 - (await count(table)));
-  await settle();
+  // Fresh, a list returns one item, so part of its growth to the first step is the page filling up, not
+  // the history behind it.
+  await fillOnePage(grown);
   rows.push(await measureStep('one page'));
   // The counters of the grown history, built from the ledger as the migrations' backfills build them.
   const { countsRebuild, usageCountersBackfills } = await import(pathToFileURL(join(apiDir, 'dist/billing/reconcile.js')).href);
@@ -177,26 +219,34 @@ try {
     for (const backfill of backfills) await sql.unsafe(backfill);
     // And the counts, stored bytes and transcription minutes the bulk rows' writers would have kept.
     for (const statement of countsRebuild()) await sql.unsafe(statement);
-    await settle();
+    await settle(grown);
     log(`  grew to ${step} ledger rows in ${((performance.now() - started) / 1000).toFixed(1)} s`);
     rows.push(await measureStep(`${step}`));
   }
 } finally {
-  await stopProcess(api.child);
-  await sql.end();
-  if (process.env.BENCH_SCALE_KEEP) log(`kept ${pg.url} (key ${KEY})`);
-  else await pg.drop();
+  for (const history of histories) {
+    await stopProcess(history.api.child);
+    await history.sql.end();
+    if (process.env.BENCH_SCALE_KEEP) log(`kept ${history.pg.url} (key ${KEY})`);
+    else await history.pg.drop();
+  }
 }
 
 const [first, page] = rows;
 const last = rows.at(-1);
-const growth = (from, name) => `${(last[name].p50 / from[name].p50).toFixed(2)}×`;
+const ratio = (a, b) => `${(a / b).toFixed(2)}×`;
 const table = [
-  `| endpoint | ${rows.map((r) => r.step).join(' | ')} | growth from fresh | from one page |`,
-  `|---|${rows.map(() => '---').join('|')}|---|---|`,
-  ...endpoints.map(([name]) => `| ${name} | ${rows.map((r) => `${r[name].p50} / ${r[name].p90}`).join(' | ')} | ${growth(first, name)} | ${growth(page, name)} |`),
+  `| endpoint | ${rows.map((r) => r.step).join(' | ')} | growth from fresh | from one page | ${last.step} ÷ fresh, same window | ${last.step} ÷ one page, same window |`,
+  `|---|${rows.map(() => '---').join('|')}|---|---|---|---|`,
+  ...endpointNames.map(
+    (name) =>
+      `| ${name} | ${rows.map((r) => `${r.grown[name].p50} / ${r.grown[name].p90}`).join(' | ')} | ${ratio(last.grown[name].p50, first.grown[name].p50)} | ${ratio(last.grown[name].p50, page.grown[name].p50)} | ${ratio(last.grown[name].p50, last.fresh[name].p50)} | ${ratio(last.grown[name].p50, last.page[name].p50)} |`,
+  ),
 ];
 if (args.json) process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
-else process.stdout.write(`\np50 / p90 in ms (PostgreSQL), growth of p50 to ${last.step} ledger rows from fresh and from one full page of each list:\n\n${table.join('\n')}\n`);
+else
+  process.stdout.write(
+    `\np50 / p90 in ms (PostgreSQL) of the grown history; growth of p50 to ${last.step} ledger rows from its own fresh and one-page steps, and against the two reference histories measured in the same window:\n\n${table.join('\n')}\n`,
+  );
 // A kept database leaves the admin connection open: end here rather than wait on it.
 if (process.env.BENCH_SCALE_KEEP) process.exit(0);
