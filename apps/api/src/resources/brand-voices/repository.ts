@@ -1,4 +1,4 @@
-import { and, desc, eq, ilike } from 'drizzle-orm';
+import { and, desc, eq, ilike, sql, type Placeholder } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { creditLedger } from '../../db/schema/billing.js';
 import { memberOf, pageAcrossWorkspaces, pageSource } from '../../db/scoped.js';
@@ -9,7 +9,7 @@ import { workspaceMembers } from '../workspaces/table.js';
 import { toBrandVoice, type BrandVoiceRow } from './mapper.js';
 import { brandVoices, type BrandVoiceStatusValue } from './table.js';
 
-const visibleVoices = (db: Executor, userId: string, page?: PageQuery) =>
+const visibleVoices = (db: Executor, userId: string | Placeholder, page?: PageQuery) =>
   db
     .select({ voice: brandVoices, role: workspaceMembers.role })
     .from(pageSource(brandVoices, page))
@@ -30,14 +30,19 @@ export function listBrandVoicesOf(
   return listPage(query, {
     list: `brand-voices:${query.workspace_id ?? '*'}`,
     keyset: { sortKey: brandVoices.createdAt, id: brandVoices.id },
+    prepared: {
+      db,
+      name: 'brand_voices',
+      values: { user_id: userId, workspace_id: query.workspace_id, status: query.status, search: query.search ? containsPattern(query.search) : undefined },
+    },
     filters: [
-      query.workspace_id ? eq(brandVoices.workspaceId, query.workspace_id) : undefined,
-      query.status ? eq(brandVoices.status, query.status) : undefined,
-      query.search ? ilike(brandVoices.label, containsPattern(query.search)) : undefined,
+      query.workspace_id ? eq(brandVoices.workspaceId, sql.placeholder('workspace_id')) : undefined,
+      query.status ? eq(brandVoices.status, sql.placeholder('status')) : undefined,
+      query.search ? ilike(brandVoices.label, sql.placeholder('search')) : undefined,
     ],
-    acrossWorkspaces: query.workspace_id ? undefined : pageAcrossWorkspaces(brandVoices, { workspaceId: brandVoices.workspaceId }, userId),
+    acrossWorkspaces: query.workspace_id ? undefined : pageAcrossWorkspaces(brandVoices, { workspaceId: brandVoices.workspaceId }, sql.placeholder('user_id')),
     rows: (page) =>
-      visibleVoices(db, userId, page)
+      visibleVoices(db, sql.placeholder('user_id'), page)
         .where(page.where)
         .orderBy(...page.orderBy)
         .limit(page.fetch),

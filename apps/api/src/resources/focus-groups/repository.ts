@@ -1,4 +1,4 @@
-import { and, eq, ilike } from 'drizzle-orm';
+import { and, eq, ilike, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { memberOf, pageAcrossWorkspaces, pageSource } from '../../db/scoped.js';
 import { errors } from '../../http/errors.js';
@@ -23,16 +23,21 @@ export function listFocusGroupsOf(db: Executor, userId: string, query: ListQuery
   return listPage(query, {
     list: `focus_groups:${query.workspace_id ?? '*'}`,
     keyset: { sortKey: focusGroups.createdAt, id: focusGroups.id },
+    prepared: {
+      db,
+      name: 'focus_groups',
+      values: { user_id: userId, workspace_id: query.workspace_id, search: query.search ? containsPattern(query.search) : undefined },
+    },
     filters: [
-      query.workspace_id ? eq(focusGroups.workspaceId, query.workspace_id) : undefined,
-      query.search ? ilike(focusGroups.question, containsPattern(query.search)) : undefined,
+      query.workspace_id ? eq(focusGroups.workspaceId, sql.placeholder('workspace_id')) : undefined,
+      query.search ? ilike(focusGroups.question, sql.placeholder('search')) : undefined,
     ],
-    acrossWorkspaces: query.workspace_id ? undefined : pageAcrossWorkspaces(focusGroups, { workspaceId: focusGroups.workspaceId }, userId),
+    acrossWorkspaces: query.workspace_id ? undefined : pageAcrossWorkspaces(focusGroups, { workspaceId: focusGroups.workspaceId }, sql.placeholder('user_id')),
     rows: (page) =>
       db
         .select({ row: focusGroups })
         .from(pageSource(focusGroups, page))
-        .innerJoin(workspaceMembers, memberOf(focusGroups.workspaceId, userId))
+        .innerJoin(workspaceMembers, memberOf(focusGroups.workspaceId, sql.placeholder('user_id')))
         .where(page.where)
         .orderBy(...page.orderBy)
         .limit(page.fetch),

@@ -103,16 +103,17 @@ export function listDigestsOf(db: Executor, userId: string, query: ListQuery & {
   return listPage(query, {
     list: `news_digests:${query.workspace_id ?? '*'}:${query.persona_id ?? '*'}`,
     keyset: { sortKey: newsDigests.createdAt, id: newsDigests.id },
+    prepared: { db, name: 'news_digests', values: { user_id: userId, workspace_id: query.workspace_id, persona_id: query.persona_id } },
     filters: [
-      query.workspace_id ? eq(newsDigests.workspaceId, query.workspace_id) : undefined,
-      query.persona_id ? eq(newsDigests.personaId, query.persona_id) : undefined,
+      query.workspace_id ? eq(newsDigests.workspaceId, sql.placeholder('workspace_id')) : undefined,
+      query.persona_id ? eq(newsDigests.personaId, sql.placeholder('persona_id')) : undefined,
     ],
-    acrossWorkspaces: query.workspace_id ? undefined : pageAcrossWorkspaces(newsDigests, { workspaceId: newsDigests.workspaceId }, userId),
+    acrossWorkspaces: query.workspace_id ? undefined : pageAcrossWorkspaces(newsDigests, { workspaceId: newsDigests.workspaceId }, sql.placeholder('user_id')),
     rows: (page) =>
       db
         .select({ row: newsDigests })
         .from(pageSource(newsDigests, page))
-        .innerJoin(workspaceMembers, memberOf(newsDigests.workspaceId, userId))
+        .innerJoin(workspaceMembers, memberOf(newsDigests.workspaceId, sql.placeholder('user_id')))
         .where(page.where)
         .orderBy(...page.orderBy)
         .limit(page.fetch),

@@ -1,4 +1,4 @@
-import { and, eq, ilike, inArray } from 'drizzle-orm';
+import { and, eq, ilike, inArray, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { memberOf, pageAcrossWorkspaces, pageSource } from '../../db/scoped.js';
 import { errors } from '../../http/errors.js';
@@ -39,17 +39,29 @@ export function listVideoAnalysesOf(db: Executor, userId: string, query: VideoAn
   return listPage(query, {
     list: `video-analyses:${query.workspace_id ?? '*'}`,
     keyset: { sortKey: videoAnalyses.createdAt, id: videoAnalyses.id },
+    prepared: {
+      db,
+      name: 'video_analyses',
+      values: {
+        user_id: userId,
+        workspace_id: query.workspace_id,
+        status: query.status,
+        search: query.search ? containsPattern(query.search) : undefined,
+      },
+    },
     filters: [
-      query.workspace_id ? eq(videoAnalyses.workspaceId, query.workspace_id) : undefined,
-      query.status ? eq(videoAnalyses.status, query.status) : undefined,
-      query.search ? ilike(videoAnalyses.title, containsPattern(query.search)) : undefined,
+      query.workspace_id ? eq(videoAnalyses.workspaceId, sql.placeholder('workspace_id')) : undefined,
+      query.status ? eq(videoAnalyses.status, sql.placeholder('status')) : undefined,
+      query.search ? ilike(videoAnalyses.title, sql.placeholder('search')) : undefined,
     ],
-    acrossWorkspaces: query.workspace_id ? undefined : pageAcrossWorkspaces(videoAnalyses, { workspaceId: videoAnalyses.workspaceId }, userId),
+    acrossWorkspaces: query.workspace_id
+      ? undefined
+      : pageAcrossWorkspaces(videoAnalyses, { workspaceId: videoAnalyses.workspaceId }, sql.placeholder('user_id')),
     rows: (page) =>
       db
         .select({ row: videoAnalyses })
         .from(pageSource(videoAnalyses, page))
-        .innerJoin(workspaceMembers, memberOf(videoAnalyses.workspaceId, userId))
+        .innerJoin(workspaceMembers, memberOf(videoAnalyses.workspaceId, sql.placeholder('user_id')))
         .where(page.where)
         .orderBy(...page.orderBy)
         .limit(page.fetch),
