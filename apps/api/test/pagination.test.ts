@@ -137,6 +137,31 @@ describe('lists', () => {
     await expect(held()).rejects.toThrow(/holds values \(1\)/);
   });
 
+  it('refuse a list statement whose placeholders are not exactly the values given (a shape named by other filters)', async () => {
+    const unused = () =>
+      listPage(
+        { limit: 5 },
+        {
+          list: 'unused',
+          keyset: { sortKey: workspaces.createdAt, id: workspaces.id },
+          // A value given whose filter the statement does not carry: the next call with that value would
+          // reuse a statement that ignores it.
+          prepared: { db: h.db, name: 'unused_value_test', values: { name: 'x', workspace_id: 'ws_x' } },
+          filters: [sql`${workspaces.name} <> ${sql.placeholder('name')}`],
+          rows: (page) =>
+            h.db
+              .select()
+              .from(workspaces)
+              .where(page.where)
+              .orderBy(...page.orderBy)
+              .limit(page.fetch),
+          keyOf: (row) => ({ sortKey: row.createdAt, id: row.id }),
+          toItem: (row) => row.id,
+        },
+      );
+    await expect(unused()).rejects.toThrow(/uses \[name\] but was given \[name, workspace_id\]/);
+  });
+
   it('keep a cursor valid when the item it points at is deleted', async () => {
     const res = await h.get(`/projects?workspace_id=${t.workspaceId}&limit=2`, t.key);
     const [, last] = res.body.data;

@@ -237,13 +237,20 @@ const preparedStatements = new WeakMap<object, Map<string, PreparedStatement<unk
 async function preparedRows<Row, Item>(request: PageRequest, spec: ListSpec<Row, Item>, prepared: PreparedList): Promise<Row[]> {
   const after = request.cursor === undefined ? undefined : decodeCursor(request.list, request.cursor, request.scope);
   const values: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(prepared.values)) if (value !== undefined) values[name] = value;
+  // Absent as the lists' filters take it (`query.x ? filter : undefined`): undefined or empty.
+  for (const [name, value] of Object.entries(prepared.values)) if (value !== undefined && value !== '') values[name] = value;
   const shape = `${prepared.name}|${Object.keys(values).sort().join(',')}|${after ? 'after' : 'first'}|${request.limit}`;
   let statements = preparedStatements.get(prepared.db);
   if (!statements) preparedStatements.set(prepared.db, (statements = new Map()));
   let statement = statements.get(shape) as PreparedStatement<Row> | undefined;
   if (!statement) {
     statement = prepareList(spec, after !== undefined, request.limit + 1);
+    // The shape is named by the values given; the statement must use exactly those, or a later call with
+    // the same names would run a statement built for other filters.
+    const used = [...new Set(statement.params.map(placeholderName).filter((name) => name !== undefined))].sort();
+    const given = [...Object.keys(values), ...(after ? [AFTER_SORT_KEY, AFTER_ID] : [])].sort();
+    if (used.join(',') !== given.join(','))
+      throw new Error(`list ${prepared.name}: its statement uses [${used.join(', ')}] but was given [${given.join(', ')}]`);
     statements.set(shape, statement as PreparedStatement<unknown>);
   }
   if (after) {
@@ -274,6 +281,12 @@ function prepareList<Row, Item>(spec: ListSpec<Row, Item>, afterCursor: boolean,
 }
 
 const isPlaceholder = (value: unknown): boolean => is(value, Placeholder);
+
+/** The placeholder a statement parameter stands for (drizzle wraps one bound to a column in a Param). */
+function placeholderName(param: unknown): string | undefined {
+  const placeholder = isPlaceholder(param) ? param : (param as { value?: unknown } | null)?.value;
+  return isPlaceholder(placeholder) ? (placeholder as Placeholder).name : undefined;
+}
 
 /**
  * The same page over items held in memory (a catalog, the model list): same order, cursors and
