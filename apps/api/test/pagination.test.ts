@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import { workspaces } from '../src/db/schema/index.js';
 import { decodeCursor, encodeCursor, listPage } from '../src/lib/pagination.js';
 import { errorOf, useHarness, useTenant, type ApiResponse } from './support/harness.js';
@@ -10,13 +10,13 @@ import { errorOf, useHarness, useTenant, type ApiResponse } from './support/harn
 const h = useHarness();
 const t = useTenant(h);
 
-async function pageThrough(path: string, limit: number): Promise<{ ids: string[]; pages: number }> {
+async function pageThrough(path: string, limit: number, key = t.key): Promise<{ ids: string[]; pages: number }> {
   const ids: string[] = [];
   let cursor: string | null = null;
   let pages = 0;
   do {
     const sep = path.includes('?') ? '&' : '?';
-    const res: ApiResponse = await h.get(`${path}${sep}limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`, t.key);
+    const res: ApiResponse = await h.get(`${path}${sep}limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`, key);
     expect(res.status).toBe(200);
     expect(res.body.data.length).toBeLessThanOrEqual(limit);
     // next_cursor is null exactly when has_more is false.
@@ -26,18 +26,6 @@ async function pageThrough(path: string, limit: number): Promise<{ ids: string[]
     pages++;
   } while (cursor);
   return { ids, pages };
-}
-
-async function pageThroughAs(path: string, limit: number, key: string): Promise<string[]> {
-  const ids: string[] = [];
-  let cursor: string | null = null;
-  do {
-    const res: ApiResponse = await h.get(`${path}&limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`, key);
-    expect(res.status).toBe(200);
-    ids.push(...res.body.data.map((item: { id: string }) => item.id));
-    cursor = res.body.next_cursor;
-  } while (cursor);
-  return ids;
 }
 
 describe('cursors', () => {
@@ -108,57 +96,43 @@ describe('lists', () => {
       ['mine', t],
     ] as const) {
       const expected = newestFirst(made[who]!);
-      const across = await pageThroughAs(`/agent/threads?search=Shaped`, 3, tenant.key);
+      const across = (await pageThrough(`/agent/threads?search=Shaped`, 3, tenant.key)).ids;
       expect(across).toEqual(expected);
-      expect(await pageThroughAs(`/agent/threads?workspace_id=${tenant.workspaceId}&search=Shaped%20${who}`, 2, tenant.key)).toEqual(expected);
+      expect((await pageThrough(`/agent/threads?workspace_id=${tenant.workspaceId}&search=Shaped%20${who}`, 2, tenant.key)).ids).toEqual(expected);
     }
   });
 
+  /** A workspaces list kept as `name` with these placeholder values and filters (the refusals below). */
+  const preparedWorkspaces = (name: string, values: Record<string, string>, filters: SQL[]) =>
+    listPage(
+      { limit: 5 },
+      {
+        list: name,
+        keyset: { sortKey: workspaces.createdAt, id: workspaces.id },
+        prepared: { db: h.db, name, values },
+        filters,
+        rows: (page) =>
+          h.db
+            .select()
+            .from(workspaces)
+            .where(page.where)
+            .orderBy(...page.orderBy)
+            .limit(page.fetch),
+        keyOf: (row) => ({ sortKey: row.createdAt, id: row.id }),
+        toItem: (row) => row.id,
+      },
+    );
+
   it('refuse to keep a list statement that holds a value instead of a placeholder', async () => {
     const held = () =>
-      listPage(
-        { limit: 5 },
-        {
-          list: 'held',
-          keyset: { sortKey: workspaces.createdAt, id: workspaces.id },
-          prepared: { db: h.db, name: 'held_value_test', values: { name: 'x' } },
-          filters: [sql`${workspaces.name} <> ${'a literal'}`, sql`${workspaces.name} <> ${sql.placeholder('name')}`],
-          rows: (page) =>
-            h.db
-              .select()
-              .from(workspaces)
-              .where(page.where)
-              .orderBy(...page.orderBy)
-              .limit(page.fetch),
-          keyOf: (row) => ({ sortKey: row.createdAt, id: row.id }),
-          toItem: (row) => row.id,
-        },
-      );
+      preparedWorkspaces('held_value_test', { name: 'x' }, [sql`${workspaces.name} <> ${'a literal'}`, sql`${workspaces.name} <> ${sql.placeholder('name')}`]);
     await expect(held()).rejects.toThrow(/holds values \(1\)/);
   });
 
   it('refuse a list statement whose placeholders are not exactly the values given (a shape named by other filters)', async () => {
-    const unused = () =>
-      listPage(
-        { limit: 5 },
-        {
-          list: 'unused',
-          keyset: { sortKey: workspaces.createdAt, id: workspaces.id },
-          // A value given whose filter the statement does not carry: the next call with that value would
-          // reuse a statement that ignores it.
-          prepared: { db: h.db, name: 'unused_value_test', values: { name: 'x', workspace_id: 'ws_x' } },
-          filters: [sql`${workspaces.name} <> ${sql.placeholder('name')}`],
-          rows: (page) =>
-            h.db
-              .select()
-              .from(workspaces)
-              .where(page.where)
-              .orderBy(...page.orderBy)
-              .limit(page.fetch),
-          keyOf: (row) => ({ sortKey: row.createdAt, id: row.id }),
-          toItem: (row) => row.id,
-        },
-      );
+    // A value given whose filter the statement does not carry: the next call with that value would
+    // reuse a statement that ignores it.
+    const unused = () => preparedWorkspaces('unused_value_test', { name: 'x', workspace_id: 'ws_x' }, [sql`${workspaces.name} <> ${sql.placeholder('name')}`]);
     await expect(unused()).rejects.toThrow(/uses \[name\] but was given \[name, workspace_id\]/);
   });
 

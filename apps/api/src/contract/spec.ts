@@ -57,19 +57,26 @@ export function listOperations(spec: OpenApiDocument): OperationInfo[] {
  * properties unless told otherwise, and would send such objects as `{}`.
  */
 export function withOpenFreeFormObjects(spec: OpenApiDocument): OpenApiDocument {
-  const visit = (node: unknown): unknown => {
-    if (Array.isArray(node)) return node.map(visit);
-    if (!node || typeof node !== 'object') return node;
-    const copy: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(node)) copy[key] = visit(value);
+  return rewriteObjects(spec, (copy) => {
     const type = copy.type;
     const isObject = type === 'object' || (Array.isArray(type) && type.includes('object'));
     if (copy['x-free-form'] === true && isObject && copy.additionalProperties === undefined && copy.properties === undefined) {
       copy.additionalProperties = true;
     }
     return copy;
+  });
+}
+
+/** A deep copy of a JSON document with `rewrite` applied to every object, its members already rewritten. */
+function rewriteObjects<T>(document: T, rewrite: (copy: Record<string, unknown>) => Record<string, unknown>): T {
+  const visit = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(visit);
+    if (!node || typeof node !== 'object') return node;
+    const copy: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(node)) copy[key] = visit(value);
+    return rewrite(copy);
   };
-  return visit(spec) as OpenApiDocument;
+  return visit(document) as T;
 }
 
 /**
@@ -80,25 +87,17 @@ export function withOpenFreeFormObjects(spec: OpenApiDocument): OpenApiDocument 
  * the contract's own schemas.
  */
 export function withNullableScalars<T>(schema: T): T {
-  const visit = (node: unknown): unknown => {
-    if (Array.isArray(node)) return node.map(visit);
-    if (!node || typeof node !== 'object') return node;
-    const copy: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(node)) copy[key] = visit(value);
+  return rewriteObjects(schema, (copy) => {
     const branches = copy.oneOf;
-    if (Array.isArray(branches) && branches.length === 2) {
-      const nullAt = branches.findIndex((branch) => isNullSchema(branch));
-      const other = branches[1 - nullAt] as Record<string, unknown> | undefined;
-      const plain = other && !('$ref' in other) && !('oneOf' in other) && !('anyOf' in other) && !('allOf' in other) && !('const' in other);
-      if (nullAt >= 0 && plain && typeof other.type === 'string' && SCALAR_TYPES.has(other.type)) {
-        const { oneOf: _oneOf, ...rest } = copy;
-        const values = Array.isArray(other.enum) ? { enum: [...other.enum, null] } : {};
-        return { ...other, ...rest, type: [other.type, 'null'], ...values };
-      }
-    }
-    return copy;
-  };
-  return visit(schema) as T;
+    if (!Array.isArray(branches) || branches.length !== 2) return copy;
+    const nullAt = branches.findIndex((branch) => isNullSchema(branch));
+    const other = branches[1 - nullAt] as Record<string, unknown> | undefined;
+    const plain = other && !('$ref' in other) && !('oneOf' in other) && !('anyOf' in other) && !('allOf' in other) && !('const' in other);
+    if (nullAt < 0 || !plain || typeof other.type !== 'string' || !SCALAR_TYPES.has(other.type)) return copy;
+    const { oneOf: _oneOf, ...rest } = copy;
+    const values = Array.isArray(other.enum) ? { enum: [...other.enum, null] } : {};
+    return { ...other, ...rest, type: [other.type, 'null'], ...values };
+  });
 }
 
 const SCALAR_TYPES = new Set(['string', 'integer', 'number', 'boolean']);

@@ -89,17 +89,27 @@ export function keyset(
   columns: KeysetColumns,
   order: 'asc' | 'desc' = 'desc',
 ): { after: SQL | undefined; orderBy: SQL[]; fetch: number } {
-  let after: SQL | undefined;
-  if (request.cursor !== undefined) {
-    const { sortKey, id } = decodeCursor(request.list, request.cursor, request.scope);
-    // (sort_key, id) < (cursor.sort_key, cursor.id), written out so it can use the composite index on
-    // both drivers; it still works when the cursor's item has since been deleted.
-    const beyond = order === 'asc' ? gt : lt;
-    after = or(beyond(columns.sortKey, sortKey), and(eq(columns.sortKey, sortKey), beyond(columns.id, id)));
-  }
-  const direction = order === 'asc' ? asc : desc;
+  const after = request.cursor === undefined ? undefined : decodeCursor(request.list, request.cursor, request.scope);
   // One extra row tells whether another page exists.
-  return { after, orderBy: [direction(columns.sortKey), direction(columns.id)], fetch: rowsToFetch(request.limit + 1) };
+  return { ...keysetOf(columns, order, after), fetch: rowsToFetch(request.limit + 1) };
+}
+
+/**
+ * The condition for the rows after (sortKey, id), given as values or as placeholders, and the order.
+ * (sort_key, id) < (cursor.sort_key, cursor.id) is written out so it can use the composite index on both
+ * drivers; it still works when the cursor's item has since been deleted.
+ */
+function keysetOf(
+  columns: KeysetColumns,
+  order: 'asc' | 'desc',
+  after: { sortKey: Date | Placeholder; id: string | Placeholder } | undefined,
+): { after: SQL | undefined; orderBy: SQL[] } {
+  const beyond = order === 'asc' ? gt : lt;
+  const direction = order === 'asc' ? asc : desc;
+  return {
+    after: after && or(beyond(columns.sortKey, after.sortKey), and(eq(columns.sortKey, after.sortKey), beyond(columns.id, after.id))),
+    orderBy: [direction(columns.sortKey), direction(columns.id)],
+  };
 }
 
 /**
@@ -220,9 +230,13 @@ export async function listPage<Row, Item>(query: ListQuery, spec: ListSpec<Row, 
   const request: PageRequest = { list: spec.list, limit: limitOf(query), cursor: query.cursor, scope: cursorScope(spec.list, query) };
   if (spec.prepared) return toPage(request, await preparedRows(request, spec, spec.prepared), spec.keyOf, spec.toItem);
   const { after, orderBy, fetch } = keyset(request, spec.keyset, spec.order);
+  return toPage(request, await selectPage(spec, after, orderBy, fetch), spec.keyOf, spec.toItem);
+}
+
+/** The list's select of a page: its filters, the keyset's condition, order and size, across workspaces when it pages so. */
+function selectPage<Row, Item>(spec: ListSpec<Row, Item>, after: SQL | undefined, orderBy: SQL[], fetch: number): PromiseLike<Row[]> {
   const page: PageQuery = { where: and(...(spec.filters ?? []), after), orderBy, fetch };
-  const rows = await spec.rows(spec.acrossWorkspaces ? { ...page, source: spec.acrossWorkspaces(page) } : page);
-  return toPage(request, rows, spec.keyOf, spec.toItem);
+  return spec.rows(spec.acrossWorkspaces ? { ...page, source: spec.acrossWorkspaces(page) } : page);
 }
 
 interface PreparedStatement<Row> {
@@ -239,53 +253,47 @@ async function preparedRows<Row, Item>(request: PageRequest, spec: ListSpec<Row,
   const values: Record<string, unknown> = {};
   // Absent as the lists' filters take it (`query.x ? filter : undefined`): undefined or empty.
   for (const [name, value] of Object.entries(prepared.values)) if (value !== undefined && value !== '') values[name] = value;
-  const shape = `${prepared.name}|${Object.keys(values).sort().join(',')}|${after ? 'after' : 'first'}|${request.limit}`;
-  let statements = preparedStatements.get(prepared.db);
-  if (!statements) preparedStatements.set(prepared.db, (statements = new Map()));
-  let statement = statements.get(shape) as PreparedStatement<Row> | undefined;
-  if (!statement) {
-    statement = prepareList(spec, after !== undefined, request.limit + 1);
-    // The shape is named by the values given; the statement must use exactly those, or a later call with
-    // the same names would run a statement built for other filters.
-    const used = [...new Set(statement.params.map(placeholderName).filter((name) => name !== undefined))].sort();
-    const given = [...Object.keys(values), ...(after ? [AFTER_SORT_KEY, AFTER_ID] : [])].sort();
-    if (used.join(',') !== given.join(','))
-      throw new Error(`list ${prepared.name}: its statement uses [${used.join(', ')}] but was given [${given.join(', ')}]`);
-    statements.set(shape, statement as PreparedStatement<unknown>);
-  }
   if (after) {
     // As drizzle writes a timestamp parameter (the placeholder has no column to encode it).
     values[AFTER_SORT_KEY] = after.sortKey.toISOString();
     values[AFTER_ID] = after.id;
   }
+  const names = Object.keys(values).sort();
+  const shape = `${prepared.name}|${names.join(',')}|${request.limit}`;
+  let statements = preparedStatements.get(prepared.db);
+  if (!statements) preparedStatements.set(prepared.db, (statements = new Map()));
+  let statement = statements.get(shape) as PreparedStatement<Row> | undefined;
+  if (!statement) {
+    statement = prepareList(spec, prepared.name, names, request.limit + 1);
+    statements.set(shape, statement as PreparedStatement<unknown>);
+  }
   return statement.execute(values);
 }
 
-function prepareList<Row, Item>(spec: ListSpec<Row, Item>, afterCursor: boolean, fetch: number): PreparedStatement<Row> {
-  const { sortKey, id } = spec.keyset;
-  const beyond = spec.order === 'asc' ? gt : lt;
-  const direction = spec.order === 'asc' ? asc : desc;
-  const after = afterCursor
-    ? or(beyond(sortKey, sql.placeholder(AFTER_SORT_KEY)), and(eq(sortKey, sql.placeholder(AFTER_SORT_KEY)), beyond(id, sql.placeholder(AFTER_ID))))
-    : undefined;
-  const page: PageQuery = { where: and(...(spec.filters ?? []), after), orderBy: [direction(sortKey), direction(id)], fetch: rowsToFetch(fetch) };
-  const query = spec.rows(spec.acrossWorkspaces ? { ...page, source: spec.acrossWorkspaces(page) } : page) as unknown as {
-    prepare?: (name: string) => PreparedStatement<Row>;
-  };
-  if (typeof query.prepare !== 'function') throw new Error(`list ${spec.prepared?.name}: rows() must return an unexecuted drizzle query`);
-  const statement = query.prepare(`list_${spec.prepared?.name}`);
-  // A value that is not a placeholder would be kept in the statement and sent with every later caller's page.
-  const held = statement.params.filter((param) => !isPlaceholder(param) && !isPlaceholder((param as { value?: unknown } | null)?.value));
-  if (held.length > 0) throw new Error(`list ${spec.prepared?.name}: its statement holds values (${held.length}); write them as sql.placeholder()`);
+/**
+ * Builds and prepares the list's statement for the placeholders `names` (the cursor's among them when it
+ * pages on). It must hold no value but placeholders, or that value would be sent with every later caller's
+ * page; and use exactly `names`, which name its shape, or a later call with the same names would run a
+ * statement built for other filters.
+ */
+function prepareList<Row, Item>(spec: ListSpec<Row, Item>, name: string, names: string[], fetch: number): PreparedStatement<Row> {
+  const cursor = names.includes(AFTER_ID) ? { sortKey: sql.placeholder(AFTER_SORT_KEY), id: sql.placeholder(AFTER_ID) } : undefined;
+  const { after, orderBy } = keysetOf(spec.keyset, spec.order ?? 'desc', cursor);
+  const query = selectPage(spec, after, orderBy, rowsToFetch(fetch)) as unknown as { prepare?: (name: string) => PreparedStatement<Row> };
+  if (typeof query.prepare !== 'function') throw new Error(`list ${name}: rows() must return an unexecuted drizzle query`);
+  const statement = query.prepare(`list_${name}`);
+  const used = statement.params.map(placeholderName);
+  const held = used.filter((placeholder) => placeholder === undefined).length;
+  if (held > 0) throw new Error(`list ${name}: its statement holds values (${held}); write them as sql.placeholder()`);
+  const distinct = [...new Set(used)].sort();
+  if (distinct.join(',') !== names.join(',')) throw new Error(`list ${name}: its statement uses [${distinct.join(', ')}] but was given [${names.join(', ')}]`);
   return statement;
 }
 
-const isPlaceholder = (value: unknown): boolean => is(value, Placeholder);
-
 /** The placeholder a statement parameter stands for (drizzle wraps one bound to a column in a Param). */
 function placeholderName(param: unknown): string | undefined {
-  const placeholder = isPlaceholder(param) ? param : (param as { value?: unknown } | null)?.value;
-  return isPlaceholder(placeholder) ? (placeholder as Placeholder).name : undefined;
+  const placeholder = is(param, Placeholder) ? param : (param as { value?: unknown } | null)?.value;
+  return is(placeholder, Placeholder) ? placeholder.name : undefined;
 }
 
 /**

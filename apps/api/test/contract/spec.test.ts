@@ -1,19 +1,11 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import { deref } from '@persona-api/openapi/document';
 import { describe, expect, it } from 'vitest';
 import { loadSpec, withNullableScalars } from '../../src/contract/spec.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 const spec = loadSpec() as unknown as { components: { schemas: Record<string, Record<string, unknown>> } };
-
-/** The contract's schema a `#/components/schemas/X` reference names (the nullable scalars' targets are not recursive). */
-const resolve = (node: Record<string, unknown>): Record<string, unknown> => {
-  const ref = node.$ref;
-  if (typeof ref !== 'string') return node;
-  const target = spec.components.schemas[ref.replace('#/components/schemas/', '')];
-  if (!target) throw new Error(`unresolved ${ref}`);
-  return resolve(target);
-};
 
 /** Every `oneOf: [X, {type: 'null'}]` of the contract, with X resolved, as the serializer sees it after glue dereferences. */
 function nullableOneOfs(): Record<string, unknown>[] {
@@ -27,7 +19,7 @@ function nullableOneOfs(): Record<string, unknown>[] {
     const record = node as Record<string, unknown>;
     const branches = record.oneOf;
     if (Array.isArray(branches) && branches.length === 2 && branches.some((branch) => (branch as { type?: unknown }).type === 'null')) {
-      found.push({ ...record, oneOf: branches.map((branch) => resolve(branch as Record<string, unknown>)) });
+      found.push({ ...record, oneOf: branches.map((branch) => deref(spec, branch)) });
     }
     for (const value of Object.values(record)) visit(value);
   };
