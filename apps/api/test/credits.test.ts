@@ -1,7 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runAdmin } from '../src/admin/cli.js';
-import { billingPeriod, checkCredits, chargeCredits, creditsUsed, grantCredits, refundCredits } from '../src/billing/credits.js';
+import { billingPeriod, checkCredits, chargeCredits, creditsUsed, grantCredits, holdCredits, refundCredits } from '../src/billing/credits.js';
 import { type CountMismatch, countsRebuild, reconcileCounts, reconcileUsageCounters, usageCountersBackfills } from '../src/billing/reconcile.js';
 import {
   accounts,
@@ -15,6 +15,7 @@ import {
   transcriptionUsageDaily,
   workspaces,
 } from '../src/db/schema/index.js';
+import { rowsOf } from '../src/db/sql.js';
 import { insertFileRow } from '../src/resources/files/repository.js';
 import { countTranscriptionMinutes } from '../src/resources/meetings/repository.js';
 import { chargedCallControl, chargedCreateAgentThread, PRICE } from './support/charged-handler.js';
@@ -59,6 +60,23 @@ describe('refunds', () => {
     expect(refunds[0]).toMatchObject({ amount: PRICE, workspaceId: t.workspaceId, apiKeyId: t.apiKeyId });
     expect(await balanceOf(t.accountId)).toBe(1_000);
     expect((await h.get('/usage', t.key)).body.credits.used).toBe(0);
+  });
+});
+
+describe('credit holds', () => {
+  it('commit asynchronously on their own: the connection commits the next statement (a charge) synchronously again', async () => {
+    const t = await h.tenant({ credits: 1_000 });
+    for (let i = 0; i < 10; i++) {
+      const hold = await holdCredits(h.db, { accountId: t.accountId, workspaceId: t.workspaceId, floor: 5, estimate: 20, now: h.clock.now() });
+      expect(hold.credits).toBe(20);
+      await hold.release();
+    }
+    // set_config(…, true) lasts to the end of the hold's own transaction: a connection that ran a hold
+    // (the pool reuses them) still commits the next statement, a charge, synchronously.
+    const settings = await Promise.all(
+      Array.from({ length: 5 }, async () => rowsOf<{ value: string }>(await h.db.execute(sql`select current_setting('synchronous_commit') as value`))[0]?.value),
+    );
+    expect(settings).toEqual(Array(5).fill('on'));
   });
 });
 

@@ -7,6 +7,7 @@ import {
   type EngineToolCall,
   type EngineUsage,
   type GenerateRequest,
+  type GenerateResult,
 } from '@persona-api/engine';
 import { eq, sql } from 'drizzle-orm';
 import { billingPeriod, budgetAlertHeader, chargeCall, creditsUsedSql, releaseReservation, reserveCredits } from '../billing/credits.js';
@@ -34,7 +35,32 @@ export interface PreparedCall {
   reservationId: string;
   /** True once the charge took the hold (or gave it back): nothing is left to release. */
   settled: boolean;
+  /**
+   * The hold, taken: already resolved unless the call overlaps it with the model (`overlapHold`). Rejects
+   * with the refusal (402/403). `workspaceId` is known once it resolves; the answer waits for it.
+   */
+  held: Promise<void>;
 }
+
+/**
+ * Accounts whose last hold on this instance was granted, until when (ms since the epoch): their next call
+ * may start the model while its hold is taken (prepareModelCall's `overlapHold`). A refusal removes the
+ * account, so an account that ran out of credits or lost its role waits for its hold before the model is
+ * called again, and a refused caller cannot have this instance start model calls for nothing. Bounded:
+ * the oldest entry goes first.
+ */
+const GOOD_STANDING_MS = 60_000;
+const GOOD_STANDING_MAX_ACCOUNTS = 10_000;
+const goodStanding = new Map<string, number>();
+
+function recordStanding(accountId: string, granted: boolean): void {
+  goodStanding.delete(accountId);
+  if (!granted) return;
+  if (goodStanding.size >= GOOD_STANDING_MAX_ACCOUNTS) goodStanding.delete(goodStanding.keys().next().value!);
+  goodStanding.set(accountId, Date.now() + GOOD_STANDING_MS);
+}
+
+const inGoodStanding = (accountId: string) => (goodStanding.get(accountId) ?? 0) > Date.now();
 
 /**
  * Output tokens held for a call that sets no max_output_tokens (10 credits): a typical answer fits. A
@@ -59,6 +85,13 @@ export async function prepareModelCall(
     extraCredits?: number;
     /** The workspace the call is about and billed to (a video analysis'); default: the caller's default workspace. */
     membership?: Membership;
+    /**
+     * Let the model start before the hold is granted, when this account's last hold here was granted
+     * (goodStanding): the hold's round trip then runs beside the model call instead of before it. The
+     * answer still waits for the hold (generateUnderHold, openModelStream), and a refusal aborts the model
+     * call, so nothing is answered without its hold.
+     */
+    overlapHold?: boolean;
   },
 ): Promise<PreparedCall> {
   // A base persona is read from memory; a custom one is one statement, before the hold (its prompt is part of the floor).
@@ -70,26 +103,72 @@ export async function prepareModelCall(
   const extra = input.extraCredits ?? 0;
   const outputAllowance = Math.min(request.max_output_tokens ?? DEFAULT_OUTPUT_ALLOWANCE_TOKENS, ctx.engine.describe().max_output_tokens);
   const reservationId = newId('hold');
-  const prepared: PreparedCall = { request, personaId, workspaceId: null, inputTokens, reservationId, settled: false };
-  // Released when the request ends without a charge (a failure, a client that left).
-  ctx.reply.raw.once('close', () => {
-    if (prepared.settled) return;
-    releaseReservation(ctx.db, reservationId).catch((err: unknown) => ctx.log.warn({ err }, 'releasing a credit hold failed'));
-  });
   if (input.membership) requireRole(input.membership.role, 'ai.call', 'make paid AI calls in this workspace');
+  const accountId = ctx.auth.accountId;
+  const overlap = input.overlapHold === true && inGoodStanding(accountId);
   // One statement: without a workspace named, the hold finds the caller's default workspace and checks
   // their role there itself (403 before 402, as when it was read apart), so no read precedes it.
-  const hold = await reserveCredits(ctx.db, {
-    accountId: ctx.auth.accountId,
+  const held = reserveCredits(ctx.db, {
+    accountId,
     workspaceId: input.membership?.workspace.id ?? null,
     ...(input.membership ? {} : { defaultWorkspaceOf: { userId: ctx.auth.userId, action: 'ai.call' as const, doing: 'make paid AI calls in this workspace' } }),
     floor: creditsForTokens(inputTokens) + extra,
     estimate: creditsForTokens(inputTokens + outputAllowance) + extra,
     now: ctx.now(),
     reservationId,
+  }).then(
+    (hold) => {
+      prepared.workspaceId = hold.workspaceId;
+      recordStanding(accountId, true);
+    },
+    (refusal: unknown) => {
+      if (refusal instanceof ApiError) recordStanding(accountId, false);
+      throw refusal;
+    },
+  );
+  const prepared: PreparedCall = { request, personaId, workspaceId: null, inputTokens, reservationId, settled: false, held };
+  // Released when the request ends without a charge (a failure, a client that left), once the hold's own
+  // statement is done, so a release never runs before the hold it releases.
+  ctx.reply.raw.once('close', () => {
+    if (prepared.settled) return;
+    held
+      .then(
+        () => (prepared.settled ? undefined : releaseReservation(ctx.db, reservationId)),
+        () => undefined, // refused or failed: there is no hold
+      )
+      .catch((err: unknown) => ctx.log.warn({ err }, 'releasing a credit hold failed'));
   });
-  prepared.workspaceId = hold.workspaceId;
+  if (overlap) held.catch(() => undefined); // awaited by the answer; a refusal is thrown there
+  else await held;
   return prepared;
+}
+
+/**
+ * The model's answer to a prepared call, started while its hold may still be taken (`overlapHold`): the
+ * hold's refusal wins over whatever the model did (its call is aborted, its answer dropped), so nothing
+ * is answered or charged without the hold. Engine failures become the error envelope (apiErrorOf).
+ */
+export async function generateUnderHold(ctx: RequestContext, prepared: PreparedCall, signal: AbortSignal): Promise<GenerateResult> {
+  const refused = new AbortController();
+  // Settled into a value at once: a model failure while the hold is awaited is not an unhandled rejection.
+  const answer = settledOf(ctx.engine.generate(prepared.request, AbortSignal.any([signal, refused.signal])));
+  try {
+    await prepared.held;
+  } catch (refusal) {
+    refused.abort();
+    throw refusal;
+  }
+  const outcome = await answer;
+  if (!outcome.ok) throw apiErrorOf(ctx, outcome.error);
+  return outcome.value;
+}
+
+/** A promise's outcome as a value, so it can be awaited later without an unhandled rejection meanwhile. */
+export function settledOf<T>(promise: Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> {
+  return promise.then(
+    (value) => ({ ok: true as const, value }),
+    (error: unknown) => ({ ok: false as const, error }),
+  );
 }
 
 /** Tokens of what a stream had sent when its client left: the input plus the output delivered. */
@@ -128,6 +207,7 @@ export async function settleModelCall(
   prepared: PreparedCall,
   settlement: Settlement,
 ): Promise<{ body: Record<string, unknown>; budgetAlert: string | undefined; charged: number }> {
+  await prepared.held;
   const now = ctx.now();
   const description = ctx.engine.describe();
   // DECISIONS.md: a stream left before its first token costs nothing.

@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import { and, eq, gt, isNull, or, type SQL, sql } from 'drizzle-orm';
 import { LRUCache } from 'lru-cache';
 import { API_KEY_PATTERN } from '../config.js';
@@ -24,7 +24,7 @@ export function generateApiKey(): string {
 
 /** SHA-256 hex of a secret (an API key, a console session or setup token): what is stored instead of it. */
 export function hashSecret(secret: string): string {
-  return createHash('sha256').update(secret, 'utf8').digest('hex');
+  return hash('sha256', secret, 'hex'); // one-shot: a third of createHash's cost, on every request
 }
 
 export const hashApiKey = hashSecret;

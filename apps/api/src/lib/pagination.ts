@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { and, asc, desc, eq, gt, is, lt, or, Placeholder, sql, type AnyColumn, type SQL, type Subquery } from 'drizzle-orm';
 import stableStringify from 'safe-stable-stringify';
 import { errors } from '../http/errors.js';
@@ -20,10 +20,7 @@ export function withCursorOwner<T>(accountId: string | null, work: () => T): T {
 /** What a cursor is bound to: the account, the list and its filters (every query field but limit and cursor). */
 function cursorScope(list: string, query: object): string {
   const { limit: _limit, cursor: _cursor, ...filters } = query as Record<string, unknown>;
-  return createHash('sha256')
-    .update(`${cursorOwner.getStore() ?? ''}\n${list}\n${stableStringify(filters)}`)
-    .digest('base64url')
-    .slice(0, 16);
+  return hash('sha256', `${cursorOwner.getStore() ?? ''}\n${list}\n${stableStringify(filters)}`, 'base64url').slice(0, 16);
 }
 
 /**

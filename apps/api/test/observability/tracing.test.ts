@@ -155,7 +155,7 @@ describe('traces over OTLP', () => {
     // the key lookup of the authentication hook when the key is not cached yet.
     expect(statements.length).toBeGreaterThanOrEqual(2);
     const texts = statements.map((span) => String(attribute(span, 'db.query.text')));
-    expect(texts.some((text) => /^select \* from hold_credits\(/i.test(text))).toBe(true);
+    expect(texts.some((text) => /^select hold\.\* from hold_credits\(/i.test(text))).toBe(true);
     expect(texts.some((text) => /^with settled as \(select \* from charge_credits\(/i.test(text))).toBe(true);
     expect(statements.map((span) => span.name)).toEqual(expect.arrayContaining(['SELECT', 'WITH']));
 

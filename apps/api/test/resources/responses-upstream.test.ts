@@ -6,7 +6,7 @@ import type { FakeUpstream } from '@persona-api/engine/testing';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/admin/accounts.js';
-import { idempotencyKeys } from '../../src/db/schema/index.js';
+import { accounts, creditReservations, idempotencyKeys } from '../../src/db/schema/index.js';
 import { contract } from '../support/contract.js';
 import {
   balanceOf,
@@ -234,6 +234,42 @@ async function expectKeyReleased(tenant: Tenant, key: string): Promise<void> {
   expect(retry.status).toBe(200);
   expect(retry.headers['idempotent-replayed']).toBeUndefined();
 }
+
+describe('the credit hold beside the model call', () => {
+  it("starts the model while an account in good standing is held; a refused hold still answers 402 and drops the answer, and the account's next call waits for its hold", async () => {
+    const tenant = await h.tenant({ credits: 1_000 });
+    for (const path of ['/responses', '/chat/completions']) {
+      const body = path === '/responses' ? base() : { model: 'service-1', persona_id: CFO, messages: [{ role: 'user', content: 'Would you pay $18 per seat?' }] };
+      await h.db.update(accounts).set({ creditBalance: 1_000 }).where(eq(accounts.id, tenant.accountId));
+      // A granted hold: the account is in good standing on this instance.
+      expect((await h.post(path, tenant.key, body)).status).toBe(200);
+      const stored = (await storedResponsesOf(h, tenant.accountId)).length;
+
+      // The next hold waits on the account row, locked here; the model is called meanwhile. The lock's
+      // holder then empties the balance, so the hold is refused when it runs.
+      const before = fake.requests.length;
+      let answered: Promise<Awaited<ReturnType<Harness['post']>>> | undefined;
+      await h.db.transaction(async (tx) => {
+        await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, tenant.accountId)).for('update');
+        answered = h.post(path, tenant.key, body);
+        await eventually(async () => fake.requests.length > before);
+        await tx.update(accounts).set({ creditBalance: 0 }).where(eq(accounts.id, tenant.accountId));
+      });
+      const refused = await answered!;
+      expect(refused.status).toBe(402);
+      expect(errorOf(refused).code).toBe('insufficient_credits');
+      expect(await storedResponsesOf(h, tenant.accountId)).toHaveLength(stored);
+      expect(await chargesOf(h, tenant.accountId)).toHaveLength(stored);
+      expect(await h.db.select().from(creditReservations).where(eq(creditReservations.accountId, tenant.accountId))).toEqual([]);
+
+      // Refused once, the account waits for its hold again: the model is not called for a refused call.
+      const after = fake.requests.length;
+      const again = await h.post(path, tenant.key, body);
+      expect(again.status).toBe(402);
+      expect(fake.requests.length).toBe(after);
+    }
+  });
+});
 
 describe('upstream failures', () => {
   it('maps an upstream error before any output to 502 upstream_error, streamed or not, with nothing stored or charged', async () => {

@@ -8,7 +8,7 @@ import { newId } from '../../lib/ids.js';
 import { unix } from '../../lib/wire.js';
 import { readChatRequest, type ChatRequest } from '../../ai/chat.js';
 import { drainEngineStream, openModelStream } from '../../ai/engine-stream.js';
-import { apiErrorOf, prepareModelCall, settleModelCall, usageOfCutStream, type PreparedCall } from '../../ai/model-call.js';
+import { apiErrorOf, generateUnderHold, prepareModelCall, settleModelCall, usageOfCutStream, type PreparedCall } from '../../ai/model-call.js';
 import { personaIdOf } from '../../ai/persona-header.js';
 
 type ChatCompletion = components['schemas']['ChatCompletion'];
@@ -77,9 +77,7 @@ function structuredOutputError(result: GenerateResult): ApiError {
 }
 
 async function complete(call: Call, ctx: RequestContext, signal: AbortSignal): Promise<ChatCompletion> {
-  const result = await ctx.engine.generate(call.prepared.request, signal).catch((error: unknown) => {
-    throw apiErrorOf(ctx, error);
-  });
+  const result = await generateUnderHold(ctx, call.prepared, signal);
   const invalid = invalidStructuredOutput(call, result);
   const settled = await settleModelCall(ctx, call.prepared, {
     id: call.id,
@@ -199,7 +197,7 @@ async function completeStreamed(call: Call, ctx: RequestContext, signal: AbortSi
 export const createChatCompletion: Handler<'createChatCompletion'> = async ({ body, headers }, ctx) => {
   const personaId = personaIdOf(body.persona_id, headers);
   const request = readChatRequest(body);
-  const prepared = await prepareModelCall(ctx, { personaId, request: request.engine });
+  const prepared = await prepareModelCall(ctx, { personaId, request: request.engine, overlapHold: true });
   const call: Call = {
     id: newId('chatcmpl'),
     created: unix(ctx.now()),

@@ -1,5 +1,6 @@
 import type { File, FileFavoriteResult, FileList, FileMetadata, Folder, UploadResult, UploadUrl } from '@persona-api/types';
 import { downloadUrl, DOWNLOAD_URL_TTL_SECONDS, type SigningKeys, type UploadGrant, uploadUrl, UPLOAD_URL_TTL_SECONDS } from './signing.js';
+import { iso } from '../../lib/wire.js';
 import type { files, folders } from './table.js';
 
 export type FileRow = typeof files.$inferSelect;
@@ -40,8 +41,8 @@ export function toFile(row: FileRow, extra: { folder: Pick<FolderRow, 'id' | 'na
     ...(isUpload && row.thumbnailKey !== null ? { thumbnail_url: signedDownloadUrl(links, row.storageKey!, 'thumbnail') } : {}),
     metadata: row.metadata as FileMetadata,
     is_favorite: extra.isFavorite,
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
+    created_at: iso(row.createdAt),
+    updated_at: iso(row.updatedAt),
   };
 }
 
@@ -56,8 +57,8 @@ export function toFolder(row: FolderRow, extra: { fileCount: number; isFavorite:
     is_shared: row.isShared,
     is_favorite: extra.isFavorite,
     ...(extra.files ? { files: extra.files } : {}),
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
+    created_at: iso(row.createdAt),
+    updated_at: iso(row.updatedAt),
   };
 }
 

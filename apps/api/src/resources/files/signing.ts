@@ -1,7 +1,8 @@
-import { createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { ApiError } from '../../http/errors.js';
+import { hmacSha256Hex } from '../../lib/hmac.js';
 import { isUploadKey } from './keys.js';
 import { serverSecrets } from './table.js';
 
@@ -64,7 +65,7 @@ export async function loadSigningSecret(db: Executor, configured: string | undef
 }
 
 // JSON of an array: unambiguous whatever the fields contain, and the first element names the kind.
-const hmac = (key: Buffer, fields: unknown[]) => createHmac('sha256', key).update(JSON.stringify(fields)).digest('hex');
+const hmac = (key: Buffer, fields: unknown[]) => hmacSha256Hex(key, JSON.stringify(fields));
 
 export function signUpload(keys: SigningKeys, grant: UploadGrant): string {
   return hmac(keys.upload, ['put', grant.key, grant.expires, grant.contentType.toLowerCase(), grant.size, grant.checksumSha256 ?? '']);

@@ -9,6 +9,7 @@ import { drainEngineStream, openModelStream } from '../../ai/engine-stream.js';
 import {
   ANALYSIS_CREDITS,
   apiErrorOf,
+  generateUnderHold,
   prepareModelCall,
   responseErrorOf,
   settleModelCall,
@@ -115,9 +116,7 @@ async function respond(call: Call, ctx: RequestContext, signal: AbortSignal): Pr
   // Nothing was sent yet: an engine failure is an HTTP error (502 upstream_error, 504 upstream_timeout).
   const result =
     call.override ??
-    (await ctx.engine.generate(call.prepared.request, signal).catch((error: unknown) => {
-      throw apiErrorOf(ctx, error);
-    }));
+    (await generateUnderHold(ctx, call.prepared, signal));
   const { state, credits } = outcome(call, result);
   const output = outputOf(result, annotateFor(call));
   const usage = withResearch(call, result.usage);
@@ -205,12 +204,15 @@ export const createResponse: Handler<'createResponse'> = async ({ body, headers 
     personaId,
     request: request.engine,
     extraCredits: request.analysis ? ANALYSIS_CREDITS : 0,
+    overlapHold: true,
   });
   // Server-side tools, when the question asks for sources (DECISIONS.md): run before the answer, their
   // passages given to the model to cite; offline, the answer is the extractive rule over them.
   let research: ServerResearch | null = null;
   let override: GenerateResult | null = null;
   if (wantsServerTools(prepared.request)) {
+    // The tools are paid from the hold's workspace: taken first.
+    await prepared.held;
     research = await runServerTools(ctx, prepared.request, prepared.workspaceId).catch((error: unknown) => {
       throw apiErrorOf(ctx, error);
     });
