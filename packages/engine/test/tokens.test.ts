@@ -19,6 +19,16 @@ describe('token counting', () => {
     expect(countTokens(prose)).toBe(exactCount(prose));
   });
 
+  it('gives a long text the same exact count again from its cache, and a text differing by one character its own count', () => {
+    const prompt = `You are a CFO of a 400-person SaaS company. ${'You weigh every tool against its payback period. '.repeat(40)}`;
+    const first = countTokens(prompt);
+    expect(first).toBe(exactCount(prompt));
+    expect(countTokens(prompt)).toBe(first);
+    // An equal string made anew (as a request body parses it) hits the same entry.
+    expect(countTokens(JSON.parse(JSON.stringify(prompt)))).toBe(first);
+    expect(countTokens(`${prompt}!`)).toBe(exactCount(`${prompt}!`));
+  });
+
   it('adds the per-message overhead and tool definitions to prompt tokens', () => {
     const bare = countPromptTokens([], [{ role: 'user', content: 'Hello world' }]);
     expect(bare).toBe(3 + 3 + 2);

@@ -64,6 +64,9 @@ interface Guard {
   dispose(): void;
 }
 
+/** Why a finished call's controller is aborted: nothing reads it once the call has returned. */
+const DISPOSED = new Error('The model call is over.');
+
 function createGuard(timeoutMs: number, caller: AbortSignal | undefined): Guard {
   const controller = new AbortController();
   let timedOut = false;
@@ -100,7 +103,8 @@ function createGuard(timeoutMs: number, caller: AbortSignal | undefined): Guard 
       clearTimeout(timer);
       caller?.removeEventListener('abort', onAbort);
       // Closes the upstream connection if the body was not fully read (a consumer that stopped early).
-      controller.abort();
+      // With a reason made once: abort() without one builds a DOMException and its stack on every call.
+      if (!controller.signal.aborted) controller.abort(DISPOSED);
     },
   };
 }
