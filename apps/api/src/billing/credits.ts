@@ -1,5 +1,5 @@
 import { countCredits } from '../observability/billing.js';
-import { and, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
+import { and, eq, gte, lt, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import type { Database, Executor, Transaction } from '../db/client.js';
 import { accounts, creditLedger, creditReservations, creditUsageDaily, projects, workspaces } from '../db/schema/index.js';
 import { qualified, rowsOf } from '../db/sql.js';
@@ -187,9 +187,13 @@ function usageLimitExceeded(scope: LimitedScope, limit: number, used: number, am
   );
 }
 
-/** creditsUsed as a column of a select, as text (migration 0013's credit_period_usage: at most 31 counter rows). */
-export const creditsUsedSql = (scope: UsageScope, id: SQL, since: Date): SQL<string> =>
-  sql<string>`credit_period_usage(${scope}, ${id}, ${usageDayOf(since)}::date)::text`;
+/**
+ * creditsUsed as a column of a select, as text (migration 0013's credit_period_usage: at most 31 counter
+ * rows). `since` may be a placeholder holding its day (usageDayOf) for a statement kept per shape; the
+ * scope is one of four names, written into the text.
+ */
+export const creditsUsedSql = (scope: UsageScope, id: SQL, since: Date | Placeholder): SQL<string> =>
+  sql<string>`credit_period_usage(${sql.raw(`'${scope}'`)}, ${id}, ${since instanceof Date ? usageDayOf(since) : since}::date)::text`;
 
 /**
  * The check before a charged call does its work (402, nothing done): the balance covers `estimate`

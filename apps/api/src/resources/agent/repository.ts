@@ -96,7 +96,8 @@ export function listMessagesOf(db: Executor, threadId: string, query: ListQuery 
     list: `agent_messages:${threadId}:${order}`,
     keyset: { sortKey: agentMessages.createdAt, id: agentMessages.id },
     order,
-    filters: [eq(agentMessages.threadId, threadId)],
+    prepared: { db, name: `agent_messages_${order}`, values: { thread_id: threadId } },
+    filters: [eq(agentMessages.threadId, sql.placeholder('thread_id'))],
     rows: (page) =>
       db
         .select()

@@ -1,4 +1,4 @@
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql, type Placeholder } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { memberOf, pageAcrossWorkspaces, pageSource } from '../../db/scoped.js';
 import { accounts, tiers } from '../../db/schema/tenancy.js';
@@ -6,7 +6,7 @@ import { apiError, errors } from '../../http/errors.js';
 import { listPage, type ListQuery, type PageQuery } from '../../lib/pagination.js';
 import type { WorkspaceRole } from '../../workspaces/roles.js';
 import { workspaceMembers, workspaces } from '../workspaces/table.js';
-import { fileIsFavorite, fileListConditions, fileVisibleTo, folderIsFavorite, folderListConditions, folderVisibleTo, type FileListFilters } from './filters.js';
+import { fileIsFavorite, fileListConditions, fileListValues, fileVisibleTo, folderIsFavorite, folderListConditions, folderListValues, folderVisibleTo, type FileListFilters } from './filters.js';
 import { toFile, toFolder, type FileRow, type FolderRow, type LinkContext } from './mappers.js';
 import { files, folders, uploads } from './table.js';
 
@@ -18,7 +18,7 @@ export interface FileView {
   role: WorkspaceRole;
 }
 
-const fileColumns = (userId: string) => ({
+const fileColumns = (userId: string | Placeholder) => ({
   file: files,
   folderName: folders.name,
   isFavorite: fileIsFavorite(userId),
@@ -26,7 +26,7 @@ const fileColumns = (userId: string) => ({
 });
 
 /** Files the caller sees: in their workspaces, and not in another member's private folder. */
-const visibleFiles = (db: Executor, userId: string, page?: PageQuery) =>
+const visibleFiles = (db: Executor, userId: string | Placeholder, page?: PageQuery) =>
   db
     .select(fileColumns(userId))
     .from(pageSource(files, page))
@@ -56,15 +56,22 @@ export function listFilesOf(
   links: LinkContext,
   listName = 'files',
 ) {
+  // The statements differ by more than the values given: favorites are looked up (by whose they are, a
+  // value named apart), and files in no folder are a condition with no value.
+  const favorites = query.is_favorite === true ? '_favorites' : query.is_favorite === false ? '_not_favorites' : '';
   return listPage(query, {
     list: `${listName}:${query.workspace_id ?? '*'}:${query.folder_id ?? '*'}`,
     keyset: { sortKey: files.createdAt, id: files.id },
-    filters: fileListConditions(userId, query),
+    prepared: { db, name: `files${favorites}${query.folder_id === 'none' ? '_unfiled' : ''}`, values: fileListValues(userId, query) },
+    filters: fileListConditions(query),
     // Per workspace, folder or not: indexes (workspace_id[, folder_id], created_at, id). The favorites are
     // looked up instead (fileIsFavoriteOf): what the caller bookmarked bounds that list.
-    acrossWorkspaces: query.workspace_id || query.is_favorite === true ? undefined : pageAcrossWorkspaces(files, { workspaceId: files.workspaceId }, userId),
+    acrossWorkspaces:
+      query.workspace_id || query.is_favorite === true
+        ? undefined
+        : pageAcrossWorkspaces(files, { workspaceId: files.workspaceId }, sql.placeholder('user_id')),
     rows: (page) =>
-      visibleFiles(db, userId, page)
+      visibleFiles(db, sql.placeholder('user_id'), page)
         .where(page.where)
         .orderBy(...page.orderBy)
         .limit(page.fetch),
@@ -81,7 +88,7 @@ export interface FolderView {
   role: WorkspaceRole;
 }
 
-const visibleFolders = (db: Executor, userId: string) =>
+const visibleFolders = (db: Executor, userId: string | Placeholder) =>
   db
     .select({ folder: folders, fileCount: folders.fileCount, isFavorite: folderIsFavorite(userId), role: workspaceMembers.role })
     .from(folders)
@@ -111,9 +118,15 @@ export function listFoldersOf(
   return listPage(query, {
     list: `folders:${query.workspace_id}`,
     keyset: { sortKey: folders.createdAt, id: folders.id },
-    filters: [eq(folders.workspaceId, query.workspace_id), ...folderListConditions(userId, query)],
+    // Favorites or not changes the statement, not a value: a name each.
+    prepared: {
+      db,
+      name: `folders${query.is_favorite === true ? '_favorites' : query.is_favorite === false ? '_not_favorites' : ''}`,
+      values: { ...folderListValues(userId, query), workspace_id: query.workspace_id },
+    },
+    filters: [eq(folders.workspaceId, sql.placeholder('workspace_id')), ...folderListConditions(query)],
     rows: (page) =>
-      visibleFolders(db, userId)
+      visibleFolders(db, sql.placeholder('user_id'))
         .where(page.where)
         .orderBy(...page.orderBy)
         .limit(page.fetch),

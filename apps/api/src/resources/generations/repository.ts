@@ -19,9 +19,10 @@ export function listGenerationAppsOf(db: Executor, query: ListQuery & { category
   return listPage(query, {
     list: 'generation-apps',
     keyset: { sortKey: generationApps.createdAt, id: generationApps.id },
+    prepared: { db, name: 'generation_apps', values: { category: query.category, search: query.search ? containsPattern(query.search) : undefined } },
     filters: [
-      query.category ? eq(generationApps.category, query.category) : undefined,
-      query.search ? ilike(generationApps.name, containsPattern(query.search)) : undefined,
+      query.category ? eq(generationApps.category, sql.placeholder('category')) : undefined,
+      query.search ? ilike(generationApps.name, sql.placeholder('search')) : undefined,
     ],
     rows: (page) =>
       db

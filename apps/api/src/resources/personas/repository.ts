@@ -52,11 +52,23 @@ export function listPersonasOf(db: Executor, userId: string, query: PersonaFilte
   return listPage(query, {
     list: `personas:${query.workspace_id ?? '*'}`,
     keyset: { sortKey: personas.createdAt, id: personas.id },
+    // `is_custom` changes the statement (base only; custom only; both), not a value: a name each.
+    prepared: {
+      db,
+      name: query.is_custom === false ? 'personas_base' : query.is_custom === true ? 'personas_custom' : 'personas',
+      values: {
+        user_id: query.is_custom === false ? undefined : userId,
+        workspace_id: query.is_custom === false ? undefined : query.workspace_id,
+        type: query.type,
+        category: query.category,
+        search: query.search ? containsPattern(query.search) : undefined,
+      },
+    },
     filters: [
       query.is_custom === false ? base : undefined,
-      query.type ? eq(personas.type, query.type) : undefined,
-      query.category ? sql`lower(${personas.category}) = lower(${query.category})` : undefined,
-      query.search ? ilike(personas.name, containsPattern(query.search)) : undefined,
+      query.type ? eq(personas.type, sql.placeholder('type')) : undefined,
+      query.category ? sql`lower(${personas.category}) = lower(${sql.placeholder('category')})` : undefined,
+      query.search ? ilike(personas.name, sql.placeholder('search')) : undefined,
     ],
     // What the caller sees: the base personas (their own partial index, personas_base_page_idx) and a page of
     // custom personas per workspace of theirs (the workspace filter narrows these only), never a walk past
@@ -64,8 +76,8 @@ export function listPersonasOf(db: Executor, userId: string, query: PersonaFilte
     acrossWorkspaces:
       query.is_custom === false
         ? undefined
-        : pageAcrossWorkspaces(personas, { workspaceId: personas.workspaceId }, userId, {
-            workspaceId: query.workspace_id,
+        : pageAcrossWorkspaces(personas, { workspaceId: personas.workspaceId }, sql.placeholder('user_id'), {
+            workspaceId: query.workspace_id ? sql.placeholder('workspace_id') : undefined,
             outside: query.is_custom === true ? undefined : base,
           }),
     rows: (page) =>

@@ -1,6 +1,6 @@
-import { and, eq, ilike, sql } from 'drizzle-orm';
+import { and, eq, ilike, sql, type Placeholder } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { creditsUsedSql } from '../../billing/credits.js';
+import { creditsUsedSql, usageDayOf } from '../../billing/credits.js';
 import { memberOf, pageAcrossWorkspaces, pageSource } from '../../db/scoped.js';
 import { errors } from '../../http/errors.js';
 import { containsPattern, listPage, type ListQuery, type PageQuery } from '../../lib/pagination.js';
@@ -12,29 +12,29 @@ import { projects } from './table.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-/** The current UTC day and the 13 before it (DECISIONS.md, Projects). */
-const creditsUsed14d = (now: Date) => creditsUsedSql('project', sql`${projects.id}`, new Date(now.getTime() - 13 * DAY_MS));
+/** The first of the 14 days of `credits_used_14d`: the current UTC day and the 13 before it (DECISIONS.md, Projects). */
+const firstOf14Days = (now: Date) => new Date(now.getTime() - 13 * DAY_MS);
 
 // The counts are the project row's counter columns; the 14 days' credits a correlated read of at most 14
 // usage counter rows, so a page of projects is one query.
-const projectColumns = (now: Date) => ({
+const projectColumns = (since: Date | Placeholder) => ({
   project: projects,
   workspaceName: workspaces.name,
   role: workspaceMembers.role,
-  creditsUsed14d: creditsUsed14d(now),
+  creditsUsed14d: creditsUsedSql('project', sql`${projects.id}`, since),
 });
 
-/** Projects with their views, limited to the workspaces the user belongs to. */
-const visibleProjects = (db: Executor, userId: string, now: Date, page?: PageQuery) =>
+/** Projects with their views, limited to the workspaces the user belongs to; `since`: firstOf14Days, or its placeholder. */
+const visibleProjects = (db: Executor, userId: string | Placeholder, since: Date | Placeholder, page?: PageQuery) =>
   db
-    .select(projectColumns(now))
+    .select(projectColumns(since))
     .from(pageSource(projects, page))
     .innerJoin(workspaces, eq(workspaces.id, projects.workspaceId))
     .innerJoin(workspaceMembers, memberOf(projects.workspaceId, userId));
 
 /** The project with the caller's role in its workspace; another tenant's project is a 404. */
 export async function findProject(db: Executor, userId: string, projectId: string, now: Date): Promise<ProjectView & { role: WorkspaceRole }> {
-  const [row] = await visibleProjects(db, userId, now).where(eq(projects.id, projectId)).limit(1);
+  const [row] = await visibleProjects(db, userId, firstOf14Days(now)).where(eq(projects.id, projectId)).limit(1);
   if (!row) throw errors.notFound('project', projectId);
   return { ...row, role: row.role as WorkspaceRole };
 }
@@ -43,13 +43,23 @@ export function listProjectsOf(db: Executor, userId: string, now: Date, query: L
   return listPage(query, {
     list: `projects:${query.workspace_id ?? '*'}`,
     keyset: { sortKey: projects.createdAt, id: projects.id },
+    prepared: {
+      db,
+      name: 'projects',
+      values: {
+        user_id: userId,
+        workspace_id: query.workspace_id,
+        search: query.search ? containsPattern(query.search) : undefined,
+        since_day: usageDayOf(firstOf14Days(now)),
+      },
+    },
     filters: [
-      query.workspace_id ? eq(projects.workspaceId, query.workspace_id) : undefined,
-      query.search ? ilike(projects.name, containsPattern(query.search)) : undefined,
+      query.workspace_id ? eq(projects.workspaceId, sql.placeholder('workspace_id')) : undefined,
+      query.search ? ilike(projects.name, sql.placeholder('search')) : undefined,
     ],
-    acrossWorkspaces: query.workspace_id ? undefined : pageAcrossWorkspaces(projects, { workspaceId: projects.workspaceId }, userId),
+    acrossWorkspaces: query.workspace_id ? undefined : pageAcrossWorkspaces(projects, { workspaceId: projects.workspaceId }, sql.placeholder('user_id')),
     rows: (page) =>
-      visibleProjects(db, userId, now, page)
+      visibleProjects(db, sql.placeholder('user_id'), sql.placeholder('since_day'), page)
         .where(page.where)
         .orderBy(...page.orderBy)
         .limit(page.fetch),

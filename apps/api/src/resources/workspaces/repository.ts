@@ -113,13 +113,15 @@ export async function embeddedMembers(db: Executor, workspaceIds: string[]): Pro
 
 /** A workspace's members, newest first, filtered by role and by status (invited: no account yet). */
 export function listMembers(db: Executor, workspaceId: string, query: ListQuery & { role?: string | undefined; status?: 'invited' | 'active' | undefined }) {
-  const filters: (SQL | undefined)[] = [eq(workspaceMembers.workspaceId, workspaceId)];
-  if (query.role) filters.push(eq(workspaceMembers.role, query.role));
+  const filters: (SQL | undefined)[] = [eq(workspaceMembers.workspaceId, sql.placeholder('workspace_id'))];
+  if (query.role) filters.push(eq(workspaceMembers.role, sql.placeholder('role')));
   if (query.status === 'invited') filters.push(isNull(users.accountId));
   if (query.status === 'active') filters.push(isNotNull(users.accountId));
   return listPage(query, {
     list: `workspace_members:${workspaceId}`,
     keyset: { sortKey: workspaceMembers.joinedAt, id: workspaceMembers.userId },
+    // The status is a condition with no value: a statement name each.
+    prepared: { db, name: `workspace_members${query.status ? `_${query.status}` : ''}`, values: { workspace_id: workspaceId, role: query.role } },
     filters,
     rows: (page) =>
       db

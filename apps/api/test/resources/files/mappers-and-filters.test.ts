@@ -5,7 +5,7 @@ import { createAccount, createWorkspaceFor } from '../../../src/admin/accounts.j
 import { loadSpec } from '../../../src/contract/spec.js';
 import type { DatabaseHandle } from '../../../src/db/client.js';
 import { fileFavorites, files, folderFavorites, folders, users } from '../../../src/db/schema/index.js';
-import { fileIsFavorite, fileListConditions, folderIsFavorite, folderListConditions, type FileListFilters } from '../../../src/resources/files/filters.js';
+import { fileIsFavorite, fileListConditions, fileListValues, folderIsFavorite, folderListConditions, folderListValues, type FileListFilters } from '../../../src/resources/files/filters.js';
 import { newUploadKey } from '../../../src/resources/files/keys.js';
 import {
   newUploadGrant,
@@ -150,11 +150,14 @@ describe('list filters (on the database)', () => {
   let workspaceId: string;
 
   const listFiles = async (userId: string, filters: FileListFilters) => {
+    // The conditions are placeholders (GET /files keeps its statement per shape): run with the list's values.
     const rows = await database.db
       .select({ id: files.id, favorite: fileIsFavorite(userId) })
       .from(files)
-      .where(and(eq(files.workspaceId, workspaceId), ...fileListConditions(userId, filters)))
-      .orderBy(desc(files.createdAt), desc(files.id));
+      .where(and(eq(files.workspaceId, workspaceId), ...fileListConditions(filters)))
+      .orderBy(desc(files.createdAt), desc(files.id))
+      .prepare('files_filters_test')
+      .execute(fileListValues(userId, filters));
     return rows.map((r) => r.id);
   };
 
@@ -245,8 +248,10 @@ describe('list filters (on the database)', () => {
       database.db
         .select({ id: folders.id, count: folders.fileCount, favorite: folderIsFavorite(userId) })
         .from(folders)
-        .where(and(eq(folders.workspaceId, workspaceId), ...folderListConditions(userId, filters)))
-        .orderBy(desc(folders.createdAt), desc(folders.id));
+        .where(and(eq(folders.workspaceId, workspaceId), ...folderListConditions(filters)))
+        .orderBy(desc(folders.createdAt), desc(folders.id))
+        .prepare('folders_filters_test')
+        .execute(folderListValues(userId, filters));
     expect(await list(me, {})).toEqual([
       { id: 'fld_mine', count: 1, favorite: false },
       { id: 'fld_shared', count: 1, favorite: true },
