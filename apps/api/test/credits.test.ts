@@ -74,7 +74,10 @@ describe('credit holds', () => {
     // set_config(…, true) lasts to the end of the hold's own transaction: a connection that ran a hold
     // (the pool reuses them) still commits the next statement, a charge, synchronously.
     const settings = await Promise.all(
-      Array.from({ length: 5 }, async () => rowsOf<{ value: string }>(await h.db.execute(sql`select current_setting('synchronous_commit') as value`))[0]?.value),
+      Array.from(
+        { length: 5 },
+        async () => rowsOf<{ value: string }>(await h.db.execute(sql`select current_setting('synchronous_commit') as value`))[0]?.value,
+      ),
     );
     expect(settings).toEqual(Array(5).fill('on'));
   });

@@ -12,9 +12,9 @@ const LONG_RUN_PATTERN = new RegExp(`\\S{${LONG_RUN + 1},}`, 'g');
 
 // Counts of the longer texts seen lately: a persona's system prompt, a conversation's earlier turns that
 // every request sends again. Counting them was 8 % of a charged call's CPU; a hit is a hash lookup.
-// Bounded by the characters kept (at most ~16 MB of UTF-16).
+// Bounded by the characters kept (at most ~4 MB of UTF-16).
 const CACHED_FROM_LENGTH = 256;
-const countsOfTexts = new LRUCache<string, number>({ maxSize: 8_000_000, sizeCalculation: (_count, text) => text.length });
+const countsOfTexts = new LRUCache<string, number>({ maxSize: 2_000_000, sizeCalculation: (_count, text) => text.length });
 
 /** Tokens of a text. */
 export function countTokens(text: string): number {

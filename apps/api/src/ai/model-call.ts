@@ -138,7 +138,8 @@ export async function prepareModelCall(
       )
       .catch((err: unknown) => ctx.log.warn({ err }, 'releasing a credit hold failed'));
   });
-  if (overlap) held.catch(() => undefined); // awaited by the answer; a refusal is thrown there
+  // Overlapped, the hold is awaited with the answer (a refusal is thrown there); else now.
+  if (overlap) held.catch(() => undefined);
   else await held;
   return prepared;
 }

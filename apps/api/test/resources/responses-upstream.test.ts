@@ -239,7 +239,8 @@ describe('the credit hold beside the model call', () => {
   it("starts the model while an account in good standing is held; a refused hold still answers 402 and drops the answer, and the account's next call waits for its hold", async () => {
     const tenant = await h.tenant({ credits: 1_000 });
     for (const path of ['/responses', '/chat/completions']) {
-      const body = path === '/responses' ? base() : { model: 'service-1', persona_id: CFO, messages: [{ role: 'user', content: 'Would you pay $18 per seat?' }] };
+      const body =
+        path === '/responses' ? base() : { model: 'service-1', persona_id: CFO, messages: [{ role: 'user', content: 'Would you pay $18 per seat?' }] };
       await h.db.update(accounts).set({ creditBalance: 1_000 }).where(eq(accounts.id, tenant.accountId));
       // A granted hold: the account is in good standing on this instance.
       expect((await h.post(path, tenant.key, body)).status).toBe(200);

@@ -91,7 +91,9 @@ export function fileListConditions(filters: FileListFilters & { workspace_id?: s
   if (filters.workspace_id !== undefined) {
     // With the favorites, compared as an expression no index holds: as `workspace_id = $1` the planner
     // intersects the favorites with the workspace's whole index (a bitmap of every file there).
-    conditions.push(filters.is_favorite === true ? sql`${q(files, files.workspaceId)} || '' = ${value('workspace_id')}` : eq(files.workspaceId, value('workspace_id')));
+    conditions.push(
+      filters.is_favorite === true ? sql`${q(files, files.workspaceId)} || '' = ${value('workspace_id')}` : eq(files.workspaceId, value('workspace_id')),
+    );
   }
   if (filters.folder_id === 'none') conditions.push(isNull(files.folderId));
   else if (filters.folder_id !== undefined) conditions.push(eq(files.folderId, value('folder_id')));

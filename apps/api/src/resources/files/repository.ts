@@ -6,7 +6,17 @@ import { apiError, errors } from '../../http/errors.js';
 import { listPage, type ListQuery, type PageQuery } from '../../lib/pagination.js';
 import type { WorkspaceRole } from '../../workspaces/roles.js';
 import { workspaceMembers, workspaces } from '../workspaces/table.js';
-import { fileIsFavorite, fileListConditions, fileListValues, fileVisibleTo, folderIsFavorite, folderListConditions, folderListValues, folderVisibleTo, type FileListFilters } from './filters.js';
+import {
+  fileIsFavorite,
+  fileListConditions,
+  fileListValues,
+  fileVisibleTo,
+  folderIsFavorite,
+  folderListConditions,
+  folderListValues,
+  folderVisibleTo,
+  type FileListFilters,
+} from './filters.js';
 import { toFile, toFolder, type FileRow, type FolderRow, type LinkContext } from './mappers.js';
 import { files, folders, uploads } from './table.js';
 

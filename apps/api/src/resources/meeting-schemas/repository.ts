@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, notInArray, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, inArray, notInArray, or, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/client.js';
 import { fromExcluded, qualified } from '../../db/sql.js';
 import { errors } from '../../http/errors.js';
@@ -52,16 +52,20 @@ export async function seedBuiltInSchemas(db: Database): Promise<void> {
   });
 }
 
+// The flags as literals in the text: a list statement kept per shape may hold no value but placeholders.
+const isBuiltIn = sql`${meetingSchemas.isBuiltIn} = 1`;
+const notBuiltIn = sql`${meetingSchemas.isBuiltIn} = 0`;
+const isPublished = sql`${meetingSchemas.isPublished} = 1`;
+
 /** Workspaces the user belongs to, as a subquery. */
-const memberWorkspaces = (userId: string) =>
+const memberWorkspaces = (userId: string | Placeholder) =>
   sql`(select ${workspaceMembers.workspaceId} from ${workspaceMembers} where ${workspaceMembers.userId} = ${userId})`;
 
 /** Schemas the user can see: built-ins, published ones, and those of their workspaces. */
-const visibleTo = (userId: string): SQL =>
-  or(eq(meetingSchemas.isBuiltIn, 1), eq(meetingSchemas.isPublished, 1), sql`${meetingSchemas.workspaceId} in ${memberWorkspaces(userId)}`) as SQL;
+const visibleTo = (userId: string | Placeholder): SQL => or(isBuiltIn, isPublished, sql`${meetingSchemas.workspaceId} in ${memberWorkspaces(userId)}`) as SQL;
 
 /** The columns of a schema as the caller sees it: role in its workspace, author, counts. */
-const viewColumns = (userId: string) => ({
+const viewColumns = (userId: string | Placeholder) => ({
   row: meetingSchemas,
   role: workspaceMembers.role,
   workspaceName: workspaces.name,
@@ -69,7 +73,7 @@ const viewColumns = (userId: string) => ({
   usage: sql<number>`(select count(*)::int from ${meetingSchemaResults} ${sql.identifier('r')} where ${sql.identifier('r')}.${sql.identifier('schema_id')} = ${qualified(meetingSchemas.id)} and ${sql.identifier('r')}.${sql.identifier('workspace_id')} in ${memberWorkspaces(userId)})`,
 });
 
-function selectViews(db: Executor, userId: string) {
+function selectViews(db: Executor, userId: string | Placeholder) {
   return db
     .select(viewColumns(userId))
     .from(meetingSchemas)
@@ -115,19 +119,26 @@ export function listSchemasOf(
 ) {
   const includeBuiltIn = query.include_built_in ?? true;
   // workspace_id narrows only the custom schemas: built-ins and others' published ones stay listed.
+  const user = sql.placeholder('user_id');
   const scope = query.workspace_id
     ? (or(
-        eq(meetingSchemas.isBuiltIn, 1),
-        and(eq(meetingSchemas.isPublished, 1), sql`${meetingSchemas.workspaceId} not in ${memberWorkspaces(userId)}`),
-        eq(meetingSchemas.workspaceId, query.workspace_id),
+        isBuiltIn,
+        and(isPublished, sql`${meetingSchemas.workspaceId} not in ${memberWorkspaces(user)}`),
+        eq(meetingSchemas.workspaceId, sql.placeholder('workspace_id')),
       ) as SQL)
-    : visibleTo(userId);
+    : visibleTo(user);
   return listPage(query, {
     list: `meeting_schemas:${query.workspace_id ?? '*'}:${query.category ?? '*'}:${includeBuiltIn}`,
     keyset: { sortKey: meetingSchemas.listAt, id: meetingSchemas.id },
-    filters: [scope, query.category ? eq(meetingSchemas.category, query.category) : undefined, includeBuiltIn ? undefined : eq(meetingSchemas.isBuiltIn, 0)],
+    // Leaving out the built-ins is a condition with no value: a statement name of its own.
+    prepared: {
+      db,
+      name: includeBuiltIn ? 'meeting_schemas' : 'meeting_schemas_custom',
+      values: { user_id: userId, workspace_id: query.workspace_id, category: query.category },
+    },
+    filters: [scope, query.category ? eq(meetingSchemas.category, sql.placeholder('category')) : undefined, includeBuiltIn ? undefined : notBuiltIn],
     rows: (page) =>
-      selectViews(db, userId)
+      selectViews(db, user)
         .where(page.where)
         .orderBy(...page.orderBy)
         .limit(page.fetch),

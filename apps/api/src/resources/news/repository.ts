@@ -1,4 +1,4 @@
-import { and, arrayContains, arrayOverlaps, desc, eq, gte, inArray, lt, lte, sql } from 'drizzle-orm';
+import { and, arrayOverlaps, desc, eq, gte, inArray, lte, sql, type Placeholder } from 'drizzle-orm';
 import { memberOf, pageAcrossWorkspaces, pageSource } from '../../db/scoped.js';
 import { workspaceMembers } from '../workspaces/table.js';
 import type { Executor } from '../../db/client.js';
@@ -17,24 +17,38 @@ export interface StoryFilters extends ListQuery {
 }
 
 /** Full-text search of headline and summary (the same expression as the GIN index); `websearch` syntax: words, "phrases", -excluded, or. */
-export const matchesSearch = (search: string) =>
+export const matchesSearch = (search: string | Placeholder) =>
   sql`to_tsvector('simple', ${newsStories.name} || ' ' || ${newsStories.summary}) @@ websearch_to_tsquery('simple', ${search})`;
 
 export function listStories(db: Executor, query: StoryFilters) {
+  const value = (name: string) => sql.placeholder(name);
   return listPage(query, {
     list: 'news_stories',
     // Readers care about publication time (DECISIONS.md): newest published first, then id.
     keyset: { sortKey: newsStories.publishedAt, id: newsStories.id },
+    prepared: {
+      db,
+      name: 'news_stories',
+      values: {
+        search: query.search,
+        topic: query.topic,
+        region: query.region?.toUpperCase(),
+        language: query.language,
+        // As the keyset's own timestamps: ISO text, compared with the column.
+        published_after: query.published_after ? new Date(query.published_after).toISOString() : undefined,
+        published_before: query.published_before ? new Date(query.published_before).toISOString() : undefined,
+      },
+    },
     filters: [
-      query.search ? matchesSearch(query.search) : undefined,
-      query.topic ? arrayContains(newsStories.topics, [query.topic]) : undefined,
-      query.region ? eq(newsStories.region, query.region.toUpperCase()) : undefined,
+      query.search ? matchesSearch(value('search')) : undefined,
+      query.topic ? sql`${newsStories.topics} @> array[${value('topic')}]::text[]` : undefined,
+      query.region ? eq(newsStories.region, value('region')) : undefined,
       // `en` matches `en` and `en-US`; a full tag matches itself, in any case.
       query.language
-        ? sql`(lower(${newsStories.language}) = lower(${query.language}) or lower(${newsStories.language}) like lower(${query.language}) || '-%')`
+        ? sql`(lower(${newsStories.language}) = lower(${value('language')}) or lower(${newsStories.language}) like lower(${value('language')}) || '-%')`
         : undefined,
-      query.published_after ? gte(newsStories.publishedAt, new Date(query.published_after)) : undefined,
-      query.published_before ? lt(newsStories.publishedAt, new Date(query.published_before)) : undefined,
+      query.published_after ? sql`${newsStories.publishedAt} >= ${value('published_after')}` : undefined,
+      query.published_before ? sql`${newsStories.publishedAt} < ${value('published_before')}` : undefined,
     ],
     rows: (page) =>
       db

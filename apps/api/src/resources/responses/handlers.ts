@@ -114,9 +114,7 @@ function outcome(call: Call, result: GenerateResult): { state: Omit<ResponseStat
 
 async function respond(call: Call, ctx: RequestContext, signal: AbortSignal): Promise<ResponseObject> {
   // Nothing was sent yet: an engine failure is an HTTP error (502 upstream_error, 504 upstream_timeout).
-  const result =
-    call.override ??
-    (await generateUnderHold(ctx, call.prepared, signal));
+  const result = call.override ?? (await generateUnderHold(ctx, call.prepared, signal));
   const { state, credits } = outcome(call, result);
   const output = outputOf(result, annotateFor(call));
   const usage = withResearch(call, result.usage);

@@ -5,7 +5,15 @@ import { createAccount, createWorkspaceFor } from '../../../src/admin/accounts.j
 import { loadSpec } from '../../../src/contract/spec.js';
 import type { DatabaseHandle } from '../../../src/db/client.js';
 import { fileFavorites, files, folderFavorites, folders, users } from '../../../src/db/schema/index.js';
-import { fileIsFavorite, fileListConditions, fileListValues, folderIsFavorite, folderListConditions, folderListValues, type FileListFilters } from '../../../src/resources/files/filters.js';
+import {
+  fileIsFavorite,
+  fileListConditions,
+  fileListValues,
+  folderIsFavorite,
+  folderListConditions,
+  folderListValues,
+  type FileListFilters,
+} from '../../../src/resources/files/filters.js';
 import { newUploadKey } from '../../../src/resources/files/keys.js';
 import {
   newUploadGrant,
