@@ -5,7 +5,7 @@
 // with Retry-After), no request waits past the bound, the first success comes ≤ 2 s after a dependency is
 // back, no acknowledged write is lost and the money adds up. PostgreSQL only (vitest.config.ts): PGlite
 // is in-process and cannot be cut. FAULT_ROUNDS (default 20) cuts of FAULT_CUT_MS (default 500) each.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -188,6 +188,7 @@ beforeAll(async () => {
 afterAll(async () => {
   // FAULT_LOG_DIR keeps the API's and the worker's logs, to read a failing run afterwards.
   if (process.env.FAULT_LOG_DIR) {
+    mkdirSync(process.env.FAULT_LOG_DIR, { recursive: true });
     writeFileSync(join(process.env.FAULT_LOG_DIR, 'api.log'), api?.output() ?? '');
     writeFileSync(join(process.env.FAULT_LOG_DIR, 'worker.log'), worker?.output() ?? '');
   }
