@@ -2,7 +2,7 @@ import type { EngineStreamEvent, GenerateRequest, GenerateResult } from '@person
 import type { Streamed } from '../contract/handler-types.js';
 import type { RequestContext } from '../http/context.js';
 import { openEventStream, type EventStream } from '../http/sse.js';
-import { apiErrorOf, budgetAlertBeforeStream, settledOf, type PreparedCall } from './model-call.js';
+import { apiErrorOf, budgetAlertBeforeStream, startUnderHold, type PreparedCall } from './model-call.js';
 
 export interface StartedStream {
   /** The first event, already produced: the upstream answered, so the HTTP stream may open. */
@@ -53,19 +53,13 @@ export async function openModelStream(
   /** Events computed by the server instead of the engine's (the offline rule of server-side tools). */
   events?: AsyncIterable<EngineStreamEvent>,
 ): Promise<OpenedModelStream> {
-  // The model starts while the hold may still be taken (overlapHold); a refusal aborts it and is the answer.
-  const refused = new AbortController();
-  const starting = settledOf(startEngineStream(ctx, prepared.request, AbortSignal.any([signal, refused.signal]), events));
-  try {
-    await prepared.held;
-  } catch (refusal) {
-    refused.abort();
-    void starting.then((outcome) => (outcome.ok ? outcome.value.rest.return?.() : undefined)).catch(() => undefined);
-    throw refusal;
-  }
-  const outcome = await starting;
-  if (!outcome.ok) throw outcome.error;
-  const started = outcome.value;
+  // The model starts while the hold may still be taken (overlapHold); a refusal closes it and is the answer.
+  const started = await startUnderHold(
+    prepared,
+    signal,
+    (underHold) => startEngineStream(ctx, prepared.request, underHold, events),
+    (opened) => opened.rest.return?.(),
+  );
   // One turn of the event loop, so a client that left while the request was prepared is noticed.
   await nextTurn();
   if (signal.aborted) {

@@ -145,32 +145,42 @@ export async function prepareModelCall(
 }
 
 /**
- * The model's answer to a prepared call, started while its hold may still be taken (`overlapHold`): the
- * hold's refusal wins over whatever the model did (its call is aborted, its answer dropped), so nothing
- * is answered or charged without the hold. Engine failures become the error envelope (apiErrorOf).
+ * Starts the model's work for a prepared call (`start`, given a signal) while its hold may still be taken
+ * (`overlapHold`), and returns its result once the hold is granted. The hold's refusal wins over whatever
+ * the model did: its work is aborted, `discard` closes what it had opened, and the refusal is thrown, so
+ * nothing is answered or charged without the hold.
  */
-export async function generateUnderHold(ctx: RequestContext, prepared: PreparedCall, signal: AbortSignal): Promise<GenerateResult> {
+export async function startUnderHold<T>(
+  prepared: PreparedCall,
+  signal: AbortSignal,
+  start: (signal: AbortSignal) => Promise<T>,
+  discard?: (started: T) => unknown,
+): Promise<T> {
   const refused = new AbortController();
   // Settled into a value at once: a model failure while the hold is awaited is not an unhandled rejection.
-  const answer = settledOf(ctx.engine.generate(prepared.request, AbortSignal.any([signal, refused.signal])));
+  const started = start(AbortSignal.any([signal, refused.signal])).then(
+    (value) => ({ ok: true as const, value }),
+    (error: unknown) => ({ ok: false as const, error }),
+  );
   try {
     await prepared.held;
   } catch (refusal) {
     refused.abort();
+    if (discard) void started.then((outcome) => (outcome.ok ? discard(outcome.value) : undefined)).catch(() => undefined);
     throw refusal;
   }
-  const outcome = await answer;
-  if (!outcome.ok) throw apiErrorOf(ctx, outcome.error);
+  const outcome = await started;
+  if (!outcome.ok) throw outcome.error;
   return outcome.value;
 }
 
-/** A promise's outcome as a value, so it can be awaited later without an unhandled rejection meanwhile. */
-export function settledOf<T>(promise: Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> {
-  return promise.then(
-    (value) => ({ ok: true as const, value }),
-    (error: unknown) => ({ ok: false as const, error }),
+/** The model's answer to a prepared call under its hold (startUnderHold); engine failures become the error envelope. */
+export const generateUnderHold = (ctx: RequestContext, prepared: PreparedCall, signal: AbortSignal): Promise<GenerateResult> =>
+  startUnderHold(prepared, signal, (underHold) =>
+    ctx.engine.generate(prepared.request, underHold).catch((error: unknown) => {
+      throw apiErrorOf(ctx, error);
+    }),
   );
-}
 
 /** Tokens of what a stream had sent when its client left: the input plus the output delivered. */
 export function usageOfCutStream(prepared: PreparedCall, text: string, calls: readonly EngineToolCall[]): EngineUsage {

@@ -1,5 +1,6 @@
 import { and, eq, getTableName, type Placeholder, type SQL, Subquery, sql } from 'drizzle-orm';
 import type { AnyPgColumn, PgTable } from 'drizzle-orm/pg-core';
+import type { Executor } from './client.js';
 import type { PageQuery } from '../lib/pagination.js';
 import { workspaceMembers } from '../resources/workspaces/table.js';
 import { qualified } from './sql.js';
@@ -67,3 +68,31 @@ export const pageAcrossWorkspaces =
  * filters and order name it unchanged.
  */
 export const pageSource = <T extends PgTable>(table: T, page?: PageQuery): T => (page?.source ?? table) as unknown as T;
+
+/** The caller's user id in a list statement kept per shape: the `user_id` of its `prepared.values`. */
+export const CALLER = sql.placeholder('user_id');
+
+/** A table whose rows each belong to one workspace, paged newest first by creation. */
+type WorkspaceRowsTable = PgTable & { id: AnyPgColumn; workspaceId: AnyPgColumn; createdAt: AnyPgColumn };
+
+/**
+ * The parts of a list spec (lib/pagination.ts) shared by the lists of a workspace-owned table that the
+ * caller sees through membership, as `{ row }`: newest first, a page across the caller's workspaces unless
+ * `oneWorkspace` (its filter is then among the list's own), and the membership join on `user_id` (CALLER).
+ */
+export function memberRowsList<T extends WorkspaceRowsTable>(db: Executor, table: T, oneWorkspace: boolean) {
+  type Row = { row: T['$inferSelect'] };
+  return {
+    keyset: { sortKey: table.createdAt, id: table.id },
+    acrossWorkspaces: oneWorkspace ? undefined : pageAcrossWorkspaces(table, { workspaceId: table.workspaceId }, CALLER),
+    rows: (page: PageQuery) =>
+      db
+        .select({ row: table as PgTable })
+        .from(pageSource(table, page) as PgTable)
+        .innerJoin(workspaceMembers, memberOf(table.workspaceId, CALLER))
+        .where(page.where)
+        .orderBy(...page.orderBy)
+        .limit(page.fetch) as unknown as PromiseLike<Row[]>,
+    keyOf: ({ row }: Row) => ({ sortKey: (row as { createdAt: Date }).createdAt, id: (row as { id: string }).id }),
+  };
+}

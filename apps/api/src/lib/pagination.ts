@@ -76,35 +76,23 @@ export interface KeysetColumns {
   id: AnyColumn;
 }
 
-/**
- * The WHERE condition for the page after the cursor and the ORDER BY for newest first (or oldest first
- * with `order: 'asc'`). Apply with
- * `.where(and(filters, page.after)).orderBy(...page.orderBy).limit(page.fetch)`.
- */
-export function keyset(
-  request: PageRequest,
-  columns: KeysetColumns,
-  order: 'asc' | 'desc' = 'desc',
-): { after: SQL | undefined; orderBy: SQL[]; fetch: number } {
-  const after = request.cursor === undefined ? undefined : decodeCursor(request.list, request.cursor, request.scope);
-  // One extra row tells whether another page exists.
-  return { ...keysetOf(columns, order, after), fetch: rowsToFetch(request.limit + 1) };
-}
+/** The placeholders of the cursor's sort key and id in a page after the first. */
+const AFTER_SORT_KEY = 'page_after_sort_key';
+const AFTER_ID = 'page_after_id';
 
 /**
- * The condition for the rows after (sortKey, id), given as values or as placeholders, and the order.
- * (sort_key, id) < (cursor.sort_key, cursor.id) is written out so it can use the composite index on both
- * drivers; it still works when the cursor's item has since been deleted.
+ * The condition for the rows after the cursor's (sortKey, id), as placeholders its values fill, and the
+ * order: newest first, or oldest first with `order: 'asc'`. (sort_key, id) < (cursor.sort_key, cursor.id)
+ * is written out so it can use the composite index on both drivers; it still works when the cursor's item
+ * has since been deleted.
  */
-function keysetOf(
-  columns: KeysetColumns,
-  order: 'asc' | 'desc',
-  after: { sortKey: Date | Placeholder; id: string | Placeholder } | undefined,
-): { after: SQL | undefined; orderBy: SQL[] } {
+function keysetOf(columns: KeysetColumns, order: 'asc' | 'desc', afterCursor: boolean): { after: SQL | undefined; orderBy: SQL[] } {
   const beyond = order === 'asc' ? gt : lt;
   const direction = order === 'asc' ? asc : desc;
+  const sortKey = sql.placeholder(AFTER_SORT_KEY);
+  const id = sql.placeholder(AFTER_ID);
   return {
-    after: after && or(beyond(columns.sortKey, after.sortKey), and(eq(columns.sortKey, after.sortKey), beyond(columns.id, after.id))),
+    after: afterCursor ? or(beyond(columns.sortKey, sortKey), and(eq(columns.sortKey, sortKey), beyond(columns.id, id))) : undefined,
     orderBy: [direction(columns.sortKey), direction(columns.id)],
   };
 }
@@ -131,7 +119,7 @@ export interface Page<T> {
   next_cursor: string | null;
 }
 
-/** Builds the list envelope from the rows fetched with `keyset(...).fetch`; `next_cursor` is null exactly when `has_more` is false. */
+/** Builds the list envelope from the rows fetched (the page and one more); `next_cursor` is null exactly when `has_more` is false. */
 export function toPage<Row, Item>(
   request: PageRequest,
   rows: Row[],
@@ -176,9 +164,9 @@ export interface PageQuery {
 }
 
 /**
- * A list whose statement is built once per shape and then only run (drizzle `.prepare()`): building a
- * select with its joins and keyset cost 58 µs of CPU per call after the entity check fix, more than the
- * rest of a list page's work. Every value of `filters`, `rows` and `acrossWorkspaces` is then written
+ * How a list's statement is kept: built once per shape and then only run (drizzle `.prepare()`). Building
+ * a select with its joins and keyset cost 58 µs of CPU per call after the entity check fix, more than the
+ * rest of a list page's work. Every value of `filters`, `rows` and `acrossWorkspaces` is written
  * `sql.placeholder(name)` and given here; building a statement that holds any other value is an error,
  * so one caller's values can never be kept for the next.
  */
@@ -207,10 +195,10 @@ export interface ListSpec<Row, Item> {
    * instead of every row of those workspaces.
    */
   acrossWorkspaces?: ((page: PageQuery) => Subquery) | undefined;
-  /** Runs the select with the page's where, order and size (with `prepared`: returns it unexecuted, a drizzle query). */
+  /** The select with the page's where, order and size, unexecuted (a drizzle query, prepared once per shape). */
   rows(page: PageQuery): PromiseLike<Row[]>;
-  /** Build the statement once per shape, with placeholders (see PreparedList). */
-  prepared?: PreparedList | undefined;
+  /** The statement's name and its placeholders' values (see PreparedList). */
+  prepared: PreparedList;
   keyOf(row: Row): { sortKey: Date; id: string };
   toItem(row: Row): Item;
 }
@@ -220,20 +208,14 @@ export interface ListSpec<Row, Item> {
  * limit, the filters, the list envelope.
  *
  *     listPage(query, { list: 'projects', keyset: { sortKey: projects.createdAt, id: projects.id },
- *       filters: [search ? ilike(...) : undefined], rows: (page) => db.select()...where(page.where)...,
+ *       prepared: { db, name: 'projects', values: { search: query.search ? containsPattern(query.search) : undefined } },
+ *       filters: [query.search ? ilike(projects.name, sql.placeholder('search')) : undefined],
+ *       rows: (page) => db.select()...where(page.where).orderBy(...page.orderBy).limit(page.fetch),
  *       keyOf: (row) => ({ sortKey: row.createdAt, id: row.id }), toItem: toProject })
  */
 export async function listPage<Row, Item>(query: ListQuery, spec: ListSpec<Row, Item>): Promise<Page<Item>> {
   const request: PageRequest = { list: spec.list, limit: limitOf(query), cursor: query.cursor, scope: cursorScope(spec.list, query) };
-  if (spec.prepared) return toPage(request, await preparedRows(request, spec, spec.prepared), spec.keyOf, spec.toItem);
-  const { after, orderBy, fetch } = keyset(request, spec.keyset, spec.order);
-  return toPage(request, await selectPage(spec, after, orderBy, fetch), spec.keyOf, spec.toItem);
-}
-
-/** The list's select of a page: its filters, the keyset's condition, order and size, across workspaces when it pages so. */
-function selectPage<Row, Item>(spec: ListSpec<Row, Item>, after: SQL | undefined, orderBy: SQL[], fetch: number): PromiseLike<Row[]> {
-  const page: PageQuery = { where: and(...(spec.filters ?? []), after), orderBy, fetch };
-  return spec.rows(spec.acrossWorkspaces ? { ...page, source: spec.acrossWorkspaces(page) } : page);
+  return toPage(request, await preparedRows(request, spec), spec.keyOf, spec.toItem);
 }
 
 interface PreparedStatement<Row> {
@@ -241,11 +223,10 @@ interface PreparedStatement<Row> {
   execute(values: Record<string, unknown>): Promise<Row[]>;
 }
 
-const AFTER_SORT_KEY = 'page_after_sort_key';
-const AFTER_ID = 'page_after_id';
 const preparedStatements = new WeakMap<object, Map<string, PreparedStatement<unknown>>>();
 
-async function preparedRows<Row, Item>(request: PageRequest, spec: ListSpec<Row, Item>, prepared: PreparedList): Promise<Row[]> {
+async function preparedRows<Row, Item>(request: PageRequest, spec: ListSpec<Row, Item>): Promise<Row[]> {
+  const { prepared } = spec;
   const after = request.cursor === undefined ? undefined : decodeCursor(request.list, request.cursor, request.scope);
   const values: Record<string, unknown> = {};
   // Absent as the lists' filters take it (`query.x ? filter : undefined`): undefined or empty.
@@ -261,7 +242,7 @@ async function preparedRows<Row, Item>(request: PageRequest, spec: ListSpec<Row,
   if (!statements) preparedStatements.set(prepared.db, (statements = new Map()));
   let statement = statements.get(shape) as PreparedStatement<Row> | undefined;
   if (!statement) {
-    statement = prepareList(spec, prepared.name, names, request.limit + 1);
+    statement = prepareList(spec, names, request.limit + 1);
     statements.set(shape, statement as PreparedStatement<unknown>);
   }
   return statement.execute(values);
@@ -273,10 +254,14 @@ async function preparedRows<Row, Item>(request: PageRequest, spec: ListSpec<Row,
  * page; and use exactly `names`, which name its shape, or a later call with the same names would run a
  * statement built for other filters.
  */
-function prepareList<Row, Item>(spec: ListSpec<Row, Item>, name: string, names: string[], fetch: number): PreparedStatement<Row> {
-  const cursor = names.includes(AFTER_ID) ? { sortKey: sql.placeholder(AFTER_SORT_KEY), id: sql.placeholder(AFTER_ID) } : undefined;
-  const { after, orderBy } = keysetOf(spec.keyset, spec.order ?? 'desc', cursor);
-  const query = selectPage(spec, after, orderBy, rowsToFetch(fetch)) as unknown as { prepare?: (name: string) => PreparedStatement<Row> };
+function prepareList<Row, Item>(spec: ListSpec<Row, Item>, names: string[], fetch: number): PreparedStatement<Row> {
+  const { name } = spec.prepared;
+  const { after, orderBy } = keysetOf(spec.keyset, spec.order ?? 'desc', names.includes(AFTER_ID));
+  // One extra row tells whether another page exists.
+  const page: PageQuery = { where: and(...(spec.filters ?? []), after), orderBy, fetch: rowsToFetch(fetch) };
+  const query = spec.rows(spec.acrossWorkspaces ? { ...page, source: spec.acrossWorkspaces(page) } : page) as unknown as {
+    prepare?: (name: string) => PreparedStatement<Row>;
+  };
   if (typeof query.prepare !== 'function') throw new Error(`list ${name}: rows() must return an unexecuted drizzle query`);
   const statement = query.prepare(`list_${name}`);
   const used = statement.params.map(placeholderName);

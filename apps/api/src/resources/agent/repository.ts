@@ -1,6 +1,6 @@
 import { and, desc, eq, ilike, lt, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { memberOf, pageAcrossWorkspaces, pageSource } from '../../db/scoped.js';
+import { memberOf, memberRowsList } from '../../db/scoped.js';
 import { errors } from '../../http/errors.js';
 import { containsPattern, listPage, type ListQuery } from '../../lib/pagination.js';
 import { addToProjectCounts } from '../projects/repository.js';
@@ -57,7 +57,8 @@ export function listThreadsOf(
 ) {
   return listPage(query, {
     list: `agent_threads:${query.workspace_id ?? '*'}:${query.project_id ?? '*'}`,
-    keyset: { sortKey: agentThreads.createdAt, id: agentThreads.id },
+    // Per workspace also with a project: indexes (workspace_id[, project_id], created_at, id).
+    ...memberRowsList(db, agentThreads, Boolean(query.workspace_id)),
     prepared: {
       db,
       name: 'agent_threads',
@@ -73,19 +74,6 @@ export function listThreadsOf(
       query.project_id ? eq(agentThreads.projectId, sql.placeholder('project_id')) : undefined,
       query.search ? ilike(agentThreads.title, sql.placeholder('search')) : undefined,
     ],
-    // Per workspace also with a project: indexes (workspace_id[, project_id], created_at, id).
-    acrossWorkspaces: query.workspace_id
-      ? undefined
-      : pageAcrossWorkspaces(agentThreads, { workspaceId: agentThreads.workspaceId }, sql.placeholder('user_id')),
-    rows: (page) =>
-      db
-        .select({ row: agentThreads })
-        .from(pageSource(agentThreads, page))
-        .innerJoin(workspaceMembers, memberOf(agentThreads.workspaceId, sql.placeholder('user_id')))
-        .where(page.where)
-        .orderBy(...page.orderBy)
-        .limit(page.fetch),
-    keyOf: ({ row }) => ({ sortKey: row.createdAt, id: row.id }),
     toItem: ({ row }) => toAgentThread(row),
   });
 }

@@ -1,7 +1,7 @@
 import { and, desc, eq, ilike, sql, type Placeholder } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { creditLedger } from '../../db/schema/billing.js';
-import { memberOf, pageAcrossWorkspaces, pageSource } from '../../db/scoped.js';
+import { CALLER, memberOf, pageAcrossWorkspaces, pageSource } from '../../db/scoped.js';
 import { errors } from '../../http/errors.js';
 import { containsPattern, listPage, type ListQuery, type PageQuery } from '../../lib/pagination.js';
 import type { WorkspaceRole } from '../../workspaces/roles.js';
@@ -40,9 +40,9 @@ export function listBrandVoicesOf(
       query.status ? eq(brandVoices.status, sql.placeholder('status')) : undefined,
       query.search ? ilike(brandVoices.label, sql.placeholder('search')) : undefined,
     ],
-    acrossWorkspaces: query.workspace_id ? undefined : pageAcrossWorkspaces(brandVoices, { workspaceId: brandVoices.workspaceId }, sql.placeholder('user_id')),
+    acrossWorkspaces: query.workspace_id ? undefined : pageAcrossWorkspaces(brandVoices, { workspaceId: brandVoices.workspaceId }, CALLER),
     rows: (page) =>
-      visibleVoices(db, sql.placeholder('user_id'), page)
+      visibleVoices(db, CALLER, page)
         .where(page.where)
         .orderBy(...page.orderBy)
         .limit(page.fetch),

@@ -1,6 +1,7 @@
 import { eq, ilike, isNull, not, sql, type AnyColumn, type Placeholder, type SQL } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import { containsPattern } from '../../lib/pagination.js';
+import { CALLER } from '../../db/scoped.js';
 import { fileFavorites, files, folderFavorites, folders } from './table.js';
 
 /**
@@ -87,7 +88,7 @@ export function fileListValues(userId: string, filters: FileListFilters & { work
  */
 export function fileListConditions(filters: FileListFilters & { workspace_id?: string | undefined }): SQL[] {
   const value = (name: keyof ReturnType<typeof fileListValues>) => sql.placeholder(name);
-  const conditions: SQL[] = [fileVisibleTo(value('user_id'))];
+  const conditions: SQL[] = [fileVisibleTo(CALLER)];
   if (filters.workspace_id !== undefined) {
     // With the favorites, compared as an expression no index holds: as `workspace_id = $1` the planner
     // intersects the favorites with the workspace's whole index (a bitmap of every file there).
@@ -111,10 +112,9 @@ export function folderListValues(userId: string, filters: { search?: string | un
 
 /** GET /folders filters beside the workspace: visibility, then `is_favorite` and `search`, as placeholders of folderListValues. */
 export function folderListConditions(filters: { is_favorite?: boolean | undefined; search?: string | undefined }): SQL[] {
-  const userId = sql.placeholder('user_id');
-  const conditions: SQL[] = [folderVisibleTo(userId)];
+  const conditions: SQL[] = [folderVisibleTo(CALLER)];
   if (filters.is_favorite !== undefined) {
-    const favorite = folderIsFavorite(userId);
+    const favorite = folderIsFavorite(CALLER);
     conditions.push(filters.is_favorite ? favorite : not(favorite));
   }
   if (filters.search) conditions.push(ilike(folders.name, sql.placeholder('search')));

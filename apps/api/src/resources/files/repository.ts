@@ -1,6 +1,6 @@
 import { and, eq, inArray, sql, type Placeholder } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { memberOf, pageAcrossWorkspaces, pageSource } from '../../db/scoped.js';
+import { CALLER, memberOf, pageAcrossWorkspaces, pageSource } from '../../db/scoped.js';
 import { accounts, tiers } from '../../db/schema/tenancy.js';
 import { apiError, errors } from '../../http/errors.js';
 import { listPage, type ListQuery, type PageQuery } from '../../lib/pagination.js';
@@ -76,12 +76,9 @@ export function listFilesOf(
     filters: fileListConditions(query),
     // Per workspace, folder or not: indexes (workspace_id[, folder_id], created_at, id). The favorites are
     // looked up instead (fileIsFavoriteOf): what the caller bookmarked bounds that list.
-    acrossWorkspaces:
-      query.workspace_id || query.is_favorite === true
-        ? undefined
-        : pageAcrossWorkspaces(files, { workspaceId: files.workspaceId }, sql.placeholder('user_id')),
+    acrossWorkspaces: query.workspace_id || query.is_favorite === true ? undefined : pageAcrossWorkspaces(files, { workspaceId: files.workspaceId }, CALLER),
     rows: (page) =>
-      visibleFiles(db, sql.placeholder('user_id'), page)
+      visibleFiles(db, CALLER, page)
         .where(page.where)
         .orderBy(...page.orderBy)
         .limit(page.fetch),
@@ -136,7 +133,7 @@ export function listFoldersOf(
     },
     filters: [eq(folders.workspaceId, sql.placeholder('workspace_id')), ...folderListConditions(query)],
     rows: (page) =>
-      visibleFolders(db, sql.placeholder('user_id'))
+      visibleFolders(db, CALLER)
         .where(page.where)
         .orderBy(...page.orderBy)
         .limit(page.fetch),

@@ -1,6 +1,6 @@
 import { and, eq, ilike, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { memberOf, pageAcrossWorkspaces, pageSource } from '../../db/scoped.js';
+import { memberOf, memberRowsList } from '../../db/scoped.js';
 import { errors } from '../../http/errors.js';
 import { containsPattern, listPage, type ListQuery } from '../../lib/pagination.js';
 import { workspaceMembers } from '../workspaces/table.js';
@@ -22,7 +22,7 @@ export async function findFocusGroup(db: Executor, userId: string, id: string): 
 export function listFocusGroupsOf(db: Executor, userId: string, query: ListQuery & { workspace_id?: string | undefined; search?: string | undefined }) {
   return listPage(query, {
     list: `focus_groups:${query.workspace_id ?? '*'}`,
-    keyset: { sortKey: focusGroups.createdAt, id: focusGroups.id },
+    ...memberRowsList(db, focusGroups, Boolean(query.workspace_id)),
     prepared: {
       db,
       name: 'focus_groups',
@@ -32,16 +32,6 @@ export function listFocusGroupsOf(db: Executor, userId: string, query: ListQuery
       query.workspace_id ? eq(focusGroups.workspaceId, sql.placeholder('workspace_id')) : undefined,
       query.search ? ilike(focusGroups.question, sql.placeholder('search')) : undefined,
     ],
-    acrossWorkspaces: query.workspace_id ? undefined : pageAcrossWorkspaces(focusGroups, { workspaceId: focusGroups.workspaceId }, sql.placeholder('user_id')),
-    rows: (page) =>
-      db
-        .select({ row: focusGroups })
-        .from(pageSource(focusGroups, page))
-        .innerJoin(workspaceMembers, memberOf(focusGroups.workspaceId, sql.placeholder('user_id')))
-        .where(page.where)
-        .orderBy(...page.orderBy)
-        .limit(page.fetch),
-    keyOf: ({ row }) => ({ sortKey: row.createdAt, id: row.id }),
     toItem: ({ row }) => toFocusGroup(row),
   });
 }

@@ -1,6 +1,6 @@
 import { and, eq, ilike, sql, type Placeholder } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { memberOf, pageAcrossWorkspaces, pageSource } from '../../db/scoped.js';
+import { CALLER, memberOf, pageAcrossWorkspaces, pageSource } from '../../db/scoped.js';
 import { errors } from '../../http/errors.js';
 import { containsPattern, listPage, type ListQuery, type PageQuery } from '../../lib/pagination.js';
 import type { WorkspaceRole } from '../../workspaces/roles.js';
@@ -75,9 +75,9 @@ export function listGenerationsOf(
       query.search ? ilike(generations.title, sql.placeholder('search')) : undefined,
     ],
     // Per workspace also with a project: indexes (workspace_id[, app_id | project_id], created_at, id).
-    acrossWorkspaces: query.workspace_id ? undefined : pageAcrossWorkspaces(generations, { workspaceId: generations.workspaceId }, sql.placeholder('user_id')),
+    acrossWorkspaces: query.workspace_id ? undefined : pageAcrossWorkspaces(generations, { workspaceId: generations.workspaceId }, CALLER),
     rows: (page) =>
-      visibleGenerations(db, sql.placeholder('user_id'), page)
+      visibleGenerations(db, CALLER, page)
         .where(and(page.where))
         .orderBy(...page.orderBy)
         .limit(page.fetch),

@@ -9,8 +9,14 @@ import { BUILT_IN_LIST_AT, BUILT_IN_SCHEMAS } from './built-ins.js';
 import { toMeetingSchema, type SchemaRow, type SchemaView } from './mapper.js';
 import { buildFields } from './rules.js';
 import { meetingSchemaResults, meetingSchemas } from './table.js';
+import { CALLER } from '../../db/scoped.js';
 
 const BUILT_IN_CREATED_AT = new Date('2026-01-05T00:00:00Z');
+
+// The flags as literals in the text: a list statement kept per shape may hold no value but placeholders.
+const isBuiltIn = sql`${meetingSchemas.isBuiltIn} = 1`;
+const notBuiltIn = sql`${meetingSchemas.isBuiltIn} = 0`;
+const isPublished = sql`${meetingSchemas.isPublished} = 1`;
 
 /** Writes the built-in schemas (db/seed.ts, on every start): a changed built-in reaches existing databases. */
 export async function seedBuiltInSchemas(db: Database): Promise<void> {
@@ -38,11 +44,11 @@ export async function seedBuiltInSchemas(db: Database): Promise<void> {
       .onConflictDoUpdate({
         target: meetingSchemas.id,
         set: fromExcluded(meetingSchemas, ['name', 'description', 'category', 'version', 'tags', 'fields', 'listAt']),
-        setWhere: eq(meetingSchemas.isBuiltIn, 1),
+        setWhere: isBuiltIn,
       });
     await tx.delete(meetingSchemas).where(
       and(
-        eq(meetingSchemas.isBuiltIn, 1),
+        isBuiltIn,
         notInArray(
           meetingSchemas.id,
           rows.map((row) => row.id),
@@ -51,11 +57,6 @@ export async function seedBuiltInSchemas(db: Database): Promise<void> {
     );
   });
 }
-
-// The flags as literals in the text: a list statement kept per shape may hold no value but placeholders.
-const isBuiltIn = sql`${meetingSchemas.isBuiltIn} = 1`;
-const notBuiltIn = sql`${meetingSchemas.isBuiltIn} = 0`;
-const isPublished = sql`${meetingSchemas.isPublished} = 1`;
 
 /** Workspaces the user belongs to, as a subquery. */
 const memberWorkspaces = (userId: string | Placeholder) =>
@@ -119,7 +120,7 @@ export function listSchemasOf(
 ) {
   const includeBuiltIn = query.include_built_in ?? true;
   // workspace_id narrows only the custom schemas: built-ins and others' published ones stay listed.
-  const user = sql.placeholder('user_id');
+  const user = CALLER;
   const scope = query.workspace_id
     ? (or(
         isBuiltIn,

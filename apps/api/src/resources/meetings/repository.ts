@@ -2,7 +2,7 @@ import { and, eq, gte, lt, notInArray, sql, type SQL } from 'drizzle-orm';
 import { usageDayOf } from '../../billing/credits.js';
 import type { Executor } from '../../db/client.js';
 import { transcriptionUsageDaily } from '../../db/schema/billing.js';
-import { memberOf, pageAcrossWorkspaces, pageSource } from '../../db/scoped.js';
+import { memberOf, memberRowsList } from '../../db/scoped.js';
 import { errors } from '../../http/errors.js';
 import { listPage, type ListQuery } from '../../lib/pagination.js';
 import type { WorkspaceRole } from '../../workspaces/roles.js';
@@ -32,22 +32,12 @@ export function listMeetingsOf(
 ) {
   return listPage(query, {
     list: `meetings:${query.workspace_id ?? '*'}:${query.status ?? '*'}`,
-    keyset: { sortKey: meetings.createdAt, id: meetings.id },
+    ...memberRowsList(db, meetings, Boolean(query.workspace_id)),
     prepared: { db, name: 'meetings', values: { user_id: userId, workspace_id: query.workspace_id, status: query.status } },
     filters: [
       query.workspace_id ? eq(meetings.workspaceId, sql.placeholder('workspace_id')) : undefined,
       query.status ? eq(meetings.status, sql.placeholder('status')) : undefined,
     ],
-    acrossWorkspaces: query.workspace_id ? undefined : pageAcrossWorkspaces(meetings, { workspaceId: meetings.workspaceId }, sql.placeholder('user_id')),
-    rows: (page) =>
-      db
-        .select({ row: meetings })
-        .from(pageSource(meetings, page))
-        .innerJoin(workspaceMembers, memberOf(meetings.workspaceId, sql.placeholder('user_id')))
-        .where(page.where)
-        .orderBy(...page.orderBy)
-        .limit(page.fetch),
-    keyOf: ({ row }) => ({ sortKey: row.createdAt, id: row.id }),
     toItem: ({ row }) => toMeeting(row, linksOf(row)),
   });
 }

@@ -1,5 +1,5 @@
 import { and, arrayOverlaps, desc, eq, gte, inArray, lte, sql, type Placeholder } from 'drizzle-orm';
-import { memberOf, pageAcrossWorkspaces, pageSource } from '../../db/scoped.js';
+import { memberOf, memberRowsList } from '../../db/scoped.js';
 import { workspaceMembers } from '../workspaces/table.js';
 import type { Executor } from '../../db/client.js';
 import { errors } from '../../http/errors.js';
@@ -116,22 +116,12 @@ export async function findDigest(db: Executor, userId: string, id: string): Prom
 export function listDigestsOf(db: Executor, userId: string, query: ListQuery & { workspace_id?: string | undefined; persona_id?: string | undefined }) {
   return listPage(query, {
     list: `news_digests:${query.workspace_id ?? '*'}:${query.persona_id ?? '*'}`,
-    keyset: { sortKey: newsDigests.createdAt, id: newsDigests.id },
+    ...memberRowsList(db, newsDigests, Boolean(query.workspace_id)),
     prepared: { db, name: 'news_digests', values: { user_id: userId, workspace_id: query.workspace_id, persona_id: query.persona_id } },
     filters: [
       query.workspace_id ? eq(newsDigests.workspaceId, sql.placeholder('workspace_id')) : undefined,
       query.persona_id ? eq(newsDigests.personaId, sql.placeholder('persona_id')) : undefined,
     ],
-    acrossWorkspaces: query.workspace_id ? undefined : pageAcrossWorkspaces(newsDigests, { workspaceId: newsDigests.workspaceId }, sql.placeholder('user_id')),
-    rows: (page) =>
-      db
-        .select({ row: newsDigests })
-        .from(pageSource(newsDigests, page))
-        .innerJoin(workspaceMembers, memberOf(newsDigests.workspaceId, sql.placeholder('user_id')))
-        .where(page.where)
-        .orderBy(...page.orderBy)
-        .limit(page.fetch),
-    keyOf: ({ row }) => ({ sortKey: row.createdAt, id: row.id }),
     toItem: ({ row }) => toNewsDigest(row),
   });
 }

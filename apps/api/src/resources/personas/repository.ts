@@ -1,7 +1,7 @@
 import { enginePersonaFromBase, getBasePersona, type EnginePersona } from '@persona-api/engine';
 import { and, eq, ilike, not, or, sql, getTableColumns } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { memberOf, pageAcrossWorkspaces, pageSource } from '../../db/scoped.js';
+import { CALLER, memberOf, pageAcrossWorkspaces, pageSource } from '../../db/scoped.js';
 import { errors } from '../../http/errors.js';
 import { containsPattern, listPage, type ListQuery } from '../../lib/pagination.js';
 import type { WorkspaceRole } from '../../workspaces/roles.js';
@@ -76,7 +76,7 @@ export function listPersonasOf(db: Executor, userId: string, query: PersonaFilte
     acrossWorkspaces:
       query.is_custom === false
         ? undefined
-        : pageAcrossWorkspaces(personas, { workspaceId: personas.workspaceId }, sql.placeholder('user_id'), {
+        : pageAcrossWorkspaces(personas, { workspaceId: personas.workspaceId }, CALLER, {
             workspaceId: query.workspace_id ? sql.placeholder('workspace_id') : undefined,
             outside: query.is_custom === true ? undefined : base,
           }),

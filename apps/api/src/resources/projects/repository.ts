@@ -1,7 +1,7 @@
 import { and, eq, ilike, sql, type Placeholder } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { creditsUsedSql, usageDayOf } from '../../billing/credits.js';
-import { memberOf, pageAcrossWorkspaces, pageSource } from '../../db/scoped.js';
+import { CALLER, memberOf, pageAcrossWorkspaces, pageSource } from '../../db/scoped.js';
 import { errors } from '../../http/errors.js';
 import { containsPattern, listPage, type ListQuery, type PageQuery } from '../../lib/pagination.js';
 import type { WorkspaceRole } from '../../workspaces/roles.js';
@@ -57,9 +57,9 @@ export function listProjectsOf(db: Executor, userId: string, now: Date, query: L
       query.workspace_id ? eq(projects.workspaceId, sql.placeholder('workspace_id')) : undefined,
       query.search ? ilike(projects.name, sql.placeholder('search')) : undefined,
     ],
-    acrossWorkspaces: query.workspace_id ? undefined : pageAcrossWorkspaces(projects, { workspaceId: projects.workspaceId }, sql.placeholder('user_id')),
+    acrossWorkspaces: query.workspace_id ? undefined : pageAcrossWorkspaces(projects, { workspaceId: projects.workspaceId }, CALLER),
     rows: (page) =>
-      visibleProjects(db, sql.placeholder('user_id'), sql.placeholder('since_day'), page)
+      visibleProjects(db, CALLER, sql.placeholder('since_day'), page)
         .where(page.where)
         .orderBy(...page.orderBy)
         .limit(page.fetch),

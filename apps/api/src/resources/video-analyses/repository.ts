@@ -1,6 +1,6 @@
 import { and, eq, ilike, inArray, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { memberOf, pageAcrossWorkspaces, pageSource } from '../../db/scoped.js';
+import { memberOf, memberRowsList } from '../../db/scoped.js';
 import { errors } from '../../http/errors.js';
 import { containsPattern, listPage, type ListQuery } from '../../lib/pagination.js';
 import type { WorkspaceRole } from '../../workspaces/roles.js';
@@ -38,7 +38,7 @@ export interface VideoAnalysisFilters extends ListQuery {
 export function listVideoAnalysesOf(db: Executor, userId: string, query: VideoAnalysisFilters) {
   return listPage(query, {
     list: `video-analyses:${query.workspace_id ?? '*'}`,
-    keyset: { sortKey: videoAnalyses.createdAt, id: videoAnalyses.id },
+    ...memberRowsList(db, videoAnalyses, Boolean(query.workspace_id)),
     prepared: {
       db,
       name: 'video_analyses',
@@ -54,18 +54,6 @@ export function listVideoAnalysesOf(db: Executor, userId: string, query: VideoAn
       query.status ? eq(videoAnalyses.status, sql.placeholder('status')) : undefined,
       query.search ? ilike(videoAnalyses.title, sql.placeholder('search')) : undefined,
     ],
-    acrossWorkspaces: query.workspace_id
-      ? undefined
-      : pageAcrossWorkspaces(videoAnalyses, { workspaceId: videoAnalyses.workspaceId }, sql.placeholder('user_id')),
-    rows: (page) =>
-      db
-        .select({ row: videoAnalyses })
-        .from(pageSource(videoAnalyses, page))
-        .innerJoin(workspaceMembers, memberOf(videoAnalyses.workspaceId, sql.placeholder('user_id')))
-        .where(page.where)
-        .orderBy(...page.orderBy)
-        .limit(page.fetch),
-    keyOf: ({ row }) => ({ sortKey: row.createdAt, id: row.id }),
     toItem: ({ row }) => toVideoAnalysisSummary(row),
   });
 }

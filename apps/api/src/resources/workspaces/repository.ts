@@ -2,7 +2,7 @@ import type { WorkspaceMember } from '@persona-api/types';
 import { and, desc, eq, ilike, inArray, isNotNull, isNull, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { users } from '../../db/schema/tenancy.js';
-import { memberOf } from '../../db/scoped.js';
+import { CALLER, memberOf } from '../../db/scoped.js';
 import { errors } from '../../http/errors.js';
 import { containsPattern, listPage, type ListQuery } from '../../lib/pagination.js';
 import type { WorkspaceRow } from '../../workspaces/access.js';
@@ -42,7 +42,7 @@ export function listWorkspacesOf(db: Executor, userId: string, query: ListQuery 
       db
         .select({ workspace: workspaces, role: workspaceMembers.role })
         .from(workspaces)
-        .innerJoin(workspaceMembers, memberOf(workspaces.id, sql.placeholder('user_id')))
+        .innerJoin(workspaceMembers, memberOf(workspaces.id, CALLER))
         .where(page.where)
         .orderBy(...page.orderBy)
         .limit(page.fetch),
