@@ -186,13 +186,14 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  // FAULT_LOG_DIR keeps the API's and the worker's logs, to read a failing run afterwards.
+  // The processes first: a failure below must not leave them running.
+  await killServerProcesses();
+  // FAULT_LOG_DIR keeps the API's and the worker's logs (their output so far), to read a failing run afterwards.
   if (process.env.FAULT_LOG_DIR) {
     mkdirSync(process.env.FAULT_LOG_DIR, { recursive: true });
     writeFileSync(join(process.env.FAULT_LOG_DIR, 'api.log'), api?.output() ?? '');
     writeFileSync(join(process.env.FAULT_LOG_DIR, 'worker.log'), worker?.output() ?? '');
   }
-  await killServerProcesses();
   await Promise.all([pgProxy?.close(), redisProxy?.close(), s3Proxy?.close(), upstream?.close()]);
   await s3?.close();
   pageServer.close();
