@@ -157,6 +157,8 @@ export async function parseDocument(job: DocumentJob): Promise<DocumentResult> {
 
 // Started as a child process (document-parse.ts): parse the one job given, report, and exit.
 if (process.send && process.env.PERSONA_DOCUMENT_WORKER === '1') {
+  // The host that bounds this parse is gone (killed, crashed): nothing would stop it any more.
+  process.once('disconnect', () => process.exit(1));
   process.once('message', (job: DocumentJob) => {
     parseDocument(job)
       .catch((): DocumentResult => ({ ok: false, error: `The ${job.kind.toUpperCase()} document could not be parsed.` }))

@@ -1,9 +1,9 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseDocumentBounded, PARSE_LIMITS } from '../../src/ai/document-parse.js';
+import { documentHostPid, parseDocumentBounded, PARSE_LIMITS } from '../../src/ai/document-parse.js';
 import type { DatabaseHandle } from '../../src/db/client.js';
 import type { JobRuntime } from '../../src/jobs/queue.js';
 import { brandVoiceJobs } from '../../src/resources/brand-voices/job.js';
@@ -21,7 +21,7 @@ import { docxBomb, pdfStreamBomb, pngPixelBomb, zipOf } from './bombs.js';
 
 // SECURITY.md, Documents: bombs made in the test (about 1 MB each) that inflate to a gibibyte. Each ends
 // its brand voice `failed` with the reason and the 100 credits back, while /healthz keeps answering
-// (p99 under 50 ms) and the server's RSS grows by less than the stated bound; the PDF bomb is stopped by
+// (p99 under 50 ms over at least 100 answers, none over 250 ms) and the server's RSS grows by less than the stated bound; the PDF bomb is stopped by
 // the child's memory watchdog, the zip bombs by the yauzl check before any parser inflates them.
 
 /**
@@ -30,6 +30,14 @@ import { docxBomb, pdfStreamBomb, pngPixelBomb, zipOf } from './bombs.js';
  */
 const RSS_GROWTH_BOUND = 64 * 1024 * 1024;
 const HEALTHZ_P99_MS = 50;
+/**
+ * No /healthz answer may wait longer: a parse on the event loop blocks it once, for as long as the parse
+ * (hundreds of ms to seconds for these bombs), which a p99 over many answers would not see. The job's own
+ * database work on the in-process PGlite holds the loop 20–50 ms at times (its queries run in this thread).
+ */
+const HEALTHZ_MAX_MS = 250;
+/** Answers a run takes at least (it samples on after the work): with fewer, a p99 is the single slowest. */
+const HEALTHZ_MIN_SAMPLES = 100;
 const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 
 let database: DatabaseHandle;
@@ -80,12 +88,14 @@ const rssOutsideHeap = () => {
 };
 
 /** Runs `work` while /healthz is asked every 2 ms and the memory sampled; the figures of the run. */
-async function underLoad<T>(work: () => Promise<T>): Promise<{ result: T; healthzP99Ms: number; healthzCount: number; rssGrowth: number }> {
+async function underLoad<T>(
+  work: () => Promise<T>,
+): Promise<{ result: T; healthzP99Ms: number; healthzMaxMs: number; healthzCount: number; rssGrowth: number }> {
   const memory = watchMemoryGrowth(RSS_GROWTH_BOUND, rssOutsideHeap, pgliteMemoryBytes);
   let running = true;
   const latencies: number[] = [];
   const sampler = (async () => {
-    while (running) {
+    while (running || latencies.length < HEALTHZ_MIN_SAMPLES) {
       const started = performance.now();
       const response = await h.app.inject({ method: 'GET', url: '/healthz' });
       latencies.push(performance.now() - started);
@@ -100,14 +110,16 @@ async function underLoad<T>(work: () => Promise<T>): Promise<{ result: T; health
     result = await work();
   } finally {
     running = false;
-    rssGrowth = memory.stop();
     await sampler;
+    rssGrowth = memory.stop();
   }
   return { result, ...figures(rssGrowth) };
   function figures(rssGrowth: number) {
     const sorted = [...latencies].sort((a, b) => a - b);
     return {
-      healthzP99Ms: sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))] ?? 0,
+      // Nearest rank: of 100 answers the 99th slowest.
+      healthzP99Ms: sorted[Math.max(0, Math.ceil(sorted.length * 0.99) - 1)] ?? 0,
+      healthzMaxMs: sorted.at(-1) ?? 0,
       healthzCount: sorted.length,
       rssGrowth,
     };
@@ -140,7 +152,7 @@ describe('document bombs as brand-voice sources', () => {
     ['a DOCX that honestly declares 1 GiB', 'honest.docx', DOCX, () => docxBomb(1024, 1024 * 1024 * 1024 - 1), /inflates to more than 64 MiB/],
   ];
   for (const [name, fileName, type, make, reason] of cases) {
-    it(`fails the voice with the reason and a refund, /healthz p99 < ${HEALTHZ_P99_MS} ms, server RSS growth < 64 MiB: ${name}`, async () => {
+    it(`fails the voice with the reason and a refund, /healthz p99 < ${HEALTHZ_P99_MS} ms and none over ${HEALTHZ_MAX_MS} ms, server RSS growth < 64 MiB: ${name}`, async () => {
       const fileId = await storedFile(fileName, type, make());
       const before = await balanceOf(h, t.accountId);
       const created = await h.post('/brand-voices', t.key, voiceBody(fileId));
@@ -157,10 +169,11 @@ describe('document bombs as brand-voice sources', () => {
       expect(voice.sources.documents[0].outcome.error).toMatch(reason);
       expect(await balanceOf(h, t.accountId)).toBe(before);
       console.info(
-        `${name}: /healthz p99 ${run.healthzP99Ms.toFixed(1)} ms over ${run.healthzCount} requests, RSS growth outside the JS heap ${(run.rssGrowth / 1024 / 1024).toFixed(0)} MiB`,
+        `${name}: /healthz p99 ${run.healthzP99Ms.toFixed(1)} ms, slowest ${run.healthzMaxMs.toFixed(1)} ms over ${run.healthzCount} requests, RSS growth outside the JS heap ${(run.rssGrowth / 1024 / 1024).toFixed(0)} MiB`,
       );
-      expect(run.healthzCount).toBeGreaterThan(5);
+      expect(run.healthzCount).toBeGreaterThanOrEqual(HEALTHZ_MIN_SAMPLES);
       expect(run.healthzP99Ms).toBeLessThan(HEALTHZ_P99_MS);
+      expect(run.healthzMaxMs).toBeLessThan(HEALTHZ_MAX_MS);
       expect(run.rssGrowth).toBeLessThan(RSS_GROWTH_BOUND);
     }, 60_000);
   }
@@ -185,6 +198,54 @@ describe('document bombs as brand-voice sources', () => {
     setTimeout(() => controller.abort(), 50);
     expect(await pending).toEqual({ ok: false, error: 'Reading the PDF document was cancelled.' });
     expect(PARSE_LIMITS.timeMs).toBeLessThanOrEqual(20_000);
+  });
+
+  it('starts every parser from one small host process, not from the server, and survives the host dying', async () => {
+    /** Live processes whose parent is `pid` (Linux /proc). */
+    const childrenOf = async (pid: number): Promise<number[]> => {
+      const found: number[] = [];
+      for (const entry of await readdir('/proc')) {
+        if (!/^\d+$/.test(entry)) continue;
+        const status = await readFile(`/proc/${entry}/status`, 'utf8').catch(() => '');
+        if (new RegExp(`^PPid:\\s+${pid}$`, 'm').test(status) && !/^State:\s+Z/m.test(status)) found.push(Number(entry));
+      }
+      return found;
+    };
+    const waitFor = async (check: () => Promise<boolean>) => {
+      for (let i = 0; i < 200 && !(await check()); i += 1) await new Promise((resolve) => setTimeout(resolve, 25));
+      expect(await check()).toBe(true);
+    };
+    expect((await parseDocumentBounded('text', new TextEncoder().encode('hello'), 100)).ok).toBe(true);
+    const hostPid = documentHostPid()!;
+    expect(hostPid).toBeGreaterThan(0);
+    expect(hostPid).not.toBe(process.pid);
+
+    // A running parse: its worker is the host's child, not the server's; cancelling it kills the worker.
+    const controller = new AbortController();
+    const pending = parseDocumentBounded('pdf', pdfStreamBomb(256), 1000, controller.signal);
+    await waitFor(async () => (await childrenOf(hostPid)).length === 1);
+    const [worker] = await childrenOf(hostPid);
+    expect(await childrenOf(process.pid)).not.toContain(worker);
+    controller.abort();
+    expect(await pending).toEqual({ ok: false, error: 'Reading the PDF document was cancelled.' });
+    await waitFor(async () => !(await childrenOf(hostPid)).includes(worker!));
+
+    // The same host serves the next document.
+    expect((await parseDocumentBounded('markdown', new TextEncoder().encode('# Title'), 100)).ok).toBe(true);
+    expect(documentHostPid()).toBe(hostPid);
+
+    // A host that dies fails the parses waiting on it (the document's source fails; nothing hangs), and the
+    // next parse starts a new one.
+    const orphaned = parseDocumentBounded('pdf', pdfStreamBomb(256), 1000);
+    await waitFor(async () => (await childrenOf(hostPid)).length === 1);
+    const [unbounded] = await childrenOf(hostPid);
+    process.kill(hostPid, 'SIGKILL');
+    expect(await orphaned).toEqual({ ok: false, error: 'The document could not be parsed.' });
+    // Its worker, no longer watched, ends itself.
+    await waitFor(async () => !(await readFile(`/proc/${unbounded}/status`, 'utf8').catch(() => '')).match(/^State:\s+[^Z]/m));
+    const again = await parseDocumentBounded('text', new TextEncoder().encode('again'), 100);
+    expect(again).toEqual({ ok: true, text: 'again', title: null });
+    expect(documentHostPid()).not.toBe(hostPid);
   });
 
   it('refuses an image pixel bomb before decoding it (sharp’s pixel limit)', async () => {
