@@ -4,11 +4,10 @@
 // document fails with the reason. A child rather than a worker thread: killing it is asynchronous and
 // frees its memory in the kernel, while terminating a worker that holds hundreds of MiB joins its
 // thread on the server's event loop (measured: one 90–130 ms stall per bomb). Fresh per document, so
-// killing one never takes another customer's parse with it. The children are started by a small host
-// process (document-host.ts), not by the server: a fork() from the server held its event loop 10–13 ms.
-import { type ChildProcess, fork } from 'node:child_process';
+// killing one never takes another customer's parse with it. Started through the process host
+// (lib/spawner.ts), not by the server itself.
 import { fileURLToPath } from 'node:url';
-import type { HostReply, HostRequest } from './document-host.js';
+import { forkBounded, type WorkerFailure } from '../lib/spawner.js';
 import type { DocumentJob, DocumentKind, DocumentResult } from './document-worker.js';
 
 export type { DocumentKind } from './document-worker.js';
@@ -26,9 +25,7 @@ export const PARSE_LIMITS = {
 } as const;
 
 // Under the test runner the sources are TypeScript, which Node 24 runs itself (type stripping).
-const extension = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
-const WORKER_PATH = fileURLToPath(new URL(`./document-worker${extension}`, import.meta.url));
-const HOST_PATH = fileURLToPath(new URL(`./document-host${extension}`, import.meta.url));
+const WORKER_PATH = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? './document-worker.ts' : './document-worker.js', import.meta.url));
 
 let running = 0;
 const waiting: (() => void)[] = [];
@@ -42,67 +39,35 @@ async function slot(): Promise<() => void> {
   };
 }
 
-/** The host process and the parses waiting on it; started on first use, again after it has died. */
-let host: { child: ChildProcess; pending: Map<number, (result: DocumentResult) => void> } | null = null;
-let nextId = 0;
-
-function documentHost(): NonNullable<typeof host> {
-  if (host && host.child.connected) return host;
-  const child = fork(HOST_PATH, [], {
-    execArgv: ['--disable-warning=ExperimentalWarning'],
-    env: { PATH: process.env.PATH ?? '', PERSONA_DOCUMENT_HOST: '1' },
-    serialization: 'advanced',
-    stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
-  });
-  const current = { child, pending: new Map<number, (result: DocumentResult) => void>() };
-  child.on('message', ({ id, result }: HostReply) => current.pending.get(id)?.(result));
-  const lost = () => {
-    if (host === current) host = null;
-    for (const resolve of current.pending.values()) resolve({ ok: false, error: 'The document could not be parsed.' });
-    current.pending.clear();
-  };
-  child.once('error', lost);
-  child.once('exit', lost);
-  // The host does not keep the server running, nor does its channel while no parse waits on it; the host
-  // exits when the channel closes.
-  child.unref();
-  channelOf(child)?.unref();
-  host = current;
-  return current;
+/** Why a document was not read, from why its worker gave no answer. */
+function failureMessage(label: string, reason: WorkerFailure | 'lost'): string {
+  switch (reason) {
+    case 'time':
+      return `The ${label} document took longer than ${PARSE_LIMITS.timeMs / 1000} s to read; it was stopped.`;
+    case 'memory':
+      return `The ${label} document needed more than ${PARSE_LIMITS.rssBytes / 1024 / 1024} MiB of memory to read (a compression bomb?); it was stopped.`;
+    case 'heap':
+      return `The ${label} document needed more than ${PARSE_LIMITS.heapMb} MiB of heap to read; it was stopped.`;
+    case 'cancelled':
+      return `Reading the ${label} document was cancelled.`;
+    default:
+      return `The ${label} document could not be parsed.`;
+  }
 }
-
-const channelOf = (child: ChildProcess) => (child as unknown as { channel?: { ref(): void; unref(): void } }).channel;
 
 /** Parses `bytes` as `kind` in a bounded child process; never throws for a fault of the document. */
 export async function parseDocumentBounded(kind: DocumentKind, bytes: Uint8Array, maxChars: number, signal?: AbortSignal): Promise<DocumentResult> {
   const release = await slot();
   try {
-    return await new Promise<DocumentResult>((resolve) => {
-      const label = kind.toUpperCase();
-      const { child, pending } = documentHost();
-      const id = nextId++;
-      const finish = (result: DocumentResult) => {
-        if (!pending.delete(id)) return;
-        if (pending.size === 0) channelOf(child)?.unref();
-        signal?.removeEventListener('abort', onAbort);
-        resolve(result);
-      };
-      const onAbort = () => {
-        if (child.connected) child.send({ type: 'cancel', id } satisfies HostRequest);
-        finish({ ok: false, error: `Reading the ${label} document was cancelled.` });
-      };
-      pending.set(id, finish);
-      channelOf(child)?.ref();
-      if (signal?.aborted) return onAbort();
-      signal?.addEventListener('abort', onAbort, { once: true });
-      const job: DocumentJob = { kind, bytes, maxChars };
-      const { timeMs, heapMb, rssBytes } = PARSE_LIMITS;
-      child.send({ type: 'parse', id, job, limits: { timeMs, heapMb, rssBytes }, workerPath: WORKER_PATH } satisfies HostRequest);
+    const job: DocumentJob = { kind, bytes, maxChars };
+    const { timeMs, heapMb, rssBytes } = PARSE_LIMITS;
+    const outcome = await forkBounded<DocumentResult>(WORKER_PATH, job, {
+      limits: { timeMs, heapMb, rssBytes },
+      env: { PERSONA_DOCUMENT_WORKER: '1' },
+      signal,
     });
+    return outcome.ok ? outcome.value : { ok: false, error: failureMessage(kind.toUpperCase(), outcome.reason) };
   } finally {
     release();
   }
 }
-
-/** The host process's pid while it runs (tests: where the parsers start from). */
-export const documentHostPid = (): number | null => (host?.child.connected ? (host.child.pid ?? null) : null);

@@ -1,9 +1,9 @@
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { documentHostPid, parseDocumentBounded, PARSE_LIMITS } from '../../src/ai/document-parse.js';
+import { parseDocumentBounded, PARSE_LIMITS } from '../../src/ai/document-parse.js';
 import type { DatabaseHandle } from '../../src/db/client.js';
 import type { JobRuntime } from '../../src/jobs/queue.js';
 import { brandVoiceJobs } from '../../src/resources/brand-voices/job.js';
@@ -198,54 +198,6 @@ describe('document bombs as brand-voice sources', () => {
     setTimeout(() => controller.abort(), 50);
     expect(await pending).toEqual({ ok: false, error: 'Reading the PDF document was cancelled.' });
     expect(PARSE_LIMITS.timeMs).toBeLessThanOrEqual(20_000);
-  });
-
-  it('starts every parser from one small host process, not from the server, and survives the host dying', async () => {
-    /** Live processes whose parent is `pid` (Linux /proc). */
-    const childrenOf = async (pid: number): Promise<number[]> => {
-      const found: number[] = [];
-      for (const entry of await readdir('/proc')) {
-        if (!/^\d+$/.test(entry)) continue;
-        const status = await readFile(`/proc/${entry}/status`, 'utf8').catch(() => '');
-        if (new RegExp(`^PPid:\\s+${pid}$`, 'm').test(status) && !/^State:\s+Z/m.test(status)) found.push(Number(entry));
-      }
-      return found;
-    };
-    const waitFor = async (check: () => Promise<boolean>) => {
-      for (let i = 0; i < 200 && !(await check()); i += 1) await new Promise((resolve) => setTimeout(resolve, 25));
-      expect(await check()).toBe(true);
-    };
-    expect((await parseDocumentBounded('text', new TextEncoder().encode('hello'), 100)).ok).toBe(true);
-    const hostPid = documentHostPid()!;
-    expect(hostPid).toBeGreaterThan(0);
-    expect(hostPid).not.toBe(process.pid);
-
-    // A running parse: its worker is the host's child, not the server's; cancelling it kills the worker.
-    const controller = new AbortController();
-    const pending = parseDocumentBounded('pdf', pdfStreamBomb(256), 1000, controller.signal);
-    await waitFor(async () => (await childrenOf(hostPid)).length === 1);
-    const [worker] = await childrenOf(hostPid);
-    expect(await childrenOf(process.pid)).not.toContain(worker);
-    controller.abort();
-    expect(await pending).toEqual({ ok: false, error: 'Reading the PDF document was cancelled.' });
-    await waitFor(async () => !(await childrenOf(hostPid)).includes(worker!));
-
-    // The same host serves the next document.
-    expect((await parseDocumentBounded('markdown', new TextEncoder().encode('# Title'), 100)).ok).toBe(true);
-    expect(documentHostPid()).toBe(hostPid);
-
-    // A host that dies fails the parses waiting on it (the document's source fails; nothing hangs), and the
-    // next parse starts a new one.
-    const orphaned = parseDocumentBounded('pdf', pdfStreamBomb(256), 1000);
-    await waitFor(async () => (await childrenOf(hostPid)).length === 1);
-    const [unbounded] = await childrenOf(hostPid);
-    process.kill(hostPid, 'SIGKILL');
-    expect(await orphaned).toEqual({ ok: false, error: 'The document could not be parsed.' });
-    // Its worker, no longer watched, ends itself.
-    await waitFor(async () => !(await readFile(`/proc/${unbounded}/status`, 'utf8').catch(() => '')).match(/^State:\s+[^Z]/m));
-    const again = await parseDocumentBounded('text', new TextEncoder().encode('again'), 100);
-    expect(again).toEqual({ ok: true, text: 'again', title: null });
-    expect(documentHostPid()).not.toBe(hostPid);
   });
 
   it('refuses an image pixel bomb before decoding it (sharp’s pixel limit)', async () => {

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -10,6 +9,7 @@ import type { ObjectStorage } from '../../storage/types.js';
 import { ffmpegInputArgs, mediaInputOfFile } from './media-input.js';
 import { mediaTypeEssence } from './sniff.js';
 import { inSpan } from '../../observability/tracing.js';
+import { runCommand } from '../../lib/spawner.js';
 
 /** `File.thumbnail_url`: a 640 px wide JPEG (never upscaled). */
 export const THUMBNAIL_WIDTH = 640;
@@ -63,19 +63,9 @@ export interface VideoThumbnailOptions {
 const runFfmpeg = (ffmpegPath: string, args: string[], signal?: AbortSignal) =>
   inSpan('ffmpeg', { 'process.executable.name': 'ffmpeg', 'persona.media.purpose': 'thumbnail' }, () => runFfmpegUntraced(ffmpegPath, args, signal));
 
-function runFfmpegUntraced(ffmpegPath: string, args: string[], signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(ffmpegPath, args, { stdio: ['ignore', 'ignore', 'pipe'], signal, timeout: FFMPEG_TIMEOUT_MS, killSignal: 'SIGKILL' });
-    let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (text: string) => {
-      stderr = (stderr + text).slice(-2000);
-    });
-    child.once('error', reject);
-    child.once('close', (code, killedBy) => {
-      if (code === 0) resolve();
-      else reject(new Error(`ffmpeg exited with ${code ?? killedBy}: ${stderr.trim()}`));
-    });
-  });
+async function runFfmpegUntraced(ffmpegPath: string, args: string[], signal?: AbortSignal): Promise<void> {
+  const { code, signal: killedBy, stderr } = await runCommand(ffmpegPath, args, { signal, timeoutMs: FFMPEG_TIMEOUT_MS });
+  if (code !== 0) throw new Error(`ffmpeg exited with ${code ?? killedBy}: ${stderr.slice(-2000).trim()}`);
 }
 
 /**

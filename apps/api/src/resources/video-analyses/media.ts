@@ -2,9 +2,9 @@
 // the centres of `frames_per_chunk` equal slots of each chunk, per-frame luma and motion (signalstats),
 // scene cuts (scdet), momentary loudness (ebur128) and silence (silencedetect). ffmpeg only ever gets the
 // one local file, through its sniffed demuxer (files/media-input.ts), never a caller's URL or a playlist.
-import { spawn } from 'node:child_process';
 import { readFile, readdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
+import { runCommand } from '../../lib/spawner.js';
 import { inSpan } from '../../observability/tracing.js';
 import { ffmpegInputArgs, type MediaInput } from '../files/media-input.js';
 
@@ -20,27 +20,15 @@ export class MediaError extends Error {
 const run: typeof runUntraced = (command, args, signal, onStdout) =>
   inSpan(basename(command), { 'process.executable.name': basename(command) }, () => runUntraced(command, args, signal, onStdout));
 
-function runUntraced(
+async function runUntraced(
   command: string,
   args: string[],
   signal: AbortSignal,
   onStdout?: (text: string) => void,
 ): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { signal, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (data: Buffer) => {
-      const text = data.toString();
-      if (onStdout) onStdout(text);
-      else stdout += text;
-    });
-    child.stderr.on('data', (data: Buffer) => {
-      stderr += data.toString();
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
-  });
+  // All of stderr: the filters' findings (showinfo, silencedetect) are read from it.
+  const { code, stdout, stderr } = await runCommand(command, args, { signal, onStdout, stderrKept: null });
+  return { code: code ?? 1, stdout, stderr };
 }
 
 export interface Probe {
