@@ -118,6 +118,24 @@ describe('openai-compatible engine: requests', () => {
     expect(result.usage.input_tokens).toBeGreaterThan(countTokens(cfo.system_prompt));
   });
 
+  it('sends through a given fetch instead: answers, streams and error statuses alike', async () => {
+    const sent: string[] = [];
+    const viaFetch = createOpenAICompatibleEngine(config, {
+      fetch: (input, init) => {
+        sent.push(String(input));
+        return fetch(input, init);
+      },
+    });
+    fake.enqueue({ content: 'Through the given fetch.' });
+    expect((await viaFetch.generate(ask('Hello?'))).text).toBe('Through the given fetch.');
+    fake.enqueue({ content: 'one two three', tokenDelayMs: 5 });
+    const deltas = (await collect(viaFetch.stream(ask('Count')))).filter((event) => event.type === 'text_delta');
+    expect(deltas.map((event) => (event as { delta: string }).delta).join('')).toBe('one two three');
+    fake.enqueue({ status: 503 });
+    expect(await caught(viaFetch.generate(ask('Again?')))).toMatchObject({ code: 'upstream_error', upstream_status: 503 });
+    expect(sent).toEqual(Array(3).fill(`${fake.baseUrl}/chat/completions`));
+  });
+
   it('describes itself with the upstream model', () => {
     expect(engine.describe()).toMatchObject({ engine: 'openai-compatible', upstream_model: 'fake-model-1' });
     expect(engine.describe().description).not.toMatch(/not a language model/);

@@ -127,11 +127,14 @@ type Send = (url: string, headers: Record<string, string>, body: string, signal:
 
 const sendWithUndici: Send = async (url, headers, body, signal) => {
   const response = await undiciRequest(url, { method: 'POST', headers, body, signal });
-  const chunks = response.body[Symbol.asyncIterator]();
+  let chunks: AsyncIterator<Uint8Array> | undefined;
   return {
     status: response.statusCode,
     text: () => response.body.text(),
-    read: () => chunks.next() as Promise<{ done: boolean; value?: Uint8Array }>,
+    read: () => {
+      chunks ??= response.body[Symbol.asyncIterator]();
+      return chunks.next() as Promise<{ done: boolean; value?: Uint8Array }>;
+    },
     cancel: () => response.body.destroy(),
   };
 };
@@ -139,12 +142,16 @@ const sendWithUndici: Send = async (url, headers, body, signal) => {
 function sendWithFetch(fetchImpl: typeof fetch): Send {
   return async (url, headers, body, signal) => {
     const response = await fetchImpl(url, { method: 'POST', headers, body, signal });
-    const reader = response.body?.getReader();
+    let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
     return {
       status: response.status,
       text: () => response.text(),
-      read: async () => (reader ? reader.read() : { done: true }),
-      cancel: () => void reader?.cancel().catch(() => undefined),
+      read: async () => {
+        if (!response.body) return { done: true };
+        reader ??= response.body.getReader();
+        return reader.read();
+      },
+      cancel: () => void (reader ?? response.body)?.cancel().catch(() => undefined),
     };
   };
 }
