@@ -1,4 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parseDocumentBounded } from '../../src/ai/document-parse.js';
 import { runCommand, spawnHostPid } from '../../src/lib/spawner.js';
@@ -72,5 +74,16 @@ describe('the process host', () => {
     controller.abort();
     await expect(sleeping).rejects.toMatchObject({ name: 'AbortError' });
     await waitFor(async () => !(await alive(child!)));
+  });
+
+  it('is the only way the server starts a process: no other source imports node:child_process', async () => {
+    const src = fileURLToPath(new URL('../../src', import.meta.url));
+    const importers: string[] = [];
+    for (const entry of await readdir(src, { recursive: true })) {
+      if (!entry.endsWith('.ts')) continue;
+      const text = await readFile(join(src, entry), 'utf8');
+      if (/from ['"](node:)?child_process['"]|require\(['"](node:)?child_process['"]\)/.test(text)) importers.push(relative(src, join(src, entry)));
+    }
+    expect(importers.sort()).toEqual(['lib/spawn-host.ts', 'lib/spawner.ts']);
   });
 });
