@@ -17,8 +17,6 @@ type Listener = (event: HostEvent | { type: 'lost' }) => void;
 let host: { child: ChildProcess; listeners: Map<number, Listener> } | null = null;
 let nextId = 0;
 
-const channelOf = (child: ChildProcess) => (child as unknown as { channel?: { ref(): void; unref(): void } }).channel;
-
 function spawnHost(): NonNullable<typeof host> {
   if (host?.child.connected) return host;
   const child = fork(HOST_PATH, [], {
@@ -39,7 +37,7 @@ function spawnHost(): NonNullable<typeof host> {
   // The host does not keep the server running, nor does its channel while nothing waits on it; the host
   // exits when the channel closes.
   child.unref();
-  channelOf(child)?.unref();
+  child.channel?.unref();
   host = current;
   return current;
 }
@@ -59,7 +57,7 @@ function call(
   const done = () => {
     if (!listeners.delete(id)) return;
     signal?.removeEventListener('abort', abort);
-    if (listeners.size === 0) channelOf(child)?.unref();
+    if (listeners.size === 0) child.channel?.unref();
   };
   const abort = () => {
     if (!listeners.has(id)) return;
@@ -68,7 +66,7 @@ function call(
     onAbort();
   };
   listeners.set(id, (event) => listen(event, done));
-  channelOf(child)?.ref();
+  child.channel?.ref();
   if (signal?.aborted) {
     abort();
     return;

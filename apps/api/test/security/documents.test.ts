@@ -21,8 +21,9 @@ import { docxBomb, pdfStreamBomb, pngPixelBomb, zipOf } from './bombs.js';
 
 // SECURITY.md, Documents: bombs made in the test (about 1 MB each) that inflate to a gibibyte. Each ends
 // its brand voice `failed` with the reason and the 100 credits back, while /healthz keeps answering
-// (p99 under 50 ms over at least 100 answers, none over 250 ms) and the server's RSS grows by less than the stated bound; the PDF bomb is stopped by
-// the child's memory watchdog, the zip bombs by the yauzl check before any parser inflates them.
+// (p99 under 50 ms over at least 100 answers, none over 250 ms) and the server's RSS grows by less than
+// the stated bound; the PDF bomb is stopped by the child's memory watchdog, the zip bombs by the yauzl
+// check before any parser inflates them.
 
 /**
  * The bound SECURITY.md states for the server's own RSS during a bomb: the parse runs in a child process

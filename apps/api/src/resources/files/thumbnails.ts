@@ -64,8 +64,8 @@ const runFfmpeg = (ffmpegPath: string, args: string[], signal?: AbortSignal) =>
   inSpan('ffmpeg', { 'process.executable.name': 'ffmpeg', 'persona.media.purpose': 'thumbnail' }, () => runFfmpegUntraced(ffmpegPath, args, signal));
 
 async function runFfmpegUntraced(ffmpegPath: string, args: string[], signal?: AbortSignal): Promise<void> {
-  const { code, signal: killedBy, stderr } = await runCommand(ffmpegPath, args, { signal, timeoutMs: FFMPEG_TIMEOUT_MS });
-  if (code !== 0) throw new Error(`ffmpeg exited with ${code ?? killedBy}: ${stderr.slice(-2000).trim()}`);
+  const { code, signal: killedBy, stderr } = await runCommand(ffmpegPath, args, { signal, timeoutMs: FFMPEG_TIMEOUT_MS, stderrKept: 2000 });
+  if (code !== 0) throw new Error(`ffmpeg exited with ${code ?? killedBy}: ${stderr.trim()}`);
 }
 
 /**

@@ -16,20 +16,13 @@ export class MediaError extends Error {
   override name = 'MediaError';
 }
 
-/** Each ffmpeg/ffprobe run is a span of the job that runs it (observability/tracing.ts). */
-const run: typeof runUntraced = (command, args, signal, onStdout) =>
-  inSpan(basename(command), { 'process.executable.name': basename(command) }, () => runUntraced(command, args, signal, onStdout));
-
-async function runUntraced(
-  command: string,
-  args: string[],
-  signal: AbortSignal,
-  onStdout?: (text: string) => void,
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  // All of stderr: the filters' findings (showinfo, silencedetect) are read from it.
-  const { code, stdout, stderr } = await runCommand(command, args, { signal, onStdout, stderrKept: null });
-  return { code: code ?? 1, stdout, stderr };
-}
+/**
+ * Each ffmpeg/ffprobe run is a span of the job that runs it (observability/tracing.ts). All of stderr is
+ * kept: the filters' findings (showinfo, silencedetect) are read from it. A run that failed has a code
+ * other than 0 (null when a signal ended it).
+ */
+const run = (command: string, args: string[], signal: AbortSignal, onStdout?: (text: string) => void) =>
+  inSpan(basename(command), { 'process.executable.name': basename(command) }, () => runCommand(command, args, { signal, onStdout, stderrKept: null }));
 
 export interface Probe {
   durationSeconds: number;
