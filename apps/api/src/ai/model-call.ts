@@ -40,6 +40,8 @@ export interface PreparedCall {
    * with the refusal (402/403). `workspaceId` is known once it resolves; the answer waits for it.
    */
   held: Promise<void>;
+  /** Known with `held`, for a call prepared to stream: whether the workspace's budget alert was reached before it. */
+  budgetAlertReached: boolean;
 }
 
 /**
@@ -92,6 +94,8 @@ export async function prepareModelCall(
      * call, so nothing is answered without its hold.
      */
     overlapHold?: boolean;
+    /** The answer streams: the hold also reads the budget alert its headers carry (they go out before the charge). */
+    stream?: boolean;
   },
 ): Promise<PreparedCall> {
   // A base persona is read from memory; a custom one is one statement, before the hold (its prompt is part of the floor).
@@ -116,9 +120,11 @@ export async function prepareModelCall(
     estimate: creditsForTokens(inputTokens + outputAllowance) + extra,
     now: ctx.now(),
     reservationId,
+    withBudgetAlert: input.stream === true,
   }).then(
     (hold) => {
       prepared.workspaceId = hold.workspaceId;
+      prepared.budgetAlertReached = hold.budgetAlertReached;
       recordStanding(accountId, true);
     },
     (refusal: unknown) => {
@@ -126,7 +132,7 @@ export async function prepareModelCall(
       throw refusal;
     },
   );
-  const prepared: PreparedCall = { request, personaId, workspaceId: null, inputTokens, reservationId, settled: false, held };
+  const prepared: PreparedCall = { request, personaId, workspaceId: null, inputTokens, reservationId, settled: false, held, budgetAlertReached: false };
   // Released when the request ends without a charge (a failure, a client that left), once the hold's own
   // statement is done, so a release never runs before the hold it releases.
   ctx.reply.raw.once('close', () => {
@@ -270,7 +276,8 @@ export async function settleModelCall(
 
 /**
  * The Budget-Alert header for a stream, whose headers go out before the charge: the workspace alert as
- * it stands when the stream opens (set once an earlier charge crossed the threshold).
+ * it stands when the stream opens (set once an earlier charge crossed the threshold). A call prepared
+ * with `stream` has it from its hold instead (PreparedCall.budgetAlertReached).
  */
 export async function budgetAlertBeforeStream(ctx: RequestContext, workspaceId: string | null): Promise<string | undefined> {
   if (!workspaceId) return undefined;

@@ -266,6 +266,8 @@ export interface Reservation {
   credits: number;
   /** The workspace the hold was taken in: the one named, or the caller's default (`defaultWorkspaceOf`). */
   workspaceId: string | null;
+  /** With `withBudgetAlert`: whether that workspace's budget alert was reached before this call. */
+  budgetAlertReached: boolean;
 }
 
 /**
@@ -295,20 +297,37 @@ export interface DefaultWorkspaceOf {
  */
 export async function reserveCredits(
   db: Database,
-  scope: ChargeScope & { floor: number; estimate: number; now: Date; reservationId: string; defaultWorkspaceOf?: DefaultWorkspaceOf },
+  scope: ChargeScope & {
+    floor: number;
+    estimate: number;
+    now: Date;
+    reservationId: string;
+    defaultWorkspaceOf?: DefaultWorkspaceOf;
+    /**
+     * Also read whether the hold's workspace has reached its budget alert (a stream's Budget-Alert header,
+     * which goes out before the charge), in the same statement instead of a round trip of its own.
+     */
+    withBudgetAlert?: boolean;
+  },
 ): Promise<Reservation> {
   const of = scope.defaultWorkspaceOf;
-  const [row] = rowsOf<Refusal & { workspace: string | null; member_role: string | null; held: string | number | null }>(
-    await db.execute(sql`select hold.* from hold_credits(${scope.reservationId}, ${scope.accountId}, ${of ? null : (scope.workspaceId ?? null)}::text,
+  const day = usageDayOf(billingPeriod(scope.now).start);
+  // The hold writes no usage, so the alert read beside it sees what the charges before this call left.
+  const budgetAlert = scope.withBudgetAlert
+    ? sql`, (select w.budget_alert is not null and credit_period_usage('workspace', w.id, ${day}::date) >= w.budget_alert
+        from workspaces w where w.id = hold.workspace) as budget_alert_reached`
+    : sql``;
+  const [row] = rowsOf<Refusal & { workspace: string | null; member_role: string | null; held: string | number | null; budget_alert_reached?: boolean | null }>(
+    await db.execute(sql`select hold.*${budgetAlert} from hold_credits(${scope.reservationId}, ${scope.accountId}, ${of ? null : (scope.workspaceId ?? null)}::text,
       ${scope.projectId ?? null}::text, ${of?.userId ?? null}::text, ${JSON.stringify(of ? rolesThatCan(of.action) : [])}::jsonb,
       ${scope.floor}::bigint, ${scope.estimate}::bigint, ${scope.now.toISOString()}::timestamptz,
-      ${new Date(scope.now.getTime() + RESERVATION_TTL_MS).toISOString()}::timestamptz, ${usageDayOf(billingPeriod(scope.now).start)}::date) as hold,
+      ${new Date(scope.now.getTime() + RESERVATION_TTL_MS).toISOString()}::timestamptz, ${day}::date) as hold,
       set_config('synchronous_commit', 'off', true)`),
   );
   if (!row) throw new LostReply('the credit hold');
   if (row.result === 'permission_denied' && of) requireRole(row.member_role as WorkspaceRole, of.action, of.doing);
   if (row.result !== 'ok') throw refusalOf(row, scope.floor);
-  return { id: scope.reservationId, credits: Number(row.held), workspaceId: row.workspace };
+  return { id: scope.reservationId, credits: Number(row.held), workspaceId: row.workspace, budgetAlertReached: row.budget_alert_reached === true };
 }
 
 /** Gives a hold back (the call failed, or its client left, before it was charged); nothing if already settled. */

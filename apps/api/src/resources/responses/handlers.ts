@@ -203,6 +203,7 @@ export const createResponse: Handler<'createResponse'> = async ({ body, headers 
     request: request.engine,
     extraCredits: request.analysis ? ANALYSIS_CREDITS : 0,
     overlapHold: true,
+    stream: request.stream,
   });
   // Server-side tools, when the question asks for sources (DECISIONS.md): run before the answer, their
   // passages given to the model to cite; offline, the answer is the extractive rule over them.

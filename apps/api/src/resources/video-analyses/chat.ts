@@ -4,7 +4,7 @@
 // the result are dropped. Returned as a response object, or streamed as the events of POST /responses.
 import { creditsForTokens, videoAnalysisChat, type EngineUsage, type VideoChatOutput } from '@persona-api/engine';
 import type { Handler, Streamed } from '../../contract/handler-types.js';
-import { apiErrorOf, budgetAlertBeforeStream, prepareModelCall, settleModelCall, type PreparedCall } from '../../ai/model-call.js';
+import { apiErrorOf, prepareModelCall, settleModelCall, type PreparedCall } from '../../ai/model-call.js';
 import { messageItem, ResponseEventWriter, responseObject, responseUsage, type ResponseState } from '../../ai/responses/output.js';
 import type { ResponseObject, ResponseSettings } from '../../ai/responses/request.js';
 import type { RequestContext } from '../../http/context.js';
@@ -72,9 +72,8 @@ async function settle(ctx: RequestContext, chat: Chat, stream: boolean, usage: E
 const wordDeltas = (text: string) => text.match(/\s*\S+\s*/g) ?? [text];
 
 async function streamAnswer(ctx: RequestContext, chat: Chat, output: VideoChatOutput, usage: EngineUsage): Promise<Streamed> {
-  // A stream's headers go out before the charge: the alert as it stands now.
-  const alert = await budgetAlertBeforeStream(ctx, chat.prepared.workspaceId);
-  if (alert) ctx.setHeader('budget-alert', alert);
+  // A stream's headers go out before the charge: the alert as the hold found it.
+  if (chat.prepared.budgetAlertReached) ctx.setHeader('budget-alert', 'workspace');
   const stream = openEventStream(ctx);
   const writer = new ResponseEventWriter((event) => stream.send(event, event.type));
   writer.start(snapshotOf(chat, { status: 'in_progress', output: [], usage: null }));
@@ -101,6 +100,7 @@ export const chatWithVideoAnalysis: Handler<'chatWithVideoAnalysis'> = async ({ 
     // What the model reads: the result and the conversation (the balance check's floor).
     request: { instructions: JSON.stringify(result), messages: body.messages },
     membership,
+    stream: body.stream === true,
   });
   const chat: Chat = { id: newId('resp'), createdAt: unix(ctx.now()), prepared, body: body as unknown as Record<string, unknown> };
   // Nothing was sent yet: an engine failure is an HTTP error (502 upstream_error, 504 upstream_timeout).
