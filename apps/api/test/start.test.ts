@@ -67,6 +67,14 @@ describe('pnpm start', { timeout: 120_000 }, () => {
     try {
       expect(server.stdout().split(KEY).length - 1).toBeGreaterThanOrEqual(1);
       expect(server.stdout()).toContain('Development API key (shown once');
+      // A fresh start says nothing an operator must act on (glue once warned of media types without a parser).
+      const warnings = server
+        .stdout()
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as { level: number; msg: string })
+        .filter((entry) => entry.level >= 40);
+      expect(warnings).toEqual([]);
       const res = await fetch(`${server.url}/api/v1/workspaces`, { headers: { authorization: `Bearer ${KEY}` } });
       expect(res.status).toBe(200);
       const body = (await res.json()) as { data: { name: string; is_owner: boolean }[] };

@@ -19,10 +19,27 @@ export function registerBodyParsing(app: FastifyInstance, spec: OpenApiDocument,
     if (operationId && operations.get(operationId)?.rawBody) return done(null, payload);
     done(apiError('unsupported_media_type', 'Unsupported Content-Type: send the request body as application/json.'));
   };
-  // Named as well as '*', because glue checks that every media type of the contract has a parser.
-  app.addContentTypeParser(['application/octet-stream', 'text/event-stream'], rawOrUnsupported);
   app.addContentTypeParser('*', rawOrUnsupported);
+  // Named as well as '*': glue warns at start for every media type of the contract (responses' too,
+  // such as a download's '*/*' or a frame's image/jpeg) that has no parser of its own.
+  const unnamed = [...mediaTypesOf(spec)].filter((type) => !app.hasContentTypeParser(type));
+  if (unnamed.length > 0) app.addContentTypeParser(unnamed, rawOrUnsupported);
   app.setValidatorCompiler(contractValidatorCompiler(spec));
   // Before the schemas: no NUL, no unpaired surrogate, no absurd nesting, in any body, query or path value.
   app.addHook('preValidation', rejectUnstorableInput);
+}
+
+/** Every media type the contract names as a `content` key, in request bodies and responses alike. */
+function mediaTypesOf(spec: OpenApiDocument): Set<string> {
+  const found = new Set<string>();
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (typeof node !== 'object' || node === null) return;
+    for (const [key, value] of Object.entries(node)) {
+      if (key === 'content' && typeof value === 'object' && value !== null) for (const type of Object.keys(value)) if (type.includes('/')) found.add(type);
+      visit(value);
+    }
+  };
+  visit({ paths: spec.paths, components: spec.components });
+  return found;
 }
