@@ -152,7 +152,9 @@ const EXTRA_STOPWORDS = [
 ];
 const STOPWORDS = new Set<string>([...stopword.eng, ...EXTRA_STOPWORDS]);
 
-const WORD = /[\p{L}\p{N}][\p{L}\p{N}'’-]*/gu;
+// An apostrophe or hyphen belongs to a word only between letters ("don't", "trade-offs"): a closing
+// quote ('we') or a plural possessive (founders') is not part of the word.
+const WORD = /[\p{L}\p{N}]+(?:['’-][\p{L}\p{N}]+)*/gu;
 
 /** Lower-case words of a text, apostrophes normalised. */
 export function words(text: string): string[] {

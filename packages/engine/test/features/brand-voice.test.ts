@@ -52,6 +52,26 @@ describe('brand voice, offline', () => {
     expect(first.example_phrases.find((p) => p.use_case === 'Question to the reader')?.example).toBe("Who says snacks can't be good for you?");
   });
 
+  it('reads words inside single quotes and possessives as the words themselves', async () => {
+    const quoted: BrandVoiceInput = {
+      label: 'Quoted',
+      usage_context: 'Emails to busy founders and their teams.',
+      sources: [
+        {
+          name: 'Guide',
+          text: "We say 'you' more than 'we' in every email. The founders' time is short, so we don't waste it. We weigh trade-offs in the open and we write to 'you', the reader, with care. Our 'partners' hear from us weekly.",
+        },
+      ],
+    };
+    const { output } = await engine.run(brandVoice, quoted);
+    const ownWords = output.tone.dos.find((line) => line.includes('own words:'))?.split('own words:')[1] ?? '';
+    const terms = [...output.vocabulary.preferred_terms, ...ownWords.split(/[\s,.]+/)];
+    expect(ownWords).toContain('trade-offs');
+    expect(terms.filter((term) => /^'|'$/.test(term))).toEqual([]);
+    expect(output.vocabulary.preferred_terms).toContain('trade-offs');
+    expect(output.vocabulary.preferred_terms).toContain('partners');
+  });
+
   it('avoids clichés the sources never use, keeps those they use', async () => {
     const withCliche: BrandVoiceInput = { ...formal, sources: [{ name: 'x', text: `${formal.sources[0]!.text} Our robust approach is seamless.` }] };
     const voice = (await engine.run(brandVoice, withCliche)).output;
