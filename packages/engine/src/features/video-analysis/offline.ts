@@ -114,7 +114,8 @@ function chunkOf(chunk: VideoChunkMeasurements, input: VideoAnalysisInput): Vide
   if (brandVisible) observations.push(`The ${mentions(text, input.brand) ? 'brand' : 'product'} name is on screen.`);
   if (CALL_TO_ACTION.test(text)) observations.push(`On-screen call to action: "${cut(text, 200)}".`);
   if (chunk.cuts.length >= 3) observations.push(`Fast editing: ${chunk.cuts.length} cuts in ${seconds(length)}.`);
-  if (signals.motion < 0.05 && chunk.cuts.length === 0) observations.push('Static picture: no movement and no cuts.');
+  // The description's own word for the motion, so a chunk it calls "slow" is never also "static".
+  if (motionWord(chunk.motion) === 'still' && chunk.cuts.length === 0) observations.push('Static picture: no movement and no cuts.');
   if (input.has_audio && silentShare >= 0.5) observations.push(`Mostly silent: ${seconds(chunk.silence_seconds)} of ${seconds(length)}.`);
   if (chunk.brightness < 40) observations.push('Very dark picture.');
   const transcript = [chunk.speech ?? '', text].filter((part) => part.trim().length > 0).join('\n');
