@@ -205,7 +205,9 @@ try {
     ];
     process.stdout.write(`\n${driver}\n\n| ${columns.join(' | ')} |\n| ${columns.map(() => '---').join(' | ')} |\n`);
     for (const row of rows) process.stdout.write(`| ${columns.map((column) => row[column]).join(' | ')} |\n`);
-    process.stdout.write(`\n| measure (mean; change: median over rounds of each round's ratio to off) | off | ${MODES.slice(1).join(' | ')} |\n| --- | ${MODES.map(() => '---:').join(' | ')} |\n`);
+    process.stdout.write(
+      `\n| measure (mean; change: median over rounds of each round's ratio to off) | off | ${MODES.slice(1).join(' | ')} |\n| --- | ${MODES.map(() => '---:').join(' | ')} |\n`,
+    );
     for (const s of summary)
       process.stdout.write(
         `| ${s.measure} | ${s.off} | ${MODES.slice(1)

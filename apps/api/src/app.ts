@@ -23,6 +23,7 @@ import { handlers as defaultHandlers } from './resources/index.js';
 import { meetingsUnconfigured } from './resources/meetings/settings.js';
 import { registerMeetingBotWebhook } from './resources/meetings/webhook.js';
 import { filesNotConfigured, jobsNotConfigured, storageNotConfigured, type Services } from './services.js';
+import { PERSONAS_CHANGED, personaCacheFor } from './resources/personas/cache.js';
 
 export { BODY_LIMIT_BYTES };
 const REQUEST_ID_SHAPE = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -97,6 +98,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Revocations and tier changes, from any instance or the admin CLI, empty the key cache at once.
   const stopListening = await options.database.listen(API_KEYS_CHANGED, () => findApiKey.forget());
   const stopListeningHere = onApiKeysChangedHere(() => findApiKey.forget());
+  // Custom personas a call answers as, read once per user and id until a change is announced.
+  const personaCache = personaCacheFor(db);
+  const stopListeningPersonas = await options.database.listen(PERSONAS_CHANGED, () => personaCache.forget());
   const authenticate = authentication(findApiKey, options.rateLimiter, options.rateLimitMultiplier ?? 1);
 
   const app = Fastify({
@@ -214,6 +218,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('onClose', async () => {
     stopListeningHere();
     await stopListening().catch(() => undefined);
+    await stopListeningPersonas().catch(() => undefined);
     clearInterval(purge);
     await usageRecorder.close();
   });

@@ -427,6 +427,18 @@ describe('query plans on a grown history (PostgreSQL)', () => {
     expect(statements[1]).toContain('charge_credits(');
   });
 
+  it('a call with a custom persona reads it once, then is the same 2 round trips (the persona cache)', async () => {
+    const created = await h.post('/personas', t.key, { description: 'Operations director at a regional hospital group, careful with budgets.' });
+    expect(created.status).toBe(200);
+    const body = { model: 'service-1', persona_id: created.body.id, input: 'Would you buy this?' };
+    const first = await sentBy(async () => expect((await h.post('/responses', t.key, body)).status).toBe(200));
+    expect(first, first.join('\n')).toHaveLength(3);
+    expect(first[0]).toContain('"personas"');
+    const next = await sentBy(async () => expect((await h.post('/responses', t.key, body)).status).toBe(200));
+    expect(next, next.join('\n')).toHaveLength(2);
+    expect(next[0]).toContain('hold_credits(');
+  });
+
   it('a streamed /responses call is the same 2 round trips: the hold reads the budget alert its headers carry', async () => {
     const statements = await sentBy(async () => {
       const response = await h.post('/responses', t.key, { model: 'service-1', persona_id: 'persona_saas_cfo', input: 'Stream me', stream: true });

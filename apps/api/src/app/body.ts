@@ -33,7 +33,6 @@ export function registerBodyParsing(app: FastifyInstance, spec: OpenApiDocument,
 function mediaTypesOf(spec: OpenApiDocument): Set<string> {
   const found = new Set<string>();
   const visit = (node: unknown): void => {
-    if (Array.isArray(node)) return node.forEach(visit);
     if (typeof node !== 'object' || node === null) return;
     for (const [key, value] of Object.entries(node)) {
       if (key === 'content' && typeof value === 'object' && value !== null) for (const type of Object.keys(value)) if (type.includes('/')) found.add(type);

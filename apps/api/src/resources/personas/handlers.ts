@@ -11,6 +11,7 @@ import { newId } from '../../lib/ids.js';
 import { applyPatch, deleteInTransaction, patchInTransaction } from '../../lib/patch.js';
 import { defaultWorkspace, requireMembership, requireRole, type Membership } from '../../workspaces/access.js';
 import { toCustomPersona, toPersona, type PersonaRow } from './mapper.js';
+import { personasChangedHere } from './cache.js';
 import { deletePersonaRow, findPersona, insertPersona, listPersonasOf, updatePersonaRow } from './repository.js';
 import { fetchSourceText, readFileSourceText } from './sources.js';
 
@@ -131,16 +132,20 @@ export const personaHandlers = {
       }),
       save: updatePersonaRow,
     });
+    personasChangedHere(ctx.db);
     return toCustomPersona(next);
   },
 
-  deletePersona: async ({ params }, ctx) =>
-    deleteInTransaction(ctx.db, { object: 'custom_persona', id: params.id }, async (tx) => {
+  deletePersona: async ({ params }, ctx) => {
+    const deletedPersona = await deleteInTransaction(ctx.db, { object: 'custom_persona', id: params.id }, async (tx) => {
       const { row, role } = await findPersona(tx, ctx.auth.userId, params.id);
       if (!row.isCustom || !role) throw notCustomizable(row, 'deleted');
       requireRole(role, 'content.delete', 'delete custom personas in this workspace');
       await deletePersonaRow(tx, row.id);
-    }),
+    });
+    personasChangedHere(ctx.db);
+    return deletedPersona;
+  },
 
   /**
    * Suggestions are free (DECISIONS.md) but model work, so `ai.call` applies in the default workspace.

@@ -7,6 +7,7 @@ import { containsPattern, listPage, type ListQuery } from '../../lib/pagination.
 import type { WorkspaceRole } from '../../workspaces/roles.js';
 import { workspaceMembers } from '../workspaces/table.js';
 import { enginePersonaOf, toPersona, type PersonaRow } from './mapper.js';
+import { announcePersonasChanged, personaCacheOf } from './cache.js';
 import { personas } from './table.js';
 
 /** Base personas, and custom personas of workspaces the user belongs to: what a caller may see (with `memberOf` left-joined). */
@@ -35,8 +36,12 @@ export async function findPersona(db: Executor, userId: string, id: string, para
 export async function personaForCall(db: Executor, userId: string, id: string, param: string): Promise<{ id: string; persona: EnginePersona }> {
   const base = getBasePersona(id);
   if (base) return { id, persona: enginePersonaFromBase(base) };
-  const { row } = await findPersona(db, userId, id, param);
-  return { id: row.id, persona: enginePersonaOf(row) };
+  const read = async () => {
+    const { row } = await findPersona(db, userId, id, param);
+    return { id: row.id, persona: enginePersonaOf(row) };
+  };
+  // A 404 is not cached (the read throws): a guess costs a lookup.
+  return personaCacheOf(db)?.get(userId, id, read) ?? read();
 }
 
 export interface PersonaFilters extends ListQuery {
@@ -96,14 +101,16 @@ export async function insertPersona(db: Executor, row: PersonaRow): Promise<void
   await db.insert(personas).values(row);
 }
 
-/** Writes what a PATCH may change: the name, the description and the details. */
-export async function updatePersonaRow(db: Executor, next: PersonaRow): Promise<void> {
-  await db
+/** Writes what a PATCH may change: the name, the description and the details; cached copies are dropped at commit. */
+export async function updatePersonaRow(tx: Executor, next: PersonaRow): Promise<void> {
+  await tx
     .update(personas)
     .set({ name: next.name, description: next.description, details: next.details, updatedAt: next.updatedAt })
     .where(eq(personas.id, next.id));
+  await announcePersonasChanged(tx);
 }
 
-export async function deletePersonaRow(db: Executor, id: string): Promise<void> {
-  await db.delete(personas).where(eq(personas.id, id));
+export async function deletePersonaRow(tx: Executor, id: string): Promise<void> {
+  await tx.delete(personas).where(eq(personas.id, id));
+  await announcePersonasChanged(tx);
 }

@@ -15,6 +15,7 @@ import {
 } from '../../workspaces/access.js';
 import { canChangeRole, canGrant, canRemove, type WorkspaceRole } from '../../workspaces/roles.js';
 import { countsOfRow, toMember, toWorkspace } from './mapper.js';
+import { personasChangedHere } from '../personas/cache.js';
 import {
   deleteMember,
   deleteWorkspaceRow,
@@ -94,14 +95,17 @@ export const workspaceHandlers = {
     return toWorkspace({ workspace: next, role: found.role }, countsOfRow(next), ctx.auth.userId);
   },
 
-  deleteWorkspace: async ({ params }, ctx) =>
-    deleteInTransaction(ctx.db, { object: 'workspace', id: params.id }, async (tx) => {
+  deleteWorkspace: async ({ params }, ctx) => {
+    const deletedWorkspace = await deleteInTransaction(ctx.db, { object: 'workspace', id: params.id }, async (tx) => {
       const membership = await requireMembership(tx, params.id, ctx.auth.userId);
       requireRole(membership.role, 'workspace.delete', 'delete this workspace; only its owner can');
       // Everything inside (projects, members, threads, generations, files…) goes with it (deleteWorkspaceRow);
       // the credit ledger keeps its rows with the workspace id cleared.
       await deleteWorkspaceRow(tx, params.id);
-    }),
+    });
+    personasChangedHere(ctx.db);
+    return deletedWorkspace;
+  },
 
   listWorkspaceMembers: async ({ params, query }, ctx) => {
     const membership = await requireMembership(ctx.db, params.id, ctx.auth.userId);
@@ -165,6 +169,7 @@ export const workspaceHandlers = {
       }
       await deleteMember(tx, params.id, params.user_id);
     });
+    personasChangedHere(ctx.db);
     // A member is named by its user id (the contract's DeletedResource).
     return deleted('workspace.member', params.user_id);
   },

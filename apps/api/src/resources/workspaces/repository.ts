@@ -9,6 +9,7 @@ import type { WorkspaceRow } from '../../workspaces/access.js';
 import type { WorkspaceRole } from '../../workspaces/roles.js';
 import { deleteFilesOf } from '../files/repository.js';
 import { deleteMeetingsOf } from '../meetings/repository.js';
+import { announcePersonasChanged } from '../personas/cache.js';
 import { countsOfRow, toMember, toSummary, type MemberRow } from './mapper.js';
 import { workspaceMembers, workspaces } from './table.js';
 
@@ -76,6 +77,8 @@ export async function deleteWorkspaceRow(tx: Executor, id: string): Promise<void
   await deleteFilesOf(tx, id);
   await deleteMeetingsOf(tx, id);
   await tx.delete(workspaces).where(eq(workspaces.id, id));
+  // Its custom personas and its members' access to them go with it.
+  await announcePersonasChanged(tx);
 }
 
 const memberColumns = {
@@ -183,4 +186,6 @@ export async function deleteMember(tx: Executor, workspaceId: string, userId: st
     .returning({ userId: workspaceMembers.userId });
   // Removed meanwhile by another request: the 404 rolls the count back with the transaction.
   if (removed.length === 0) throw errors.notFound('member of this workspace', userId, 'user_id');
+  // The removed member may no longer answer as the workspace's custom personas.
+  await announcePersonasChanged(tx);
 }
