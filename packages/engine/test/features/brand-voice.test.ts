@@ -72,6 +72,29 @@ describe('brand voice, offline', () => {
     expect(output.vocabulary.preferred_terms).toContain('partners');
   });
 
+  it('lists the words a source bans among the terms to avoid, never among those to prefer', async () => {
+    const guide: BrandVoiceInput = {
+      label: 'Plain',
+      usage_context: 'Emails to busy founders and their teams.',
+      sources: [
+        {
+          name: 'Style guide',
+          text: "We write plainly and warmly for founders. Avoid jargon such as synergy, leverage and paradigm. Never say 'cheap' or 'revolutionary'. Synergy decks and paradigm shifts bore our founders; leverage is for engineers. Avoid long sentences.",
+        },
+      ],
+    };
+    const { output } = await engine.run(brandVoice, guide);
+    expect(output.vocabulary.avoid_terms.slice(0, 5)).toEqual(['synergy', 'leverage', 'paradigm', 'cheap', 'revolutionary']);
+    for (const banned of ['synergy', 'leverage', 'paradigm', 'cheap']) {
+      expect(output.vocabulary.preferred_terms).not.toContain(banned);
+      expect(output.voice_summary).not.toMatch(new RegExp(`distinctive words:[^.]*\\b${banned}\\b`));
+    }
+    expect(output.vocabulary.preferred_terms).toContain('founders');
+    // A ban names no word when it lists none ("avoid long sentences"), and no rule is quoted as an example.
+    expect(output.vocabulary.avoid_terms).not.toContain('long sentences');
+    for (const phrase of output.example_phrases ?? []) expect(phrase.example).not.toMatch(/^(Avoid|Never)/);
+  });
+
   it('avoids clichés the sources never use, keeps those they use', async () => {
     const withCliche: BrandVoiceInput = { ...formal, sources: [{ name: 'x', text: `${formal.sources[0]!.text} Our robust approach is seamless.` }] };
     const voice = (await engine.run(brandVoice, withCliche)).output;
@@ -116,5 +139,23 @@ describe('brand voice, upstream', () => {
     expect(output.tone.adjectives).toEqual(['playful']);
     expect(output.example_phrases).toEqual([{ use_case: 'CTA', example: 'Grab a bag, share it, snap it.' }]);
     expect(usage.input_tokens).toBeGreaterThan(0);
+  });
+
+  it('moves the words a source bans from the model’s preferred terms to the front of its terms to avoid', async () => {
+    const reply = {
+      voice_summary: 'Plain.',
+      tone: { adjectives: ['plain'], dos: ['Be brief.'], donts: ['Ramble.'] },
+      writing_style: { sentence_structure: 'Short.', jargon_usage: 'None.' },
+      vocabulary: { preferred_terms: ['founders', 'Synergy'], avoid_terms: ['premium'] },
+      example_phrases: [{ use_case: 'Opening', example: 'We write plainly for founders.' }],
+    };
+    fake.enqueue({ content: JSON.stringify(reply) });
+    const guide: BrandVoiceInput = {
+      label: 'Plain',
+      usage_context: 'Emails to founders.',
+      sources: [{ name: 'Guide', text: 'We write plainly for founders. Avoid jargon such as synergy and leverage.' }],
+    };
+    const { output } = await upstream.run(brandVoice, guide);
+    expect(output.vocabulary).toEqual({ preferred_terms: ['founders'], avoid_terms: ['synergy', 'leverage', 'premium'] });
   });
 });

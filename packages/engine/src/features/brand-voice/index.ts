@@ -6,7 +6,7 @@ import type { BrandVoiceExamplePhrase, BrandVoiceTone, BrandVoiceVocabulary, Bra
 import { contractSchema } from '../../schema/bundle.js';
 import type { JsonSchema } from '../../types.js';
 import { defineFeature } from '../define.js';
-import { measureVoice } from './offline.js';
+import { bannedTerms, measureVoice } from './offline.js';
 
 export interface BrandVoiceSourceText {
   /** The source's name (a page title, a file name). */
@@ -68,7 +68,13 @@ export const brandVoice = defineFeature<BrandVoiceInput, LearnedBrandVoice>({
     const voice = reply as unknown as LearnedBrandVoice;
     const corpus = input.sources.map((source) => source.text.replace(/\s+/g, ' ')).join('\n');
     const quoted = voice.example_phrases.filter((phrase) => corpus.includes(phrase.example.replace(/\s+/g, ' ').trim()));
-    return { ...voice, example_phrases: quoted.length > 0 ? quoted : measureVoice(input).example_phrases };
+    // What the sources themselves ban is found in code: first among the terms to avoid, never preferred.
+    const banned = bannedTerms(input.sources.map((source) => source.text));
+    const vocabulary = {
+      preferred_terms: voice.vocabulary.preferred_terms.filter((term) => !banned.includes(term.toLowerCase())),
+      avoid_terms: [...banned, ...voice.vocabulary.avoid_terms.filter((term) => !banned.includes(term.toLowerCase()))].slice(0, 100),
+    };
+    return { ...voice, vocabulary, example_phrases: quoted.length > 0 ? quoted : measureVoice(input).example_phrases };
   },
   offline: (input) => measureVoice(input),
 });

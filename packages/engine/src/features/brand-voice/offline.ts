@@ -58,6 +58,8 @@ export interface VoiceMeasures {
   jargonRatio: number;
   jargonTerms: string[];
   distinctiveTerms: string[];
+  /** Terms a source itself tells the writer to avoid (bannedTerms): never among the distinctive ones. */
+  bannedTerms: string[];
   valence: number;
   contractionsPer1000: number;
 }
@@ -77,6 +79,36 @@ function syllables(word: string): number {
 
 const isWordy = (sentence: string) => words(sentence).filter((w) => /\p{L}/u.test(w)).length;
 
+// A sentence that bans words ("Avoid jargon such as synergy, leverage and paradigm.", "Never say 'cheap'."):
+// what it names are words the voice avoids, however often the guide itself mentions them.
+const BAN_CUE = /\b(?:avoid(?:ing)?|never (?:use|say|write)|(?:don'?t|do not) (?:use|say|write)|steer clear of|stay away from|ban)\b/i;
+const EXAMPLES_CUE = /\b(?:such as|e\.g\.|including|for example)[\s:,]*/i;
+const QUOTED = /(?:^|[\s(])["“'‘]([^"”'’]{2,40})["”'’](?=[\s,.;:!?)]|$)/g;
+
+/**
+ * The terms the sources tell the writer not to use: the quoted words after a ban ("never say 'cheap'"), or
+ * the examples it lists ("avoid jargon such as synergy and leverage"). A ban naming neither (avoid long
+ * sentences) names no word.
+ */
+export function bannedTerms(texts: readonly string[]): string[] {
+  const found: string[] = [];
+  for (const sentence of texts.flatMap(sentences)) {
+    const cue = BAN_CUE.exec(sentence);
+    if (!cue) continue;
+    const clause = sentence.slice(cue.index + cue[0].length);
+    const quoted = [...clause.matchAll(QUOTED)].map((match) => match[1] ?? '');
+    const examples = EXAMPLES_CUE.exec(clause);
+    const listed = quoted.length > 0 ? quoted : examples ? clause.slice(examples.index + examples[0].length).split(/[,;]|\band\b|\bor\b/) : [];
+    for (const item of listed) {
+      const term = words(item)
+        .filter((word) => /\p{L}/u.test(word))
+        .join(' ');
+      if (term.length >= 2 && term.split(' ').length <= 3 && !found.includes(term)) found.push(term);
+    }
+  }
+  return found.slice(0, 20);
+}
+
 export function measure(texts: string[]): VoiceMeasures {
   const allSentences = texts.flatMap(sentences).filter((s) => isWordy(s) >= 2);
   const allWords = texts.flatMap(words).filter((w) => /\p{L}/u.test(w));
@@ -94,9 +126,11 @@ export function measure(texts: string[]): VoiceMeasures {
   const rareTotal = rare.reduce((sum, [, c]) => sum + c, 0);
   const byCountThenWord = (a: [string, number], b: [string, number]) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1);
 
+  const banned = bannedTerms(texts);
+  const bannedWords = new Set(banned.flatMap((term) => term.split(' ')));
   // Log-likelihood-style keyness: how much more often a word occurs here than in general English.
   const keyness = [...contentCounts]
-    .filter(([, c]) => c >= 2 || n < 1000)
+    .filter(([w, c]) => (c >= 2 || n < 1000) && !bannedWords.has(w))
     .map(([w, c]) => {
       const here = (c / n) * 1e6;
       const there = perMillion.get(w) ?? 0.5;
@@ -123,6 +157,7 @@ export function measure(texts: string[]): VoiceMeasures {
       .slice(0, 6)
       .map(([w]) => w),
     distinctiveTerms: keyness.slice(0, 15).map(([w]) => w),
+    bannedTerms: banned,
     valence: valence(texts.join('\n')).score,
     contractionsPer1000: round((allWords.filter((w) => /'(re|ve|ll|d|m|t)$/.test(w) || /n't$/.test(w)).length / n) * 1000, 1),
   };
@@ -135,7 +170,8 @@ function examplePhrases(input: BrandVoiceInput, distinctive: readonly string[]):
   const candidates = input.sources.flatMap((source) =>
     sentences(source.text).map((sentence) => ({ sentence: sentence.replace(/\s+/g, ' '), source: source.name })),
   );
-  const usable = candidates.filter(({ sentence }) => isWordy(sentence) >= 4 && isWordy(sentence) <= 40 && sentence.length <= 1000);
+  // A rule of a style guide ("avoid jargon such as …") is about the voice, not an example of it.
+  const usable = candidates.filter(({ sentence }) => isWordy(sentence) >= 4 && isWordy(sentence) <= 40 && sentence.length <= 1000 && !BAN_CUE.test(sentence));
   const picked: BrandVoiceExamplePhrase[] = [];
   const taken = new Set<string>();
   const take = (useCase: string, found: { sentence: string } | undefined) => {
@@ -219,7 +255,9 @@ export function measureVoice(input: BrandVoiceInput): LearnedBrandVoice {
   if (m.contractionsPer1000 < 2) donts.push('Use contractions: the sources write words out in full.');
 
   const corpus = texts.join('\n').toLowerCase();
-  const avoid = CLICHES.filter((term) => !new RegExp(`\\b${term.replace(/-/g, '[- ]')}\\b`).test(corpus)).slice(0, 8);
+  const cliches = CLICHES.filter((term) => !new RegExp(`\\b${term.replace(/-/g, '[- ]')}\\b`).test(corpus)).slice(0, 8);
+  // What the sources ban first, then the clichés they never use.
+  const avoid = [...m.bannedTerms, ...cliches.filter((term) => !m.bannedTerms.includes(term))].map((term) => clip(term, 100));
 
   const summary = [
     `${input.label}, measured from ${input.sources.length} source${input.sources.length === 1 ? '' : 's'} (${m.words.toLocaleString('en-US')} words, ${m.sentences.toLocaleString('en-US')} sentences): a ${adjectives.slice(0, 3).join(', ')} voice.`,
