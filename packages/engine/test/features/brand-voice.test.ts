@@ -85,7 +85,7 @@ describe('brand voice, offline', () => {
     };
     const { output } = await engine.run(brandVoice, guide);
     expect(output.vocabulary.avoid_terms.slice(0, 5)).toEqual(['synergy', 'leverage', 'paradigm', 'cheap', 'revolutionary']);
-    for (const banned of ['synergy', 'leverage', 'paradigm', 'cheap']) {
+    for (const banned of ['synergy', 'leverage', 'paradigm', 'cheap', 'jargon', 'avoid']) {
       expect(output.vocabulary.preferred_terms).not.toContain(banned);
       expect(output.voice_summary).not.toMatch(new RegExp(`distinctive words:[^.]*\\b${banned}\\b`));
     }

@@ -109,6 +109,16 @@ export function bannedTerms(texts: readonly string[]): string[] {
   return found.slice(0, 20);
 }
 
+/** The words of every ban, from its cue on ("avoid jargon such as …"): the guide's rules, not its voice. */
+function wordsOfBans(texts: readonly string[]): Set<string> {
+  const found = new Set<string>();
+  for (const sentence of texts.flatMap(sentences)) {
+    const cue = BAN_CUE.exec(sentence);
+    if (cue) for (const word of words(sentence.slice(cue.index))) found.add(word);
+  }
+  return found;
+}
+
 export function measure(texts: string[]): VoiceMeasures {
   const allSentences = texts.flatMap(sentences).filter((s) => isWordy(s) >= 2);
   const allWords = texts.flatMap(words).filter((w) => /\p{L}/u.test(w));
@@ -127,7 +137,7 @@ export function measure(texts: string[]): VoiceMeasures {
   const byCountThenWord = (a: [string, number], b: [string, number]) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1);
 
   const banned = bannedTerms(texts);
-  const bannedWords = new Set(banned.flatMap((term) => term.split(' ')));
+  const bannedWords = new Set([...banned.flatMap((term) => term.split(' ')), ...wordsOfBans(texts)]);
   // Log-likelihood-style keyness: how much more often a word occurs here than in general English.
   const keyness = [...contentCounts]
     .filter(([w, c]) => (c >= 2 || n < 1000) && !bannedWords.has(w))
