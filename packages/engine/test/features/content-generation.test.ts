@@ -106,6 +106,15 @@ describe('the offline content', () => {
     ).not.toBe(plain.text);
   });
 
+  it('exclaims only when the voice allows it: a playful voice whose sources never exclaim writes none', async () => {
+    const lively = inputFor('app_promotional_email', {}, true, true);
+    expect((await collect(engine.streamText(contentGeneration, lively))).text).toContain('!');
+    const noExclamations = { ...lively.voice!, tone: { ...lively.voice!.tone, donts: ["Use exclamation marks: 0% of the sources' sentences have one."] } };
+    const text = (await collect(engine.streamText(contentGeneration, { ...lively, voice: noExclamations }))).text;
+    expect(text).not.toContain('!');
+    expect(text).toContain('small-batch');
+  });
+
   it('follows the inputs: counts, booleans and lists', async () => {
     const ads = await collect(engine.streamText(contentGeneration, inputFor('app_search_ad', { headline_count: 7 })));
     expect(ads.text.split('## Descriptions')[0]!.match(/^- /gm)).toHaveLength(7);

@@ -62,7 +62,9 @@ export function composeContent(input: ContentGenerationInput, { seed }: OfflineC
   const voice = input.voice;
   const preferred = voice?.vocabulary.preferred_terms.slice(0, 3) ?? [];
   const example = voice?.example_phrases?.[0]?.example ?? null;
-  const lively = LIVELY.test(`${text(v.tone)} ${voice?.tone.adjectives.join(' ') ?? ''}`);
+  // A voice whose don'ts rule out exclamation marks (its sources use none) is never lively, whatever its adjectives.
+  const exclaims = !voice?.tone.donts.some((rule) => /exclamation/i.test(rule));
+  const lively = exclaims && LIVELY.test(`${text(v.tone)} ${voice?.tone.adjectives.join(' ') ?? ''}`);
   const end = lively ? '!' : '.';
   const cta = text(v.call_to_action) || text(v.ask) || random.pick(['Learn more', 'Get started', 'Find out more']);
 
