@@ -110,6 +110,34 @@ describe('offline focus group', () => {
     expect(output.recommendations).toContain('Show Marcus a trial.');
     expect(sentimentBreakdown(answers)).toEqual({ positive: 1, neutral: 0, negative: 2, mixed: 0 });
   });
+
+  it('finds themes in what the personas said, not in the words that frame each answer', async () => {
+    const answers = [
+      {
+        persona_name: 'Aisha',
+        answer: '…',
+        sentiment: 'neutral' as const,
+        key_points: ['It does not clearly help me plan meals to waste less', 'My concern: carrying heavy shopping up four floors'],
+      },
+      {
+        persona_name: 'Helen',
+        answer: '…',
+        sentiment: 'neutral' as const,
+        key_points: ['It does not clearly help me avoid long transfers', 'I would want to see clear terms and conditions'],
+      },
+      {
+        persona_name: 'Dana',
+        answer: '…',
+        sentiment: 'mixed' as const,
+        key_points: ['It speaks to my goal to automate manual spreadsheet work', 'My concern: spreadsheet forecasts rebuilt by hand'],
+      },
+    ];
+    const { output } = await engine.run(focusGroupSummary, { question: 'Would you switch?', instructions: null, answers });
+    const themes = output.key_themes.map((theme) => theme.toLowerCase());
+    for (const framing of ['clearly', 'help', 'concern', 'goal', 'speaks', 'want']) expect(themes).not.toContain(framing);
+    expect(themes).toEqual(expect.arrayContaining(['meals', 'shopping', 'long']));
+    expect(output.consensus).toContain('No theme was raised by more than one participant.');
+  });
 });
 
 describe('upstream focus group', () => {

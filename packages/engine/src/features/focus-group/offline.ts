@@ -88,13 +88,25 @@ export function answerOffline({ question, instructions, persona }: FocusGroupAns
   };
 }
 
+// The frames answerOffline puts around what a persona said: their words are ours, not a theme of the group.
+const ANSWER_FRAMES = [
+  /^It speaks to my goal to /i,
+  /^It does not clearly help me /i,
+  /^My concern: /i,
+  /^What would make me say no: /i,
+  /^I would want to see /i,
+];
+// Its price lines are one theme: the price.
+const PRICE_LINE = /^(?:Price weighs heavily for me|Price matters less to me than value|I would weigh the price against the value)$/i;
+const unframed = (point: string) => (PRICE_LINE.test(point) ? 'price' : ANSWER_FRAMES.reduce((text, frame) => text.replace(frame, ''), point));
+
 export function summaryOffline({ answers }: FocusGroupSummaryInput): FocusGroupSummaryOutput {
   const total = answers.length;
-  // Themes: keywords of each answer's key points, ranked by how many answers share them.
+  // Themes: keywords of each answer's key points (without the frames around them), ranked by how many answers share them.
   const themeCounts = new Map<string, { label: string; count: number; first: number }>();
   answers.forEach((entry, index) => {
     const seen = new Set<string>();
-    for (const keyword of keywords(entry.key_points.join('. ') || entry.answer, 8)) {
+    for (const keyword of keywords(entry.key_points.map(unframed).join('. ') || entry.answer, 8)) {
       const key = stem(keyword.toLowerCase());
       if (seen.has(key)) continue;
       seen.add(key);
