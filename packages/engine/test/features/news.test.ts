@@ -195,6 +195,18 @@ describe('research agent parts', () => {
     expect(composeResearchAnswer({ question, sources: [] })).toContain('Nothing in the workspace');
   });
 
+  it('searches for what the question is about, not for how it asks to be answered', () => {
+    const question = 'What do CFOs worry about when buying a bookkeeping tool? Cite sources and explain briefly.';
+    const keywords = researchKeywords(question);
+    expect(keywords).toEqual(expect.arrayContaining(['cfos', 'bookkeeping', 'tool']));
+    for (const instruction of ['cite', 'sources', 'explain', 'briefly']) expect(keywords).not.toContain(instruction);
+    const answer = composeResearchAnswer({
+      question,
+      sources: [{ ref: 1, title: 'CFO survey', snippet: 'CFOs worry that a new bookkeeping tool will slip past close.' }],
+    });
+    expect(answer.split('\n')[0]).toBe(`What the sources say about "${keywords.join(', ')}":`);
+  });
+
   it('is an EngineError the server can map when the upstream fails', async () => {
     fake.enqueue({ status: 503 });
     await expect(upstream.run(threadTitle, { message: 'x' })).rejects.toBeInstanceOf(EngineError);

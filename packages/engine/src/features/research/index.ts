@@ -45,9 +45,31 @@ export const RESEARCH_KEYWORDS = 8;
 /** How many sources the offline answer quotes at most. */
 export const RESEARCH_QUOTED_SOURCES = 5;
 
+// Words that tell the assistant how to answer ("cite sources", "summarise", "explain"), not what about.
+const INSTRUCTION_WORDS = new Set([
+  'cite',
+  'cited',
+  'citing',
+  'citation',
+  'citations',
+  'source',
+  'sources',
+  'reference',
+  'references',
+  'explain',
+  'summarise',
+  'summarize',
+  'summary',
+  'research',
+  'briefly',
+  'detail',
+  'detailed',
+]);
+
 /** The question's search keywords: its RESEARCH_KEYWORDS most salient content words, in the order they occur. */
 export function researchKeywords(question: string): string[] {
-  return keywords(question, RESEARCH_KEYWORDS);
+  const topic = question.replace(/[\p{L}\p{N}'’-]+/gu, (word) => (INSTRUCTION_WORDS.has(word.toLowerCase()) ? ' ' : word));
+  return keywords(topic, RESEARCH_KEYWORDS);
 }
 
 export interface ResearchSource {
@@ -94,5 +116,5 @@ export function composeResearchAnswer(input: { question: string; sources: readon
     return `Nothing in the workspace's news stories, documents or personas matched ${topic ? `"${topic}"` : 'the question'}, so there is no source to answer from.`;
   }
   const lines = scored.map(({ source, best }) => `- **${clip(source.title, 120)}**: "${clip(best.sentence, 400)}" [${source.ref}]`);
-  return [`Here is what the sources found for ${topic ? `"${topic}"` : 'the question'} say:`, '', ...lines].join('\n');
+  return [`What the sources say about ${topic ? `"${topic}"` : 'the question'}:`, '', ...lines].join('\n');
 }
