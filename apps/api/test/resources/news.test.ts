@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newsFeeds, newsStories } from '../../src/db/schema/index.js';
 import { createGuardedFetcher } from '../../src/lib/guarded-fetch.js';
 import { addNewsFeeds, loadBundledNewsIfEmpty, pollAllFeeds } from '../../src/resources/news/feeds.js';
-import { canonicalUrl, ingestFeed, languageOf, titleKey } from '../../src/resources/news/ingest.js';
+import { canonicalUrl, extractiveSummary, ingestFeed, languageOf, titleKey } from '../../src/resources/news/ingest.js';
 import { balanceOf, chargesOf, fakeUpstreamEngine, SwitchableEngine } from '../support/ai.js';
 import { errorOf, Harness, type Tenant } from '../support/harness.js';
 
@@ -210,6 +210,20 @@ describe('polling feeds', () => {
     };
     expect(languageOf(item, null)).toBe('de');
     expect(languageOf(item, 'fr_FR')).toBe('fr-FR');
+  });
+});
+
+describe('a story’s summary', () => {
+  it('keeps whole sentences, decimals included, up to about 600 characters', () => {
+    const text =
+      "The European Central Bank left its deposit rate unchanged on Thursday. Inflation in the euro area slowed to 2.1 percent in October, close to the bank's target. Economists expect a first cut in the spring.";
+    expect(extractiveSummary(text, 'title')).toBe(text);
+    const long = Array.from({ length: 20 }, (_, index) => `Sentence ${index} is about 3.5 times longer than it needs to be, on purpose.`).join(' ');
+    const summary = extractiveSummary(long, 'title');
+    expect(summary.length).toBeLessThanOrEqual(600);
+    expect(long.startsWith(summary)).toBe(true);
+    expect(summary.endsWith('on purpose.')).toBe(true);
+    expect(extractiveSummary('', 'Only a title')).toBe('Only a title');
   });
 });
 

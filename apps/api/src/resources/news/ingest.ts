@@ -73,11 +73,13 @@ export function plainText(html: string): string {
 /** An extractive summary: the first sentences, at most ~600 characters (the service keeps no full text). */
 export function extractiveSummary(text: string, fallback: string): string {
   const source = text.length > 0 ? text : fallback;
-  const sentences = source.match(/[^.!?]+[.!?]+(\s|$)|[^.!?]+$/g) ?? [source];
+  // Sentences end at . ! or ? before a space: "2.1 percent" is not an end (a match that skipped it lost the
+  // sentence before it).
+  const sentences = source.split(/(?<=[.!?])\s+/);
   let summary = '';
   for (const sentence of sentences) {
-    if (summary.length > 0 && summary.length + sentence.length > 600) break;
-    summary += sentence;
+    if (summary.length > 0 && summary.length + sentence.length + 1 > 600) break;
+    summary += summary.length > 0 ? ` ${sentence}` : sentence;
   }
   return summary.trim().slice(0, 4000);
 }
