@@ -115,6 +115,19 @@ describe('news analysis', () => {
     expect((await engine.run(newsAnalysis, { story: { ...PRICES, source_name: 'Business Wire' }, persona: CFO })).output).toEqual(output);
   });
 
+  it('offline: relates the story only to the goals and pains it shares words with', async () => {
+    const unrelated = { name: 'Football league sells streaming rights', summary: 'A top league sold its rights for five seasons.', source_name: 'Living' };
+    const { output } = await engine.run(newsAnalysis, { story: unrelated, persona: CFO });
+    expect(output.news_contextualization).toContain("does not touch Dana's stated goals");
+    expect(output.risk_and_opportunity).toContain('No direct risk to Dana appears.');
+    // A goal the quick view says it does not address is not "related" in the context either.
+    const priced = await engine.run(newsAnalysis, { story: { ...PRICES, source_name: 'Business Wire' }, persona: CFO });
+    expect(priced.output.quick_view).toContain('It does not clearly address the goal to give the board a forecast');
+    expect(priced.output.news_contextualization).toBe("Business Wire reports it. It does not touch Dana's stated goals.");
+    // The pain it does share words with (pricing) is named.
+    expect(priced.output.risk_and_opportunity).toContain('Vendors who cannot explain their pricing in one sentence');
+  });
+
   it("upstream: sends the persona's system prompt and the story", async () => {
     const reply = {
       quick_view: 'a',

@@ -4,7 +4,7 @@
 // quoted is measured from the story and the profile.
 import { z } from 'zod';
 import { firstName, rankedItems } from '../../offline/profile.js';
-import { createRandom, stemSet } from '../../text/index.js';
+import { createRandom, sharedStems, stemSet } from '../../text/index.js';
 import type { EnginePersona } from '../../types.js';
 import { defineFeature } from '../define.js';
 import { analyzeInput } from '../response-analysis/offline.js';
@@ -40,8 +40,10 @@ export const newsAnalysis = defineFeature<NewsAnalysisInput, NewsAnalysisOutput>
     const analysis = analyzeInput(text, persona, createRandom('news-analysis', seed, persona.id, story.name));
     const who = firstName(persona);
     const stems = stemSet(text);
-    const goals = rankedItems(persona.details, 'goals', stems, 1);
-    const pains = rankedItems(persona.details, 'pains', stems, 1);
+    // Only what the story shares words with: a goal or pain it does not touch is not "related".
+    const touched = (item: string) => sharedStems(stemSet(item), stems).length > 0;
+    const goals = rankedItems(persona.details, 'goals', stems, 1).filter(touched);
+    const pains = rankedItems(persona.details, 'pains', stems, 1).filter(touched);
     const { emotional_metrics: emotions, sentiment, behavioral_intent: intent } = analysis;
     const themes = analysis.key_themes.slice(0, 3);
     const engaged = intent.score >= 0.55 || analysis.biases.length >= 2;
