@@ -119,6 +119,13 @@ describe('imported meetings', () => {
       expect(text).toContain(item);
     }
     expect(analysis.action_items.map((a: { owner: string }) => a.owner)).toContain('Priya Natarajan');
+    // Due dates read from the day of the call (an import's: when it was created, Sunday 2026-11-15): "today",
+    // and "by Friday" as the deadline over "for Tuesday"; a condition ("if the export stays slow we will…") is no commitment.
+    expect(clock.now().toISOString().slice(0, 10)).toBe('2026-11-15');
+    expect(analysis.action_items.map((a: { text: string; due: string | null }) => [a.text, a.due])).toEqual([
+      ['I will escalate the export bug to our support engineers today and send you the ticket number.', '2026-11-15'],
+      ['I will schedule the training for Tuesday and follow up on the renewal terms by Friday.', '2026-11-20'],
+    ]);
     expect(analysis.risks.some((risk: { text: string; severity: string }) => risk.text.includes('competitor'))).toBe(true);
     expect(analysis.topics.map((topic: { name: string }) => topic.name)).toEqual(expect.arrayContaining(['Renewal', 'Onboarding', 'Competition']));
   });

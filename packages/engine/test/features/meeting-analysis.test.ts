@@ -50,11 +50,31 @@ describe('meeting analysis, offline', () => {
       severity: 'high',
     });
     // The measured figures are stated as given, not recomputed.
-    expect(output.summary).toMatch(/^2 speakers over 1 minute; Ben Okafor spoke 53% of the time; topics: integration, renewal\./);
+    expect(output.summary).toMatch(/^2 speakers over 58 seconds; Ben Okafor spoke 53% of the time; topics: integration, renewal\./);
     expect(output.sentiment.per_speaker.map((entry) => entry.speaker)).toEqual(['Ana Silva', 'Ben Okafor']);
     expect(output.sentiment.per_speaker.find((entry) => entry.speaker_id === 'spk_2')!.score).toBeLessThan(
       output.sentiment.per_speaker.find((entry) => entry.speaker_id === 'spk_1')!.score,
     );
+  });
+
+  it('dates a commitment from the day of the call, keeps decimals inside sentences, and says a short call in seconds', async () => {
+    const call = segmentsOf([
+      ['spk_1', 'Ana Silva', 0, 6, 'Churn fell to 2.1 percent last quarter. I will send the SOC 2 report by Friday.'],
+      ['spk_2', 'Ben Okafor', 6.5, 12, 'Good. We will decide on the renewal on December 3.'],
+      ['spk_1', 'Ana Silva', 12.5, 19, 'I will open an escalation with our engineers today.'],
+    ]);
+    const held = { ...input, segments: call, duration_seconds: 19, held_on: '2026-11-26' }; // a Thursday
+    const { output } = await createOfflineEngine().run(meetingAnalysis, held);
+    expect(output.action_items.map((item) => [item.owner, item.text, item.due])).toEqual([
+      ['Ana Silva', 'I will send the SOC 2 report by Friday.', '2026-11-27'],
+      ['Ben Okafor', 'We will decide on the renewal on December 3.', '2026-12-03'],
+      ['Ana Silva', 'I will open an escalation with our engineers today.', '2026-11-26'],
+    ]);
+    expect(output.key_points).toContain('Ana Silva: Churn fell to 2.1 percent last quarter.');
+    expect(output.summary).toMatch(/^2 speakers over 19 seconds;/);
+    // Without the day of the call, no relative date is guessed.
+    const undated = await createOfflineEngine().run(meetingAnalysis, { ...held, held_on: null });
+    expect(undated.output.action_items.map((item) => item.due)).toEqual([null, null, null]);
   });
 
   it('settles any draft: invented owners and impossible dates dropped, speakers once each, scores and lengths bounded', () => {
@@ -128,7 +148,8 @@ describe('meeting analysis, upstream', () => {
     expect(body.response_format.json_schema.name).toBe('meeting_analysis');
     const [system, user] = body.messages;
     expect(system.content).toContain('- spk_2: Ben Okafor');
-    expect(system.content).toContain('talk ratio Ben Okafor 53%, Ana Silva 47%; topics Integration, Renewal');
+    expect(system.content).toContain('58 seconds; talk ratio Ben Okafor 53%, Ana Silva 47%; topics Integration, Renewal');
+    expect(system.content).toContain('The day of the call is unknown');
     expect(user.content).toContain('[33.5–47.0s] spk_2 (Ben Okafor): Thanks. Our contract renews in March');
     expect(output.action_items).toEqual([{ text: 'Open an escalation', owner: 'Ana Silva', owner_speaker_id: 'spk_1', due: null }]);
     expect(output.sentiment.per_speaker).toEqual([{ speaker_id: 'spk_2', speaker: 'Ben Okafor', label: 'negative', score: -0.5 }]);

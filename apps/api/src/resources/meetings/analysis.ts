@@ -1,4 +1,4 @@
-import { type Engine, MEETING_TOPICS, meetingAnalysis } from '@persona-api/engine';
+import { type Engine, MEETING_TOPICS, meetingAnalysis, sentences } from '@persona-api/engine';
 import type { MeetingAnalysis } from '@persona-api/types';
 import type { ParsedTranscript } from './transcript-parse.js';
 
@@ -16,7 +16,13 @@ const words = (text: string) => text.match(/\S+/g)?.length ?? 0;
  * offline, sentences of the transcript chosen by rule), settled by the feature's rules (owners are real
  * speakers). An EngineError reaches the caller.
  */
-export async function analyseTranscript(engine: Engine, transcript: ParsedTranscript, signal?: AbortSignal): Promise<ComputedAnalysis> {
+export async function analyseTranscript(
+  engine: Engine,
+  transcript: ParsedTranscript,
+  /** When the call took place (its join time; an import's is when it was created): due dates said as "Friday" are read from it. */
+  heldAt: Date | null,
+  signal?: AbortSignal,
+): Promise<ComputedAnalysis> {
   const { segments, speakers } = transcript;
   const talk = new Map<string, number>();
   for (const segment of segments) talk.set(segment.speaker_id, (talk.get(segment.speaker_id) ?? 0) + (segment.end - segment.start));
@@ -32,7 +38,7 @@ export async function analyseTranscript(engine: Engine, transcript: ParsedTransc
     }));
 
   const questions = segments
-    .flatMap((segment) => (segment.text.match(/[^.!?]+[.!?]+|[^.!?]+$/g) ?? []).map((text) => ({ text: text.trim(), segment })))
+    .flatMap((segment) => sentences(segment.text).map((text) => ({ text: text.trim(), segment })))
     .filter((sentence) => sentence.text.endsWith('?') && words(sentence.text) >= 3)
     .slice(0, 100)
     .map((sentence) => ({
@@ -69,6 +75,7 @@ export async function analyseTranscript(engine: Engine, transcript: ParsedTransc
       segments,
       speakers,
       duration_seconds: transcript.durationSeconds,
+      held_on: heldAt ? heldAt.toISOString().slice(0, 10) : null,
       measured: { talk_ratio, topics: topics.map((topic) => topic.name) },
     },
     { signal },

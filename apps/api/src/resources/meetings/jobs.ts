@@ -12,7 +12,7 @@ import { analyseTranscript, type ComputedAnalysis } from './analysis.js';
 import { canMove, withChange, type StatusMove } from './lifecycle.js';
 import type { MeetingRow } from './mapper.js';
 import type { MeetingBotProvider } from './recall.js';
-import { countTranscriptionMinutes, lockMeeting, updateMeeting, upsertTranscript } from './repository.js';
+import { countTranscriptionMinutes, loadMeeting, lockMeeting, updateMeeting, upsertTranscript } from './repository.js';
 import { meetings } from './table.js';
 import { MediaInputError, mediaInputOf } from '../files/media-input.js';
 import { SNIFF_BYTES } from '../files/sniff.js';
@@ -71,7 +71,8 @@ export async function finishWithTranscript(
   let analysis: ComputedAnalysis | null = null;
   let analysisError: string | null = null;
   try {
-    analysis = await analyseTranscript(deps.engine, transcript, signal);
+    const meeting = await loadMeeting(deps.db, id);
+    analysis = await analyseTranscript(deps.engine, transcript, meeting?.joinAt ?? null, signal);
   } catch (error) {
     if (!(error instanceof EngineError) || error.code === 'aborted') throw error;
     analysisError = error.message;

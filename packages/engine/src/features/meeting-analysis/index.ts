@@ -8,7 +8,7 @@
 import type { MeetingAnalysis, MeetingSpeaker, MeetingTranscriptSegment } from '@persona-api/types';
 import type { JsonSchema } from '../../types.js';
 import { defineFeature } from '../define.js';
-import { offlineMeetingAnalysis } from './offline.js';
+import { durationPhrase, offlineMeetingAnalysis } from './offline.js';
 
 export { MEETING_TOPICS, sentimentOf } from './offline.js';
 
@@ -16,6 +16,11 @@ export interface MeetingAnalysisInput {
   segments: MeetingTranscriptSegment[];
   speakers: MeetingSpeaker[];
   duration_seconds: number;
+  /**
+   * The day of the call (YYYY-MM-DD, UTC), so that a due date said relative to it ("by Friday") can be
+   * resolved; absent or null when unknown (then no relative due date is given).
+   */
+  held_on?: string | null;
   /** Measured by the server from the segments; the prompt shows them, the offline summary states them. */
   measured: {
     talk_ratio: { speaker_id: string; speaker: string; ratio: number }[];
@@ -177,7 +182,9 @@ export const meetingAnalysis = defineFeature<MeetingAnalysisInput, MeetingAnalys
       if (transcript.length + line.length > PROMPT_TRANSCRIPT_CHARS) break;
       transcript += line;
     }
-    const minutes = Math.max(1, Math.round(input.duration_seconds / 60));
+    const heldOn = input.held_on
+      ? `The call took place on ${input.held_on} (${new Date(`${input.held_on}T12:00:00Z`).toLocaleDateString('en-US', { weekday: 'long', timeZone: 'UTC' })}): resolve a due date said relative to it ("by Friday") to YYYY-MM-DD.`
+      : 'The day of the call is unknown: give a due date only when a full date was said.';
     return [
       {
         role: 'system',
@@ -191,7 +198,8 @@ export const meetingAnalysis = defineFeature<MeetingAnalysisInput, MeetingAnalys
           '- sentiment: overall and per speaker (by speaker id), label and a score from −1 (negative) to 1 (positive).',
           'Use only what the transcript says; never invent names, numbers or commitments. Speakers:',
           ...input.speakers.map((speaker) => `- ${speaker.id}: ${speaker.name}`),
-          `Measured by the server (do not recompute): ${minutes} minute${minutes === 1 ? '' : 's'}; talk ratio ${input.measured.talk_ratio
+          heldOn,
+          `Measured by the server (do not recompute): ${durationPhrase(input.duration_seconds)}; talk ratio ${input.measured.talk_ratio
             .map((entry) => `${entry.speaker} ${Math.round(entry.ratio * 100)}%`)
             .join(', ')}; topics ${input.measured.topics.join(', ') || 'none detected'}.`,
         ].join('\n'),

@@ -1,6 +1,8 @@
 // The offline meeting analysis: every summary line, key point, action item, next step and risk is a sentence
 // of the transcript itself, chosen by rule (extractive, never invented); sentiment is a lexicon count.
 import type { MeetingSentimentLabel, MeetingTranscriptSegment } from '@persona-api/types';
+import * as chrono from 'chrono-node';
+import { sentences } from '../../text/index.js';
 import type { MeetingAnalysisDraft, MeetingAnalysisInput } from './index.js';
 
 interface Sentence {
@@ -25,6 +27,7 @@ export const MEETING_TOPICS: Readonly<Record<string, RegExp>> = {
 const POSITIVE = /\b(great|good|love|like|happy|excited|helpful|perfect|excellent|works well|impressed|thanks|thank you|agree|definitely|glad)\b/gi;
 const NEGATIVE =
   /\b(problem|issue|concern|worried|frustrat|slow|expensive|difficult|hard|broken|bug|churn|unhappy|disappoint|blocker|risk|delay|outage|not sure)\w*/gi;
+const CONDITIONAL = /^(?:if|unless|when|otherwise)\b/i;
 const COMMITMENT = /\b(I'll|I will|we'll|we will|let me|I can send|I'm going to|we're going to|I will follow up)\b/i;
 const NEXT_STEP = /\b(next step|follow[- ]up|schedule|send (?:over|you)|set up a|book a|circle back)\b/i;
 const RISK_HIGH = /\b(cancel|churn|budget freeze|no budget|switch(?:ing)? to|deal[- ]breaker|blocker|escalat)\w*/i;
@@ -32,7 +35,8 @@ const RISK_MEDIUM = /\b(concern|worried|delay|competitor|legal review|not sure|o
 
 export function sentencesOf(segments: readonly MeetingTranscriptSegment[]): Sentence[] {
   return segments.flatMap((segment) =>
-    (segment.text.match(/[^.!?]+[.!?]+|[^.!?]+$/g) ?? [])
+    // Sentences end at . ! ? before a space: "2.1 percent" stays one.
+    sentences(segment.text)
       .map((text) => text.trim())
       .filter((text) => text.length > 0)
       .map((text) => ({ text, segment })),
@@ -68,10 +72,9 @@ export function offlineMeetingAnalysis(input: MeetingAnalysisInput): MeetingAnal
   const ranked = [...substantive].sort((x, y) => weight(y) - weight(x) || x.segment.start - y.segment.start);
   const keySentences = ranked.slice(0, 8).sort((x, y) => x.segment.start - y.segment.start);
 
-  const minutes = Math.max(1, Math.round(input.duration_seconds / 60));
   const lead = input.measured.talk_ratio[0];
   const summary = [
-    `${input.speakers.length} speaker${input.speakers.length === 1 ? '' : 's'} over ${minutes} minute${minutes === 1 ? '' : 's'}` +
+    `${input.speakers.length} speaker${input.speakers.length === 1 ? '' : 's'} over ${durationPhrase(input.duration_seconds)}` +
       (lead ? `; ${lead.speaker} spoke ${Math.round(lead.ratio * 100)}% of the time` : '') +
       (input.measured.topics.length > 0 ? `; topics: ${input.measured.topics.slice(0, 4).join(', ').toLowerCase()}.` : '.'),
     ...keySentences.slice(0, 4).map((sentence) => `${sentence.segment.speaker}: "${sentence.text}"`),
@@ -84,8 +87,9 @@ export function offlineMeetingAnalysis(input: MeetingAnalysisInput): MeetingAnal
     summary,
     key_points: keySentences.map((sentence) => `${sentence.segment.speaker}: ${sentence.text}`),
     action_items: substantive
-      .filter((sentence) => COMMITMENT.test(sentence.text))
-      .map((sentence) => ({ text: sentence.text, owner_speaker_id: sentence.segment.speaker_id, due: null })),
+      // "If the export stays slow we will have a hard time…" is a condition, not a commitment.
+      .filter((sentence) => COMMITMENT.test(sentence.text) && !CONDITIONAL.test(sentence.text))
+      .map((sentence) => ({ text: sentence.text, owner_speaker_id: sentence.segment.speaker_id, due: dueDateOf(sentence.text, input.held_on ?? null) })),
     next_steps: substantive
       .filter((sentence) => NEXT_STEP.test(sentence.text) || COMMITMENT.test(sentence.text))
       .slice(-20)
@@ -98,4 +102,30 @@ export function offlineMeetingAnalysis(input: MeetingAnalysisInput): MeetingAnal
       per_speaker: [...bySpeaker.entries()].map(([speaker_id, texts]) => ({ speaker_id, ...sentimentOf(texts) })),
     },
   };
+}
+
+/** A call's length as said: seconds under a minute, else whole minutes. */
+export function durationPhrase(seconds: number): string {
+  if (seconds < 59.5) {
+    const whole = Math.max(1, Math.round(seconds));
+    return `${whole} second${whole === 1 ? '' : 's'}`;
+  }
+  const minutes = Math.round(seconds / 60);
+  return `${minutes} minute${minutes === 1 ? '' : 's'}`;
+}
+
+/**
+ * The date a commitment names ("by Friday", "next Tuesday", "on March 3"), as YYYY-MM-DD, read with chrono
+ * relative to the day of the call (UTC) and never before it; null when it names none or the day is unknown.
+ */
+export function dueDateOf(text: string, heldOn: string | null): string | null {
+  if (!heldOn) return null;
+  const instant = new Date(`${heldOn}T12:00:00Z`);
+  if (!Number.isFinite(instant.getTime())) return null;
+  const dates = chrono.parse(text, { instant, timezone: 'UTC' }, { forwardDate: true });
+  // A deadline ("by Friday") before any other date the sentence names ("the training for Tuesday").
+  const found = dates.find((date) => /\b(?:by|before|until|no later than|due)\s*$/i.test(text.slice(0, date.index))) ?? dates[0];
+  if (!found) return null;
+  const due = found.start.date();
+  return due.getTime() >= instant.getTime() - 12 * 3600_000 ? due.toISOString().slice(0, 10) : null;
 }
