@@ -3,7 +3,14 @@
 // upstream path sends the timed, speaker-labelled transcript and the measurements, and settles the reply.
 import type { MeetingSpeaker } from '@persona-api/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOfflineEngine, createOpenAICompatibleEngine, type MeetingAnalysisInput, meetingAnalysis, settleAnalysis } from '../../src/index.js';
+import {
+  createOfflineEngine,
+  createOpenAICompatibleEngine,
+  MEETING_TOPICS,
+  type MeetingAnalysisInput,
+  meetingAnalysis,
+  settleAnalysis,
+} from '../../src/index.js';
 import { type FakeUpstream, startFakeUpstream } from '../../src/testing/index.js';
 import { segmentsOf, type TranscriptLine } from '../support/transcript.js';
 
@@ -75,6 +82,15 @@ describe('meeting analysis, offline', () => {
     // Without the day of the call, no relative date is guessed.
     const undated = await createOfflineEngine().run(meetingAnalysis, { ...held, held_on: null });
     expect(undated.output.action_items.map((item) => item.due)).toEqual([null, null, null]);
+  });
+
+  it('names a topic by what is said: a SOC 2 report is security, not product feedback', () => {
+    const topicsOf = (text: string) =>
+      Object.entries(MEETING_TOPICS)
+        .filter(([, pattern]) => pattern.test(text))
+        .map(([name]) => name);
+    expect(topicsOf('I will send the SOC 2 report by Friday.')).toEqual(['Security and compliance']);
+    expect(topicsOf('The weekly report export has a bug since the last release.')).toEqual(['Product feedback']);
   });
 
   it('settles any draft: invented owners and impossible dates dropped, speakers once each, scores and lengths bounded', () => {

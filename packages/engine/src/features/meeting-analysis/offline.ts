@@ -22,7 +22,8 @@ export const MEETING_TOPICS: Readonly<Record<string, RegExp>> = {
   Competition: /\b(competitor|alternative|switch(?:ing)? (?:to|from)|gong|chorus|otter|vendor)/i,
   'Decision process': /\b(decision|sign[- ]off|approv|procurement|legal|stakeholder|champion)/i,
   Renewal: /\b(renew|contract|expir|churn|upsell|expansion)/i,
-  'Product feedback': /\b(feature|bug|roadmap|request|dashboard|report|workflow)/i,
+  // Not "report": a SOC 2 report or a board report is no product feedback.
+  'Product feedback': /\b(feature|bug|roadmap|request|dashboard|workflow)/i,
 };
 const POSITIVE = /\b(great|good|love|like|happy|excited|helpful|perfect|excellent|works well|impressed|thanks|thank you|agree|definitely|glad)\b/gi;
 const NEGATIVE =
