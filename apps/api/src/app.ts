@@ -7,7 +7,7 @@ import { registerHealth } from './app/health.js';
 import { idempotencyHooks, purgeIdempotencyKeysHourly } from './app/idempotency.js';
 import { type McpEndpointOptions, registerMcpEndpoint } from './app/mcp.js';
 import { registerOperations } from './app/routes.js';
-import { API_KEYS_CHANGED, apiKeyFinder, onApiKeysChangedHere, type AuthContext } from './auth/api-keys.js';
+import { apiKeyFinder, apiKeysChannel, type AuthContext } from './auth/api-keys.js';
 import { UsageRecorder } from './billing/usage-recorder.js';
 import type { HandlerMap } from './contract/handler-types.js';
 import { basePath, listOperations, loadSpec, withOpenFreeFormObjects, type OpenApiDocument, type OperationInfo } from './contract/spec.js';
@@ -23,7 +23,7 @@ import { handlers as defaultHandlers } from './resources/index.js';
 import { meetingsUnconfigured } from './resources/meetings/settings.js';
 import { registerMeetingBotWebhook } from './resources/meetings/webhook.js';
 import { filesNotConfigured, jobsNotConfigured, storageNotConfigured, type Services } from './services.js';
-import { PERSONAS_CHANGED, personaCacheFor } from './resources/personas/cache.js';
+import { personaCacheFor, personasChannel } from './resources/personas/cache.js';
 
 export { BODY_LIMIT_BYTES };
 const REQUEST_ID_SHAPE = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -96,11 +96,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   let shuttingDown = false;
   const findApiKey = apiKeyFinder(db, undefined, now);
   // Revocations and tier changes, from any instance or the admin CLI, empty the key cache at once.
-  const stopListening = await options.database.listen(API_KEYS_CHANGED, () => findApiKey.forget());
-  const stopListeningHere = onApiKeysChangedHere(() => findApiKey.forget());
+  const unsubscribeKeys = await apiKeysChannel.subscribe(options.database, () => findApiKey.forget());
   // Custom personas a call answers as, read once per user and id until a change is announced.
   const personaCache = personaCacheFor(db);
-  const stopListeningPersonas = await options.database.listen(PERSONAS_CHANGED, () => personaCache.forget());
+  const unsubscribePersonas = await personasChannel.subscribe(options.database, () => personaCache.forget());
   const authenticate = authentication(findApiKey, options.rateLimiter, options.rateLimitMultiplier ?? 1);
 
   const app = Fastify({
@@ -216,9 +215,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   const purge = purgeIdempotencyKeysHourly(app, db, now);
   app.addHook('onClose', async () => {
-    stopListeningHere();
-    await stopListening().catch(() => undefined);
-    await stopListeningPersonas().catch(() => undefined);
+    await unsubscribeKeys();
+    await unsubscribePersonas();
     clearInterval(purge);
     await usageRecorder.close();
   });

@@ -108,14 +108,14 @@ export async function listApiKeys(db: Database, accountId?: string) {
 }
 
 /** Revokes a key at once: the next request with it is a 401. Returns false for an unknown or revoked key. */
-/** Every instance hears it (API_KEYS_CHANGED) and forgets the keys it had cached. */
+/** Every instance hears it (apiKeysChannel) and forgets the keys it had cached. */
 export async function revokeApiKey(db: Database, keyId: string, now = new Date()): Promise<boolean> {
   const revoked = await db.transaction((tx) => revokeApiKeysIn(tx, eq(apiKeys.id, keyId), now));
   if (revoked.length > 0) apiKeysChangedHere();
   return revoked.length > 0;
 }
 
-/** The new tier's rate limit applies from the next request on every instance (API_KEYS_CHANGED). */
+/** The new tier's rate limit applies from the next request on every instance (apiKeysChannel). */
 export async function setTier(db: Database, accountId: string, tier: TierId): Promise<boolean> {
   const changed = await db.transaction(async (tx) => {
     const updated = await tx.update(accounts).set({ tierId: tier }).where(eq(accounts.id, accountId)).returning({ id: accounts.id });

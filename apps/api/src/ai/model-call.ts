@@ -9,10 +9,10 @@ import {
   type GenerateRequest,
   type GenerateResult,
 } from '@persona-api/engine';
-import { eq, sql } from 'drizzle-orm';
-import { billingPeriod, budgetAlertHeader, chargeCall, creditsUsedSql, releaseReservation, reserveCredits } from '../billing/credits.js';
-import { creditReservations, modelResponses, workspaces } from '../db/schema/index.js';
-import { qualified, rowsOf } from '../db/sql.js';
+import { sql } from 'drizzle-orm';
+import { billingPeriod, budgetAlertHeader, budgetAlertReachedSql, chargeCall, releaseReservation, reserveCredits } from '../billing/credits.js';
+import { creditReservations, modelResponses } from '../db/schema/index.js';
+import { rowsOf } from '../db/sql.js';
 import type { RequestContext } from '../http/context.js';
 import { apiError, ApiError, CLIENT_CLOSED_REQUEST, errors } from '../http/errors.js';
 import { dependencyFailure } from '../http/dependency-faults.js';
@@ -281,13 +281,10 @@ export async function settleModelCall(
  */
 export async function budgetAlertBeforeStream(ctx: RequestContext, workspaceId: string | null): Promise<string | undefined> {
   if (!workspaceId) return undefined;
-  // One statement: the threshold and the period's usage beside it.
-  const [workspace] = await ctx.db
-    .select({ budgetAlert: workspaces.budgetAlert, used: creditsUsedSql('workspace', qualified(workspaces.id), billingPeriod(ctx.now()).start) })
-    .from(workspaces)
-    .where(eq(workspaces.id, workspaceId));
-  if (workspace?.budgetAlert == null) return undefined;
-  return Number(workspace.used) >= workspace.budgetAlert ? 'workspace' : undefined;
+  const [row] = rowsOf<{ reached: boolean | null }>(
+    await ctx.db.execute(sql`select ${budgetAlertReachedSql(sql`${workspaceId}`, billingPeriod(ctx.now()).start)} as reached`),
+  );
+  return row?.reached === true ? 'workspace' : undefined;
 }
 
 /** An engine failure as the error envelope: 502 upstream_error, 504 upstream_timeout (DECISIONS.md). */

@@ -4,6 +4,7 @@ import { LRUCache } from 'lru-cache';
 import { API_KEY_PATTERN } from '../config.js';
 import type { Database, Executor } from '../db/client.js';
 import { accounts, apiKeys, tiers } from '../db/schema/index.js';
+import { changeChannel } from '../lib/change-channel.js';
 import { newId, randomBase62 } from '../lib/ids.js';
 
 export const API_KEY_PREFIX = 'svc_live_';
@@ -36,7 +37,7 @@ export function keyPrefix(key: string): string {
 
 /**
  * Revokes the live keys `which` selects, in the caller's transaction, and announces it to every instance
- * (API_KEYS_CHANGED, sent at commit). The caller calls apiKeysChangedHere() once it has committed, so
+ * (apiKeysChannel, sent at commit). The caller calls apiKeysChangedHere() once it has committed, so
  * this process forgets them at once too. Returns the keys revoked.
  */
 export async function revokeApiKeysIn(tx: Executor, which: SQL | undefined, now: Date): Promise<{ id: string; accountId: string }[]> {
@@ -80,29 +81,16 @@ export function bearerToken(header: string | undefined): string | null {
 }
 
 /** The channel every change that can end a key's access is announced on (revocation, tier change). */
-export const API_KEYS_CHANGED = 'api_keys_changed';
+export const apiKeysChannel = changeChannel('api_keys_changed');
 
 /** Announces, in the caller's transaction, that cached keys of `accountId` must be looked up again. */
-export async function announceApiKeysChanged(db: Executor, accountId: string): Promise<void> {
-  await db.execute(sql`select pg_notify(${API_KEYS_CHANGED}, ${accountId})`);
-}
-
-const inProcessListeners = new Set<() => void>();
+export const announceApiKeysChanged = (tx: Executor, accountId: string): Promise<void> => apiKeysChannel.announce(tx, accountId);
 
 /**
- * Subscribes to changes announced by this process. A notification reaches this process's own LISTEN
- * connection some milliseconds after the commit; the revoking process itself forgets at once, so "the
- * next request is a 401" holds without that delay. Returns the unsubscribe function.
+ * Call after the transaction that announced a change has committed: the revoking process forgets at once,
+ * so "the next request is a 401" holds without waiting for its own notification.
  */
-export function onApiKeysChangedHere(listener: () => void): () => void {
-  inProcessListeners.add(listener);
-  return () => inProcessListeners.delete(listener);
-}
-
-/** Call after the transaction that announced a change has committed. */
-export function apiKeysChangedHere(): void {
-  for (const listener of inProcessListeners) listener();
-}
+export const apiKeysChangedHere = (): void => apiKeysChannel.changedHere();
 
 /** How long an authenticated key is trusted without a lookup, when no change is announced meanwhile. */
 export const API_KEY_CACHE_MS = 30_000;
@@ -116,7 +104,7 @@ export interface ApiKeyFinder {
 /**
  * Returns the lookup of live keys by hash, prepared once (it runs on every request), with the keys it
  * found cached by digest for API_KEY_CACHE_MS: a revocation or tier change is announced on
- * API_KEYS_CHANGED (pg_notify, heard by every instance) and empties the cache at once; the time bound
+ * apiKeysChannel (pg_notify, heard by every instance) and empties the cache at once; the time bound
  * only covers a lost notification. Unknown keys are not cached (a guess costs a lookup). The lookup is
  * by SHA-256 digest, so its timing depends on the digest and not on how many characters of a real key
  * were guessed; the final comparison is constant-time as well.

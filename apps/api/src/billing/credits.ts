@@ -196,6 +196,16 @@ export const creditsUsedSql = (scope: UsageScope, id: SQL, since: Date | Placeho
   sql<string>`credit_period_usage(${sql.raw(`'${scope}'`)}, ${id}, ${since instanceof Date ? usageDayOf(since) : since}::date)::text`;
 
 /**
+ * Whether the workspace `id` (an SQL expression for it) has reached its budget alert this period, as a
+ * boolean column: false when it sets none, null when there is no such workspace. The Budget-Alert a
+ * stream's headers carry, which go out before the charge (reserveCredits' `withBudgetAlert`,
+ * budgetAlertBeforeStream).
+ */
+export const budgetAlertReachedSql = (id: SQL, since: Date): SQL<boolean | null> =>
+  sql<boolean | null>`(select w.budget_alert is not null and credit_period_usage('workspace', w.id, ${usageDayOf(since)}::date) >= w.budget_alert
+    from workspaces w where w.id = ${id})`;
+
+/**
  * The check before a charged call does its work (402, nothing done): the balance covers `estimate`
  * and no usage limit of the account, workspace or project is reached (or, for a fixed price, passed).
  * One statement: the three rows and their period usage.
@@ -311,17 +321,14 @@ export async function reserveCredits(
   },
 ): Promise<Reservation> {
   const of = scope.defaultWorkspaceOf;
-  const day = usageDayOf(billingPeriod(scope.now).start);
+  const period = billingPeriod(scope.now).start;
   // The hold writes no usage, so the alert read beside it sees what the charges before this call left.
-  const budgetAlert = scope.withBudgetAlert
-    ? sql`, (select w.budget_alert is not null and credit_period_usage('workspace', w.id, ${day}::date) >= w.budget_alert
-        from workspaces w where w.id = hold.workspace) as budget_alert_reached`
-    : sql``;
+  const budgetAlert = scope.withBudgetAlert ? sql`, ${budgetAlertReachedSql(sql`hold.workspace`, period)} as budget_alert_reached` : sql``;
   const [row] = rowsOf<Refusal & { workspace: string | null; member_role: string | null; held: string | number | null; budget_alert_reached?: boolean | null }>(
     await db.execute(sql`select hold.*${budgetAlert} from hold_credits(${scope.reservationId}, ${scope.accountId}, ${of ? null : (scope.workspaceId ?? null)}::text,
       ${scope.projectId ?? null}::text, ${of?.userId ?? null}::text, ${JSON.stringify(of ? rolesThatCan(of.action) : [])}::jsonb,
       ${scope.floor}::bigint, ${scope.estimate}::bigint, ${scope.now.toISOString()}::timestamptz,
-      ${new Date(scope.now.getTime() + RESERVATION_TTL_MS).toISOString()}::timestamptz, ${day}::date) as hold,
+      ${new Date(scope.now.getTime() + RESERVATION_TTL_MS).toISOString()}::timestamptz, ${usageDayOf(period)}::date) as hold,
       set_config('synchronous_commit', 'off', true)`),
   );
   if (!row) throw new LostReply('the credit hold');

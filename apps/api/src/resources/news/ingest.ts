@@ -2,7 +2,7 @@
 // canonical URL and normalised headline (the two dedup keys) → language (the item's or feed's declared
 // language, else franc on the text) → topics and region (the engine's news_classification feature) →
 // rows, inserted with ON CONFLICT DO NOTHING on both keys, so a story seen twice is stored once.
-import { createOfflineEngine, newsClassification, type Engine } from '@persona-api/engine';
+import { createOfflineEngine, newsClassification, sentences, type Engine } from '@persona-api/engine';
 import { parseFeed } from 'feedsmith';
 import { franc } from 'franc-min';
 import type { Executor } from '../../db/client.js';
@@ -73,11 +73,9 @@ export function plainText(html: string): string {
 /** An extractive summary: the first sentences, at most ~600 characters (the service keeps no full text). */
 export function extractiveSummary(text: string, fallback: string): string {
   const source = text.length > 0 ? text : fallback;
-  // Sentences end at . ! or ? before a space: "2.1 percent" is not an end (a match that skipped it lost the
-  // sentence before it).
-  const sentences = source.split(/(?<=[.!?])\s+/);
+  // The engine's sentences end at . ! or ? before a space: "2.1 percent" is not an end.
   let summary = '';
-  for (const sentence of sentences) {
+  for (const sentence of sentences(source)) {
     if (summary.length > 0 && summary.length + sentence.length + 1 > 600) break;
     summary += summary.length > 0 ? ` ${sentence}` : sentence;
   }

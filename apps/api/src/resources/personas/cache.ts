@@ -1,18 +1,19 @@
 import type { EnginePersona } from '@persona-api/engine';
-import { sql } from 'drizzle-orm';
 import { LRUCache } from 'lru-cache';
 import type { Executor } from '../../db/client.js';
+import { changeChannel } from '../../lib/change-channel.js';
 
 /**
  * The channel every change that can alter what a custom persona says, or who may use it, is announced on:
  * a persona updated or deleted, a member removed, a workspace deleted (its personas and members go).
  */
-export const PERSONAS_CHANGED = 'personas_changed';
+export const personasChannel = changeChannel('personas_changed');
 
 /** Announces, in the caller's transaction, that cached custom personas must be read again (sent at commit). */
-export async function announcePersonasChanged(tx: Executor): Promise<void> {
-  await tx.execute(sql`select pg_notify(${PERSONAS_CHANGED}, '')`);
-}
+export const announcePersonasChanged = (tx: Executor): Promise<void> => personasChannel.announce(tx);
+
+/** Call after the transaction that announced a change has committed: this instance forgets at once. */
+export const personasChangedHere = (): void => personasChannel.changedHere();
 
 /** How long a custom persona is used without a read, when no change is announced meanwhile. */
 export const PERSONA_CACHE_MS = 30_000;
@@ -24,8 +25,8 @@ export interface CachedPersona {
 
 /**
  * Custom personas a model call answers as, by user and id, so a call with one is the hold and the
- * settlement only (issue 23). A change is announced on PERSONAS_CHANGED (pg_notify, heard by every
- * instance, this one included, once it commits) and empties the cache; the time bound covers a lost
+ * settlement only (issue 23). A change is announced on personasChannel (pg_notify, heard by every
+ * instance once it commits) and empties the cache; the time bound covers a lost
  * notification. A read that began before a change is not stored after it (`generation`), so a persona
  * read just before its member was removed is not kept for the whole time bound.
  */
@@ -56,7 +57,7 @@ export class PersonaCache {
 /** One cache per database a server runs on (tests run several servers in one process); made by the server. */
 const caches = new WeakMap<object, PersonaCache>();
 
-/** The cache of `db`, made on first use: buildApp calls it, and listens for PERSONAS_CHANGED to empty it. */
+/** The cache of `db`, made on first use: buildApp calls it, and subscribes to personasChannel to empty it. */
 export function personaCacheFor(db: object): PersonaCache {
   let cache = caches.get(db);
   if (!cache) {
@@ -68,11 +69,3 @@ export function personaCacheFor(db: object): PersonaCache {
 
 /** The cache of `db` if a server made one; a transaction or the admin CLI has none and reads each time. */
 export const personaCacheOf = (db: object): PersonaCache | undefined => caches.get(db);
-
-/**
- * Call after the transaction that announced a change has committed: this instance forgets at once, so
- * the caller's next request sees the change without waiting for its own notification.
- */
-export function personasChangedHere(db: object): void {
-  caches.get(db)?.forget();
-}

@@ -132,7 +132,7 @@ export const personaHandlers = {
       }),
       save: updatePersonaRow,
     });
-    personasChangedHere(ctx.db);
+    personasChangedHere();
     return toCustomPersona(next);
   },
 
@@ -143,7 +143,7 @@ export const personaHandlers = {
       requireRole(role, 'content.delete', 'delete custom personas in this workspace');
       await deletePersonaRow(tx, row.id);
     });
-    personasChangedHere(ctx.db);
+    personasChangedHere();
     return deletedPersona;
   },
 

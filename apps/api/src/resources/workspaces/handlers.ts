@@ -103,7 +103,7 @@ export const workspaceHandlers = {
       // the credit ledger keeps its rows with the workspace id cleared.
       await deleteWorkspaceRow(tx, params.id);
     });
-    personasChangedHere(ctx.db);
+    personasChangedHere();
     return deletedWorkspace;
   },
 
@@ -169,7 +169,7 @@ export const workspaceHandlers = {
       }
       await deleteMember(tx, params.id, params.user_id);
     });
-    personasChangedHere(ctx.db);
+    personasChangedHere();
     // A member is named by its user id (the contract's DeletedResource).
     return deleted('workspace.member', params.user_id);
   },

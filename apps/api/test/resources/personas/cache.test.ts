@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type DatabaseHandle } from '../../../src/db/client.js';
 import { personas } from '../../../src/db/schema/index.js';
 import { announcePersonasChanged } from '../../../src/resources/personas/cache.js';
+import { eventually } from '../../support/ai.js';
 import { Harness, type Tenant } from '../../support/harness.js';
 
 /** The offline engine, noting the system prompt of every answer it gives. */
@@ -61,13 +62,6 @@ async function promptOfCall(harness: Harness, tenant: Tenant): Promise<string> {
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return prompts.at(-1)!;
 }
-async function eventually(check: () => Promise<boolean>, what: string): Promise<void> {
-  for (const deadline = Date.now() + 5_000; Date.now() < deadline; ) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error(`not within 5 s: ${what}`);
-}
 
 describe('custom personas of model calls, cached', () => {
   it('answers from the cached persona until a change is announced, then reads it again on every instance', async () => {
@@ -81,7 +75,6 @@ describe('custom personas of model calls, cached', () => {
     await announcePersonasChanged(h.db);
     await eventually(
       async () => (await promptOfCall(h, member)).includes('Quietly renamed') && (await promptOfCall(other, member)).includes('Quietly renamed'),
-      'both instances read the renamed persona',
     );
   });
 
@@ -89,7 +82,7 @@ describe('custom personas of model calls, cached', () => {
     await promptOfCall(other, member); // cached on the other instance
     expect((await h.patch(`/personas/${personaId}`, owner.key, { name: 'Dana Ortiz, finance lead' })).status).toBe(200);
     expect(await promptOfCall(h, member)).toContain('You are Dana Ortiz.');
-    await eventually(async () => (await promptOfCall(other, member)).includes('You are Dana Ortiz.'), 'the other instance reads the update');
+    await eventually(async () => (await promptOfCall(other, member)).includes('You are Dana Ortiz.'));
   });
 
   it('refuses the persona to a member removed from its workspace, on every instance', async () => {
@@ -99,7 +92,7 @@ describe('custom personas of model calls, cached', () => {
     const refused = await ask(h, member);
     expect(refused.status).toBe(404);
     expect(refused.body.error).toMatchObject({ code: 'resource_not_found', param: 'persona_id' });
-    await eventually(async () => (await ask(other, member)).status === 404, 'the other instance refuses it');
+    await eventually(async () => (await ask(other, member)).status === 404);
     // The owner still answers as it.
     expect(await promptOfCall(h, owner)).toContain('You are Dana Ortiz.');
   });
@@ -108,6 +101,6 @@ describe('custom personas of model calls, cached', () => {
     await promptOfCall(other, owner);
     expect((await h.delete(`/personas/${personaId}`, owner.key)).status).toBe(200);
     expect((await ask(h, owner)).status).toBe(404);
-    await eventually(async () => (await ask(other, owner)).status === 404, 'the other instance refuses it');
+    await eventually(async () => (await ask(other, owner)).status === 404);
   });
 });

@@ -6,7 +6,7 @@ import type { BrandVoiceExamplePhrase, BrandVoiceTone, BrandVoiceVocabulary, Bra
 import { contractSchema } from '../../schema/bundle.js';
 import type { JsonSchema } from '../../types.js';
 import { defineFeature } from '../define.js';
-import { bannedTerms, measureVoice } from './offline.js';
+import { bansOf, measureVoice } from './offline.js';
 
 export interface BrandVoiceSourceText {
   /** The source's name (a page title, a file name). */
@@ -69,7 +69,7 @@ export const brandVoice = defineFeature<BrandVoiceInput, LearnedBrandVoice>({
     const corpus = input.sources.map((source) => source.text.replace(/\s+/g, ' ')).join('\n');
     const quoted = voice.example_phrases.filter((phrase) => corpus.includes(phrase.example.replace(/\s+/g, ' ').trim()));
     // What the sources themselves ban is found in code: first among the terms to avoid, never preferred.
-    const banned = bannedTerms(input.sources.map((source) => source.text));
+    const banned = bansOf(input.sources.map((source) => source.text)).terms;
     const vocabulary = {
       preferred_terms: voice.vocabulary.preferred_terms.filter((term) => !banned.includes(term.toLowerCase())),
       avoid_terms: [...banned, ...voice.vocabulary.avoid_terms.filter((term) => !banned.includes(term.toLowerCase()))].slice(0, 100),

@@ -58,7 +58,7 @@ export interface VoiceMeasures {
   jargonRatio: number;
   jargonTerms: string[];
   distinctiveTerms: string[];
-  /** Terms a source itself tells the writer to avoid (bannedTerms): never among the distinctive ones. */
+  /** Terms a source itself tells the writer to avoid (bansOf): never among the distinctive ones. */
   bannedTerms: string[];
   valence: number;
   contractionsPer1000: number;
@@ -86,15 +86,18 @@ const EXAMPLES_CUE = /\b(?:such as|e\.g\.|including|for example)[\s:,]*/i;
 const QUOTED = /(?:^|[\s(])["“'‘]([^"”'’]{2,40})["”'’](?=[\s,.;:!?)]|$)/g;
 
 /**
- * The terms the sources tell the writer not to use: the quoted words after a ban ("never say 'cheap'"), or
- * the examples it lists ("avoid jargon such as synergy and leverage"). A ban naming neither (avoid long
- * sentences) names no word.
+ * What the sources' own rules ban, in one pass over their sentences. `terms`: the quoted words after a ban
+ * ("never say 'cheap'") or the examples it lists ("avoid jargon such as synergy and leverage"); a ban naming
+ * neither (avoid long sentences) names no term. `words`: every word of every ban from its cue on, the
+ * guide's rules rather than its voice.
  */
-export function bannedTerms(texts: readonly string[]): string[] {
-  const found: string[] = [];
+export function bansOf(texts: readonly string[]): { terms: string[]; words: Set<string> } {
+  const terms: string[] = [];
+  const ruleWords = new Set<string>();
   for (const sentence of texts.flatMap(sentences)) {
     const cue = BAN_CUE.exec(sentence);
     if (!cue) continue;
+    for (const word of words(sentence.slice(cue.index))) ruleWords.add(word);
     const clause = sentence.slice(cue.index + cue[0].length);
     const quoted = [...clause.matchAll(QUOTED)].map((match) => match[1] ?? '');
     const examples = EXAMPLES_CUE.exec(clause);
@@ -103,20 +106,10 @@ export function bannedTerms(texts: readonly string[]): string[] {
       const term = words(item)
         .filter((word) => /\p{L}/u.test(word))
         .join(' ');
-      if (term.length >= 2 && term.split(' ').length <= 3 && !found.includes(term)) found.push(term);
+      if (term.length >= 2 && term.split(' ').length <= 3 && !terms.includes(term)) terms.push(term);
     }
   }
-  return found.slice(0, 20);
-}
-
-/** The words of every ban, from its cue on ("avoid jargon such as …"): the guide's rules, not its voice. */
-function wordsOfBans(texts: readonly string[]): Set<string> {
-  const found = new Set<string>();
-  for (const sentence of texts.flatMap(sentences)) {
-    const cue = BAN_CUE.exec(sentence);
-    if (cue) for (const word of words(sentence.slice(cue.index))) found.add(word);
-  }
-  return found;
+  return { terms: terms.slice(0, 20), words: ruleWords };
 }
 
 export function measure(texts: string[]): VoiceMeasures {
@@ -136,8 +129,8 @@ export function measure(texts: string[]): VoiceMeasures {
   const rareTotal = rare.reduce((sum, [, c]) => sum + c, 0);
   const byCountThenWord = (a: [string, number], b: [string, number]) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1);
 
-  const banned = bannedTerms(texts);
-  const bannedWords = new Set([...banned.flatMap((term) => term.split(' ')), ...wordsOfBans(texts)]);
+  const bans = bansOf(texts);
+  const bannedWords = new Set([...bans.terms.flatMap((term) => term.split(' ')), ...bans.words]);
   // Log-likelihood-style keyness: how much more often a word occurs here than in general English.
   const keyness = [...contentCounts]
     .filter(([w, c]) => (c >= 2 || n < 1000) && !bannedWords.has(w))
@@ -167,7 +160,7 @@ export function measure(texts: string[]): VoiceMeasures {
       .slice(0, 6)
       .map(([w]) => w),
     distinctiveTerms: keyness.slice(0, 15).map(([w]) => w),
-    bannedTerms: banned,
+    bannedTerms: bans.terms,
     valence: valence(texts.join('\n')).score,
     contractionsPer1000: round((allWords.filter((w) => /'(re|ve|ll|d|m|t)$/.test(w) || /n't$/.test(w)).length / n) * 1000, 1),
   };
