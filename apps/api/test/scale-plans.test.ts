@@ -401,6 +401,16 @@ describe('query plans on a grown history (PostgreSQL)', () => {
     ).toEqual([]);
   });
 
+  it('the scalar helpers every hold and charge call keep their plans for the session (PL/pgSQL, not SQL, which PostgreSQL before 18 plans again in each calling statement)', async () => {
+    const helpers = await client<{ proname: string; lanname: string }[]>`
+      select p.proname, l.lanname from pg_proc p join pg_language l on l.oid = p.prolang
+      where p.proname in ('credit_held_by_others', 'credit_period_usage') order by p.proname`;
+    expect(helpers).toEqual([
+      { proname: 'credit_held_by_others', lanname: 'plpgsql' },
+      { proname: 'credit_period_usage', lanname: 'plpgsql' },
+    ]);
+  });
+
   /** The statements `run` made the driver send (one round trip each; BEGIN and COMMIT would count). */
   async function sentBy(run: () => Promise<unknown>): Promise<string[]> {
     sent.length = 0;
