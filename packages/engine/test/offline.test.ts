@@ -9,6 +9,8 @@ import {
   type EngineStreamEvent,
   type GenerateRequest,
 } from '../src/index.js';
+import { lowerFirst } from '../src/text/index.js';
+import { topicReference } from '../src/text/topic.js';
 
 const persona = (id: string): EnginePersona => enginePersonaFromBase(basePersonas.find((entry) => entry.id === id)!);
 const cfo = persona('persona_saas_cfo');
@@ -91,6 +93,46 @@ describe('offline engine: persona voice', () => {
   it('answers questions about itself from its profile', async () => {
     const { text } = await createOfflineEngine().generate(ask(cfo, 'What is your biggest challenge at work right now?', { verbosity: 'low' }));
     expect(cfo.details.pains.some((pain) => text.toLowerCase().includes(pain.slice(1, 20).toLowerCase()))).toBe(true);
+  });
+
+  it('refers to the topic with the determiner the input gave it, as the other side says it', async () => {
+    expect(topicReference('We are pitching an AI forecasting add-on at $18 per seat per month. What would make you say yes?')).toBe('an AI forecasting add-on');
+    expect(topicReference('What do you think of our new pricing page?')).toBe('your new pricing page');
+    expect(topicReference('Thoughts on usage-based pricing?')).toBe('usage-based pricing');
+    for (const seed of [1, 2, 3, 4, 5, 6]) {
+      const { text } = await createOfflineEngine({ seed }).generate(
+        ask(cfo, 'We are pitching an AI forecasting add-on at $18 per seat per month. What would make you say yes?'),
+      );
+      expect(text).toMatch(/\b[Aa]n AI forecasting add-on\b/);
+    }
+  });
+
+  it('keeps the article "A" of a profile item lower-case inside a sentence', async () => {
+    expect(lowerFirst('A named customer success manager')).toBe('a named customer success manager');
+    expect(lowerFirst('AI tools')).toBe('AI tools');
+    expect(lowerFirst('I will not sign')).toBe('I will not sign');
+    for (let seed = 1; seed <= 30; seed++) {
+      const { text } = await createOfflineEngine({ seed }).generate(ask(cfo, 'What would convince you to buy from a new vendor?'));
+      expect(text).not.toMatch(/[a-z,:] A named/);
+    }
+  });
+
+  it('names no profile item twice, and leads a stand it takes in as a stand, not as a question', async () => {
+    const stands = cfo.details.objections.filter((item) => !item.trim().endsWith('?')).map((item) => item.slice(0, 24).toLowerCase());
+    expect(stands.length).toBeGreaterThan(0);
+    for (let seed = 1; seed <= 30; seed++) {
+      for (const input of ["What's your biggest headache with month-end close?", 'How do you decide which vendors to cut when budgets shrink?', pitch]) {
+        for (const verbosity of ['medium', 'high'] as const) {
+          const text = (await createOfflineEngine({ seed }).generate(ask(cfo, input, { verbosity }))).text.toLowerCase();
+          for (const item of [...cfo.details.pains, ...cfo.details.objections, ...cfo.details.win_factors]) {
+            const fragment = item.slice(0, 30).toLowerCase();
+            expect(text.split(fragment).length - 1, `${fragment} in ${text}`).toBeLessThanOrEqual(1);
+          }
+          for (const stand of stands)
+            expect(text).not.toMatch(new RegExp(`(question|want to know|have to ask)[^.?!]*: ${stand.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+        }
+      }
+    }
   });
 
   it('grows with verbosity, and instructions asking for brevity win', async () => {

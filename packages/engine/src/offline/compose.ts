@@ -3,7 +3,7 @@
 // objection… is used depends on the words the input shares with each item; the seeded random source only
 // breaks ties and picks among equivalent phrasings.
 import type { EnginePersona, Level } from '../types.js';
-import { topicPhrase } from '../text/topic.js';
+import { topicPhrase, topicReference } from '../text/topic.js';
 import { affinity, bestMatch, rankedItems, registerOf, roleLine, type Register } from './profile.js';
 import { asPhrase, clip, keySentence, keywords, lowerFirst, sentences, stemSet, upperFirst, valence, type Random } from '../text/index.js';
 
@@ -73,14 +73,40 @@ const PAIN_LINES: Record<Register, readonly string[]> = {
   plain: ['My biggest frustration at the moment is {pain}.', 'What bothers me most right now is {pain}.'],
 };
 
-const OBJECTION_LINES: Record<Register, readonly string[]> = {
-  executive: ['My first question: {objection}', 'Where I would push back: {objection}'],
-  technical: ['My first question: {objection}', 'Before we go further: {objection}'],
-  casual: ['But my first thought is: {objection}', 'Real talk though: {objection}'],
-  warm: ['My first worry, though: {objection}', 'But I have to ask: {objection}'],
-  courteous: ['My first question would be this: {objection}', 'I would also want to know: {objection}'],
-  plain: ['My first question: {objection}', 'What holds me back: {objection}'],
+// An objection is a question the persona would ask ("who maintains this after…?") or a stand it takes ("I
+// will not sign… without an exit clause"); each gets leads that fit it.
+const OBJECTION_LINES: Record<Register, Record<'question' | 'statement', readonly string[]>> = {
+  executive: {
+    question: ['My first question: {objection}', 'Where I would push back: {objection}'],
+    statement: ['Where I would push back: {objection}', 'One condition up front: {objection}'],
+  },
+  technical: {
+    question: ['My first question: {objection}', 'Before we go further: {objection}'],
+    statement: ['Before we go further: {objection}', 'One thing I will say up front: {objection}'],
+  },
+  casual: {
+    question: ['But my first thought is: {objection}', 'Real talk though: {objection}'],
+    statement: ['Real talk though: {objection}', 'Thing is, {objection}'],
+  },
+  warm: {
+    question: ['My first worry, though: {objection}', 'But I have to ask: {objection}'],
+    statement: ['My first worry, though: {objection}', 'I should say, though: {objection}'],
+  },
+  courteous: {
+    question: ['My first question would be this: {objection}', 'I would also want to know: {objection}'],
+    statement: ['I should mention one reservation: {objection}', 'I would have to be honest about one thing: {objection}'],
+  },
+  plain: {
+    question: ['My first question: {objection}', 'What holds me back: {objection}'],
+    statement: ['What holds me back: {objection}', 'My main reservation: {objection}'],
+  },
 };
+
+/** The persona's objection, led in as a question or as a stand, whichever it is. */
+function objectionSentence(register: Register, objection: string, random: Random): string {
+  const form = /\?\s*$/.test(objection) ? 'question' : 'statement';
+  return endSentence(fill(random.pick(OBJECTION_LINES[register][form]), { objection: lowerFirst(objection) }));
+}
 
 const PROOF_LINES: Record<Register, readonly string[]> = {
   executive: ['What would move me: {proof}.', 'What I need to see: {proof}.'],
@@ -178,21 +204,26 @@ export function composeReply(args: ComposeInput): string {
   const details = persona.details;
   const register = registerOf(details);
   const text = stemSet(`${args.input} ${args.instructions}`);
-  const topic = topicPhrase(args.input) ?? 'this';
+  const topic = topicReference(args.input) ?? 'this';
   const feeling = mood(args.input, persona);
 
-  const goal = bestMatch(details, 'goals', text, random) ?? bestMatch(details, 'primary_objectives', text, random);
-  const pain = bestMatch(details, 'pains', text, random);
-  const objection = bestMatch(details, 'objections', text, random);
+  // A question about the persona itself is answered first, from the list it asks about; no later line
+  // repeats the item it names.
+  const selfTopic = asksAboutPersona(args.input);
+  const selfItem = selfTopic ? (bestMatch(details, selfTopic, text, random)?.item ?? null) : null;
+  const used = new Set(selfItem ? [selfItem] : []);
+  const goal = bestMatch(details, 'goals', text, random, used) ?? bestMatch(details, 'primary_objectives', text, random, used);
+  const pain = bestMatch(details, 'pains', text, random, used);
+  const objection = bestMatch(details, 'objections', text, random, used);
   const proof =
-    bestMatch(details, 'proof_preferences', text, random) ?? bestMatch(details, 'proof_types', text, random) ?? bestMatch(details, 'win_factors', text, random);
+    bestMatch(details, 'proof_preferences', text, random, used) ??
+    bestMatch(details, 'proof_types', text, random, used) ??
+    bestMatch(details, 'win_factors', text, random, used);
 
   const opener = random.pick(OPENERS[register][feeling]);
-  const selfTopic = asksAboutPersona(args.input);
   let lead: string;
-  if (selfTopic && details[selfTopic].length > 0) {
-    const item = bestMatch(details, selfTopic, text, random)?.item ?? '';
-    const phrase = selfTopic === 'objections' ? endSentence(item) : asPhrase(item);
+  if (selfTopic && selfItem) {
+    const phrase = selfTopic === 'objections' ? endSentence(selfItem) : asPhrase(selfItem);
     lead = fill(random.pick(SELF_LEADS[selfTopic]), { item: phrase });
   } else {
     lead = fill(random.pick(TOPIC_LEADS[register]), { topic, goal: goal ? asPhrase(goal.item) : 'do my job better' });
@@ -200,7 +231,7 @@ export function composeReply(args: ComposeInput): string {
   const painLine = pain
     ? `${fill(random.pick(PAIN_LINES[register]), { pain: asPhrase(pain.item) }).replace(/\.$/, '')}${pain.overlap > 0 ? ', so this hits close to home.' : '.'}`
     : null;
-  const objectionLine = objection ? endSentence(fill(random.pick(OBJECTION_LINES[register]), { objection: lowerFirst(objection.item) })) : null;
+  const objectionLine = objection ? objectionSentence(register, objection.item, random) : null;
   const proofLine = proof ? fill(random.pick(PROOF_LINES[register]), { proof: asPhrase(proof.item) }) : null;
   const closing = random.pick(CLOSINGS[register]);
 
@@ -221,8 +252,8 @@ export function composeReply(args: ComposeInput): string {
   const weighing =
     args.effort === 'high'
       ? (() => {
-          const win = bestMatch(details, 'win_factors', text, random);
-          const alternative = bestMatch(details, 'alternatives', text, random);
+          const win = bestMatch(details, 'win_factors', text, random, used);
+          const alternative = bestMatch(details, 'alternatives', text, random, used);
           if (!win && !alternative) return null;
           if (win && alternative)
             return `Weighing it up: ${asPhrase(win.item)} would count in its favour, and I would compare it against ${asPhrase(alternative.item)}.`;
@@ -240,7 +271,7 @@ export function composeReply(args: ComposeInput): string {
   const quoted = keySentence(args.input);
   const role = roleLine(details);
   const intro = role ? `Speaking as ${/^[aeiou]/i.test(role) ? 'an' : 'a'} ${role}, here is where I land.` : null;
-  const secondObjection = rankedItems(details, 'objections', text, 2).find((item) => item !== objection?.item);
+  const secondObjection = rankedItems(details, 'objections', text, 3).find((item) => item !== objection?.item && !used.has(item));
   const values = rankedItems(details, 'values', text, 2).map(asPhrase);
   const valuesLine = values.length > 0 ? `In the end it comes down to ${values.join(' and ')} for me.` : null;
   const checklist = [...rankedItems(details, 'proof_preferences', text, 3), ...rankedItems(details, 'win_factors', text, 3)].slice(0, 3);
@@ -286,7 +317,7 @@ export function composeToolAnswer(args: ComposeInput & { toolName: string; outpu
   const verbosity = effectiveVerbosity(args.verbosity, args.instructions);
   const reaction = goal ? `That matters to me because I want to ${asPhrase(goal.item)}.` : null;
   const parts = [endSentence(checked), reaction];
-  if (verbosity !== 'low' && objection) parts.push(endSentence(fill(args.random.pick(OBJECTION_LINES[register]), { objection: lowerFirst(objection.item) })));
+  if (verbosity !== 'low' && objection) parts.push(objectionSentence(register, objection.item, args.random));
   if (verbosity === 'high') parts.push(args.random.pick(CLOSINGS[register]));
   return parts.filter(Boolean).join(' ');
 }

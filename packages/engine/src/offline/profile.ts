@@ -56,10 +56,16 @@ export type ProfileList =
 
 /**
  * The item of a profile list that shares most word stems with the text; on a tie (including no overlap)
- * the seeded random source decides. Null when the list is empty.
+ * the seeded random source decides. Items in `exclude` (already said) are passed over. Null when none is left.
  */
-export function bestMatch(details: PersonaDetails, list: ProfileList, text: Set<string>, random: Random): { item: string; overlap: number } | null {
-  const items = details[list];
+export function bestMatch(
+  details: PersonaDetails,
+  list: ProfileList,
+  text: Set<string>,
+  random: Random,
+  exclude?: ReadonlySet<string>,
+): { item: string; overlap: number } | null {
+  const items = exclude ? details[list].filter((item) => !exclude.has(item)) : details[list];
   if (items.length === 0) return null;
   let best: string[] = [];
   let bestOverlap = -1;

@@ -3,6 +3,44 @@ import { contentWords, rankedKeywords, sentences, stem } from './index.js';
 
 /** The input's topic: a run of up to three content words around its most salient keyword. */
 export function topicPhrase(text: string): string | null {
+  return topicRun(text)?.phrase ?? null;
+}
+
+// Determiners a reply keeps before the topic, as the other side says them ("our add-on" → "your add-on").
+const REPLY_DETERMINERS: Record<string, string> = {
+  a: 'a',
+  an: 'an',
+  the: 'the',
+  this: 'this',
+  that: 'that',
+  these: 'these',
+  those: 'those',
+  your: 'my',
+  my: 'your',
+  our: 'your',
+};
+
+/**
+ * The topic as a reply refers back to it, with the determiner the input gave it and the words between
+ * ("pitching an AI forecasting add-on" → "an AI forecasting add-on", "our new pricing" → "your new
+ * pricing"); the bare topic when the input gave none.
+ */
+export function topicReference(text: string): string | null {
+  const run = topicRun(text);
+  if (!run) return null;
+  const { tokens, start, phrase } = run;
+  // At most two words between the determiner and the run ("an AI", "our new").
+  for (let back = start - 1; back >= Math.max(0, start - 3); back -= 1) {
+    const word = (tokens[back] ?? '').toLowerCase();
+    const determiner = REPLY_DETERMINERS[word];
+    if (determiner) return [determiner, ...tokens.slice(back + 1, start), phrase].join(' ');
+    if (!/^[\p{Lu}\p{N}]{2,}$/u.test(tokens[back] ?? '') && !/^[a-z]+$/.test(word)) break;
+    if (/^(of|for|to|in|on|at|with|about|and|or|is|are|was|were|be|pitching|selling|building|offering|launching|considering)$/.test(word)) break;
+  }
+  return phrase;
+}
+
+function topicRun(text: string): { tokens: string[]; start: number; phrase: string } | null {
   const lead = rankedKeywords(text, 1)[0];
   if (!lead) return null;
   const leadStem = stem(lead);
@@ -10,12 +48,12 @@ export function topicPhrase(text: string): string | null {
   const tokens = sentence.match(/[\p{L}\p{N}][\p{L}\p{N}'’-]*/gu) ?? [];
   const content = new Set(contentWords(sentence));
   const index = tokens.findIndex((token) => stem(token.toLowerCase()) === leadStem);
-  if (index < 0) return lead;
+  if (index < 0) return { tokens: [lead], start: 0, phrase: lead };
   let start = index;
   let end = index;
   while (start > 0 && end - start < 2 && content.has((tokens[start - 1] ?? '').toLowerCase())) start -= 1;
   while (end < tokens.length - 1 && end - start < 2 && content.has((tokens[end + 1] ?? '').toLowerCase())) end += 1;
   // A run that starts with a verb form ("automates month-end close") reads better without it.
   while (end > start && /(ates|izes|ises|ifies)$/i.test(tokens[start] ?? '')) start += 1;
-  return tokens.slice(start, end + 1).join(' ');
+  return { tokens, start, phrase: tokens.slice(start, end + 1).join(' ') };
 }
