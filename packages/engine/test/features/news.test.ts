@@ -220,6 +220,51 @@ describe('research agent parts', () => {
     expect(answer.split('\n')[0]).toBe(`What the sources say about "${keywords.join(', ')}":`);
   });
 
+  it('quotes only sources that answer what the question is about, and one item of a profile list', () => {
+    const question = 'What is happening with interest rates and inflation? Cite sources.';
+    expect(researchKeywords(question)).toEqual(['interest', 'rates', 'inflation']);
+    const answer = composeResearchAnswer({
+      question,
+      sources: [
+        {
+          ref: 1,
+          title: 'Hospital Operations Manager',
+          snippet: 'Runs patient flow. objections: Does this work inside Epic?; What happens at 3 a.m. when it goes down?',
+        },
+        {
+          ref: 2,
+          title: 'ECB holds interest rates',
+          snippet: 'The European Central Bank left its deposit rate unchanged. Inflation slowed to 2.1 percent, and interest rates stay at 2 percent.',
+        },
+        { ref: 3, title: 'Procurement Lead', snippet: 'goals: Run fair RFPs; Cap renewal price increases at inflation; Consolidate suppliers.' },
+        {
+          ref: 4,
+          title: 'First-Time Homebuyer',
+          snippet: 'Buying a first home. pains: Mortgage jargon that nobody explains; Interest rates changing week to week; Surprise closing costs.',
+        },
+      ],
+    });
+    const lines = answer.split('\n').filter((line) => line.startsWith('- '));
+    expect(lines).toEqual([
+      '- **ECB holds interest rates**: "Inflation slowed to 2.1 percent, and interest rates stay at 2 percent." [2]',
+      '- **First-Time Homebuyer** (pains): "Interest rates changing week to week" [4]',
+    ]);
+  });
+
+  it('says nothing matched rather than quote sources sharing one word of a longer question', () => {
+    const question = 'Any news on electric vehicle sales?';
+    expect(researchKeywords(question)).toEqual(['electric', 'vehicle', 'sales']);
+    const answer = composeResearchAnswer({
+      question,
+      sources: [
+        { ref: 1, title: 'Black Friday', snippet: 'Retailers expect record e-commerce sales this Black Friday.' },
+        { ref: 2, title: 'Solar and wind', snippet: 'Renewable energy produced more electricity than gas.' },
+      ],
+    });
+    expect(answer).toContain('Nothing in the workspace');
+    expect(answer).not.toMatch(/\[\d+\]/);
+  });
+
   it('is an EngineError the server can map when the upstream fails', async () => {
     fake.enqueue({ status: 503 });
     await expect(upstream.run(threadTitle, { message: 'x' })).rejects.toBeInstanceOf(EngineError);

@@ -45,8 +45,9 @@ export const RESEARCH_KEYWORDS = 8;
 /** How many sources the offline answer quotes at most. */
 export const RESEARCH_QUOTED_SOURCES = 5;
 
-// Words that tell the assistant how to answer ("cite sources", "summarise", "explain"), not what about.
-const INSTRUCTION_WORDS = new Set([
+// Words that tell the assistant how to answer ("cite sources", "summarise", "explain"), or only that the
+// question is after news ("what is happening with…", "the latest on…"), not what it is about.
+const NOT_TOPIC_WORDS = new Set([
   'cite',
   'cited',
   'citing',
@@ -64,12 +65,28 @@ const INSTRUCTION_WORDS = new Set([
   'briefly',
   'detail',
   'detailed',
+  'happen',
+  'happens',
+  'happened',
+  'happening',
+  'going',
+  'latest',
+  'recent',
+  'recently',
+  'currently',
+  'update',
+  'updates',
+  'tell',
+  'know',
+  'news',
+  'any',
 ]);
+
+const withoutNotTopicWords = (question: string) => question.replace(/[\p{L}\p{N}'’-]+/gu, (word) => (NOT_TOPIC_WORDS.has(word.toLowerCase()) ? ' ' : word));
 
 /** The question's search keywords: its RESEARCH_KEYWORDS most salient content words, in the order they occur. */
 export function researchKeywords(question: string): string[] {
-  const topic = question.replace(/[\p{L}\p{N}'’-]+/gu, (word) => (INSTRUCTION_WORDS.has(word.toLowerCase()) ? ' ' : word));
-  return keywords(topic, RESEARCH_KEYWORDS);
+  return keywords(withoutNotTopicWords(question), RESEARCH_KEYWORDS);
 }
 
 export interface ResearchSource {
@@ -80,41 +97,69 @@ export interface ResearchSource {
   snippet: string;
 }
 
-/** The sentence of `text` that shares the most stems with the question (the first on a tie), with its score. */
-function bestSentence(text: string, question: ReadonlySet<string>): { sentence: string; score: number } {
-  let best = { sentence: '', score: -1 };
+/**
+ * The passages of a snippet to quote from: its sentences, and each item of a labelled list ("pains: A; B;
+ * C", as a persona's profile reads) on its own, with its label.
+ */
+function passagesOf(text: string): { label: string | null; text: string }[] {
+  const passages: { label: string | null; text: string }[] = [];
   for (const sentence of sentences(text)) {
+    const list = /^([\p{L} ]{2,40}): (.+;.+)$/u.exec(sentence.trim());
+    if (!list) {
+      passages.push({ label: null, text: sentence });
+      continue;
+    }
+    for (const item of list[2]!.split(/;\s*/)) {
+      const trimmed = item.trim().replace(/[.;]+$/, '');
+      if (trimmed.length > 0) passages.push({ label: list[1]!.trim(), text: trimmed });
+    }
+  }
+  return passages;
+}
+
+/** The passage of `text` that shares the most stems with the question (the first on a tie), with its score. */
+function bestPassage(text: string, question: ReadonlySet<string>): { label: string | null; text: string; score: number } {
+  let best: { label: string | null; text: string; score: number } = { label: null, text: '', score: -1 };
+  for (const passage of passagesOf(text)) {
     const score = new Set(
-      contentWords(sentence)
+      contentWords(passage.text)
         .map(stem)
         .filter((s) => question.has(s)),
     ).size;
-    if (score > best.score) best = { sentence, score };
+    if (score > best.score) best = { ...passage, score };
   }
   return best;
 }
 
 /**
- * The offline answer: for each of the RESEARCH_QUOTED_SOURCES sources sharing the most stems with the question
- * (ties: the order found), the sentence of its snippet that shares the most, quoted and cited `[ref]`. With
- * nothing found, it says so. Every citation it writes is the `ref` of a source it was given.
+ * The offline answer: the sources sharing the most stems with what the question is about (its words but the
+ * ones saying how to answer), at most RESEARCH_QUOTED_SOURCES and only those sharing at least half as many as
+ * the best one, and two when the question has three or more (ties: the order found); for each, the passage of its snippet that shares the most, quoted
+ * and cited `[ref]`. With nothing found, it says so. Every citation it writes is the `ref` of a source it
+ * was given.
  */
 export function composeResearchAnswer(input: { question: string; sources: readonly ResearchSource[] }): string {
-  const question = stemSet(input.question);
+  const question = stemSet(withoutNotTopicWords(input.question));
   const topic = researchKeywords(input.question).join(', ');
   const scored = input.sources
     .map((source, order) => ({
       source,
       order,
-      best: bestSentence(source.snippet, question),
+      best: bestPassage(source.snippet, question),
       shared: [...stemSet(`${source.title} ${source.snippet}`)].filter((s) => question.has(s)).length,
     }))
-    .filter((entry) => entry.best.sentence.length > 0)
-    .sort((a, b) => b.shared - a.shared || a.order - b.order)
-    .slice(0, RESEARCH_QUOTED_SOURCES);
-  if (scored.length === 0) {
+    .filter((entry) => entry.best.text.length > 0 && entry.shared > 0)
+    .sort((a, b) => b.shared - a.shared || a.order - b.order);
+  // A source sharing one word of four with the question ("inflation" in a persona's goals, "sales" in a
+  // story on Black Friday for a question on electric vehicle sales) is not an answer to it: with three or
+  // more words to match, a source needs two, and at least half as many as the best source.
+  const enough = Math.max(question.size >= 3 ? 2 : 1, Math.ceil((scored[0]?.shared ?? 0) / 2));
+  const quoted = scored.filter((entry) => entry.shared >= enough).slice(0, RESEARCH_QUOTED_SOURCES);
+  if (quoted.length === 0) {
     return `Nothing in the workspace's news stories, documents or personas matched ${topic ? `"${topic}"` : 'the question'}, so there is no source to answer from.`;
   }
-  const lines = scored.map(({ source, best }) => `- **${clip(source.title, 120)}**: "${clip(best.sentence, 400)}" [${source.ref}]`);
+  const lines = quoted.map(
+    ({ source, best }) => `- **${clip(source.title, 120)}**${best.label ? ` (${best.label})` : ''}: "${clip(best.text, 400)}" [${source.ref}]`,
+  );
   return [`What the sources say about ${topic ? `"${topic}"` : 'the question'}:`, '', ...lines].join('\n');
 }
