@@ -7,6 +7,17 @@ import stopword from 'stopword';
 
 // Words that carry no topic in requests to an assistant, on top of the English stopword list.
 const EXTRA_STOPWORDS = [
+  // Function words the stopword package's English list lacks.
+  'within',
+  'without',
+  'already',
+  'across',
+  'whether',
+  'although',
+  'though',
+  'rather',
+  'quite',
+  'almost',
   'please',
   'thanks',
   'thank',

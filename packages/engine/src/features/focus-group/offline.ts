@@ -4,7 +4,7 @@
 // are keywords recurring across answers, disagreements pair personas of different sentiment). Deterministic,
 // documented, not a model.
 import { affinity, bestMatch, roleLine } from '../../offline/profile.js';
-import { asPhrase, clamp, clip, createRandom, keywords, round, stem, stemSet, upperFirst, valence, words } from '../../text/index.js';
+import { asPhrase, clamp, clip, createRandom, lowerFirst, rankedKeywords, round, stem, stemSet, upperFirst, valence, words } from '../../text/index.js';
 import type { OfflineContext } from '../define.js';
 import type { FocusGroupAnswerInput, FocusGroupAnswerOutput, FocusGroupSentiment, FocusGroupSummaryInput, FocusGroupSummaryOutput } from './index.js';
 
@@ -74,8 +74,14 @@ export function answerOffline({ question, instructions, persona }: FocusGroupAns
           : 'I would weigh the price against the value',
     );
   if (pain && (pain.overlap > 0 || sentiment !== 'positive')) points.push(`My concern: ${asPhrase(pain.item)}`);
-  if (objection) points.push(`What would make me say no: ${asPhrase(objection.item)}`);
-  if (proof) points.push(`I would want to see ${asPhrase(proof.item)}`);
+  if (objection)
+    points.push(
+      /\?\s*$/.test(objection.item)
+        ? `The question I would need answered: ${lowerFirst(objection.item.trim())}`
+        : `What would make me say no: ${asPhrase(objection.item)}`,
+    );
+  // Proof items are bare noun phrases ("pricing table with worked examples"): a colon needs no article.
+  if (proof) points.push(`What I would want to see: ${asPhrase(proof.item)}`);
 
   const answer = [`${role ? `As ${/^[aeiou]/i.test(role) ? 'an' : 'a'} ${role}, ` : ''}${opening[sentiment]}.`, ...points.map(sentence)].join(' ');
   const overlap = fit.positive + fit.negative;
@@ -94,6 +100,8 @@ const ANSWER_FRAMES = [
   /^It does not clearly help me /i,
   /^My concern: /i,
   /^What would make me say no: /i,
+  /^The question I would need answered: /i,
+  /^What I would want to see: /i,
   /^I would want to see /i,
 ];
 // Its price lines are one theme: the price.
@@ -102,11 +110,14 @@ const unframed = (point: string) => (PRICE_LINE.test(point) ? 'price' : ANSWER_F
 
 export function summaryOffline({ answers }: FocusGroupSummaryInput): FocusGroupSummaryOutput {
   const total = answers.length;
-  // Themes: keywords of each answer's key points (without the frames around them), ranked by how many answers share them.
+  // Themes: keywords of each answer's key points (without the frames around them), most salient first. Those
+  // several answers share come first, by how many share them; then each answer's own, in turns (its most
+  // salient first), so every participant's main point is there before anyone's third.
+  const ranked = answers.map((entry) => rankedKeywords(entry.key_points.map(unframed).join('. ') || entry.answer, 8));
   const themeCounts = new Map<string, { label: string; count: number; first: number }>();
-  answers.forEach((entry, index) => {
+  ranked.forEach((list, index) => {
     const seen = new Set<string>();
-    for (const keyword of keywords(entry.key_points.map(unframed).join('. ') || entry.answer, 8)) {
+    for (const keyword of list) {
       const key = stem(keyword.toLowerCase());
       if (seen.has(key)) continue;
       seen.add(key);
@@ -115,7 +126,19 @@ export function summaryOffline({ answers }: FocusGroupSummaryInput): FocusGroupS
       else themeCounts.set(key, { label: keyword, count: 1, first: index });
     }
   });
-  const themes = [...themeCounts.values()].sort((a, b) => b.count - a.count || a.first - b.first).slice(0, 10);
+  const recurring = [...themeCounts.values()].filter((theme) => theme.count >= 2).sort((a, b) => b.count - a.count || a.first - b.first);
+  const themes = recurring.slice(0, 10);
+  const taken = new Set(themes.map((theme) => stem(theme.label.toLowerCase())));
+  for (let turn = 0; themes.length < 10 && ranked.some((list) => list.length > turn); turn += 1) {
+    for (const list of ranked) {
+      const keyword = list[turn];
+      if (keyword === undefined || themes.length >= 10) continue;
+      const key = stem(keyword.toLowerCase());
+      if (taken.has(key)) continue;
+      taken.add(key);
+      themes.push(themeCounts.get(key)!);
+    }
+  }
   const shared = themes.filter((theme) => theme.count >= 2);
 
   const bySentiment = new Map<FocusGroupSentiment, string[]>();
@@ -144,10 +167,12 @@ export function summaryOffline({ answers }: FocusGroupSummaryInput): FocusGroupS
   // Recommendations: answer the objections of the unconvinced, keep what convinced the others.
   const recommendations: string[] = [];
   for (const entry of answers) {
+    const question = entry.key_points.find((point) => point.startsWith('The question I would need answered: '));
     const objection = entry.key_points.find((point) => /^What would make me say no: |^My concern: /.test(point));
     if (entry.sentiment !== 'positive' && objection) recommendations.push(`Address ${entry.persona_name}’s point: ${objection.replace(/^[^:]+: /, '')}.`);
-    const proof = entry.key_points.find((point) => point.startsWith('I would want to see '));
-    if (proof) recommendations.push(`Show ${entry.persona_name} ${proof.replace('I would want to see ', '')}.`);
+    if (entry.sentiment !== 'positive' && question) recommendations.push(`Answer ${entry.persona_name}’s question: ${question.replace(/^[^:]+: /, '')}`);
+    const proof = entry.key_points.find((point) => /^(What I would want to see: |I would want to see )/.test(point));
+    if (proof) recommendations.push(`Prepare for ${entry.persona_name}: ${proof.replace(/^(What I would want to see: |I would want to see )/, '')}.`);
   }
   return {
     consensus: clip(consensus, 4000),
