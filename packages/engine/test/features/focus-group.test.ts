@@ -149,17 +149,23 @@ describe('offline focus group: how an answer reads', () => {
     const questions = security.details.objections.filter((item) => item.trim().endsWith('?'));
     expect(questions.length).toBeGreaterThan(0);
     const answers = [];
+    let asked = 0;
     for (const id of ['persona_saas_cfo', 'persona_procurement_lead', 'persona_it_security_director']) {
       const { output } = await engine.run(focusGroupAnswer, { question: PRICE_QUESTION, instructions: null, persona: persona(id) });
       for (const point of output.key_points) {
         // "What would make me say no: how do you isolate …" was a question framed as a stand.
         if (point.startsWith('What would make me say no: '))
           expect(point).not.toMatch(/^What would make me say no: (how|what|which|who|why|does|do|is|can)\b/i);
-        if (point.startsWith('The question I would need answered: ')) expect(point).toMatch(/\?$/);
+        if (point.startsWith('The question I would need answered: ')) {
+          asked += 1;
+          expect(point).toMatch(/\?$/);
+          expect(output.answer).toContain(`${point.slice(0, -1)}?`);
+        }
         expect(point).not.toMatch(/^I would want to see /);
       }
       answers.push({ persona_name: persona(id).name, answer: output.answer, sentiment: output.sentiment, key_points: output.key_points });
     }
+    expect(asked).toBeGreaterThan(0);
     const { output } = await engine.run(focusGroupSummary, { question: PRICE_QUESTION, instructions: null, answers });
     for (const functionWord of ['within', 'already', 'without']) expect(output.key_themes).not.toContain(functionWord);
     expect(output.recommendations.every((item) => !/^Show /.test(item))).toBe(true);

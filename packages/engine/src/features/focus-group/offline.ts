@@ -29,8 +29,10 @@ const PRICE_STEMS = new Set([
 ]);
 
 const sentence = (text: string) => {
-  const trimmed = text.trim().replace(/[.!?]+$/, '');
-  return `${upperFirst(trimmed)}.`;
+  const trimmed = text.trim();
+  // A question the persona would ask keeps its question mark.
+  if (trimmed.endsWith('?')) return upperFirst(trimmed);
+  return `${upperFirst(trimmed.replace(/[.!]+$/, ''))}.`;
 };
 
 export function answerOffline({ question, instructions, persona }: FocusGroupAnswerInput, { seed }: OfflineContext): FocusGroupAnswerOutput {
