@@ -58,6 +58,22 @@ async function collect(events: AsyncIterable<EngineStreamEvent>) {
 }
 
 describe('the offline content', () => {
+  it('writes a cold email whose opener reads for any role and any way the pain is put', async () => {
+    const { text } = await collect(
+      engine.streamText(
+        contentGeneration,
+        inputFor('app_cold_outreach_email', {
+          recipient_role: 'Head of Finance at a 200-person SaaS company',
+          product: 'Closewise automates the month-end close: bank reconciliations, accruals and variance reports in one workspace.',
+          pain_point: 'Month-end close takes 12 days and the team works weekends.',
+        }),
+      ),
+    );
+    // Was "Many Head of Finance at a 200-person SaaS company teams tell us about month-end close takes 12 days…".
+    expect(text).not.toContain('company teams');
+    expect(text).toContain('What we hear from people in your role: month-end close takes 12 days and the team works weekends.');
+  });
+
   const engine = createOfflineEngine();
 
   it('writes every app’s kind of document from the brief, within the app’s budget', async () => {

@@ -126,7 +126,9 @@ export function composeContent(input: ContentGenerationInput, { seed }: OfflineC
         `Subject: ${clip(subject, 70)}`,
         cold ? null : `Preview: ${clip(key, 90)}`,
         greeting,
-        cold && text(v.pain_point) ? `Many ${text(v.recipient_role)} teams tell us about ${asPhrase(text(v.pain_point))}.` : painLine,
+        // The role is a free phrase ("Head of Finance at a 200-person SaaS company") and the pain a noun phrase
+        // or a clause: neither fits inside a sentence of ours, both fit after a colon.
+        cold && text(v.pain_point) ? `What we hear from people in your role: ${asPhrase(text(v.pain_point))}.` : painLine,
         sentence(key),
         join(goalLine, proof, termsLine),
         deadline,
