@@ -58,6 +58,32 @@ async function collect(events: AsyncIterable<EngineStreamEvent>) {
 }
 
 describe('the offline content', () => {
+  it('writes a press release, a landing page and a script that read as written: no doubled name, steps from the brief, no keyword salad', async () => {
+    const brief =
+      'Closewise automates the month-end close for finance teams: bank reconciliations, accruals and variance reports in one workspace. Customers close in 5 days instead of 12.';
+    const release = (await collect(engine.streamText(contentGeneration, inputFor('app_press_release', { company_name: 'Closewise', announcement: brief }))))
+      .text;
+    expect(release).toContain('# Closewise automates the month-end close for finance teams\n');
+    expect(release).not.toContain('Closewise: Closewise');
+    // A quote that ends a statement takes a comma before "said".
+    expect(release).toMatch(/workspace,” said a spokesperson for Closewise\./);
+    expect(release).not.toMatch(/\.” said/);
+    // Was "Closewise closewise, automates, month-end." — its terms in a row.
+    expect(release.split('## About Closewise\n\n')[1]).toMatch(/^Closewise automates the month-end close/);
+
+    const page = (await collect(engine.streamText(contentGeneration, inputFor('app_landing_page', { product: brief }, true)))).text;
+    expect(page).toContain('## How it works\n\n1. Bank reconciliations\n2. Accruals\n3. Variance reports in one workspace');
+    expect(page).toMatch(/Made for (a|an) /);
+    const withoutList = (await collect(engine.streamText(contentGeneration, inputFor('app_landing_page', { product: 'Closewise closes the books faster.' }))))
+      .text;
+    expect(withoutList).not.toContain('## How it works');
+
+    const script = (await collect(engine.streamText(contentGeneration, inputFor('app_explainer_video_script', { product: brief }, true)))).text;
+    expect(script).not.toContain('closewise');
+    const voiceover = [...script.matchAll(/\[Voiceover\] (.+)/g)].map((match) => match[1]!);
+    expect(new Set(voiceover).size).toBe(voiceover.length);
+  });
+
   it('writes a cold email whose opener reads for any role and any way the pain is put', async () => {
     const { text } = await collect(
       engine.streamText(

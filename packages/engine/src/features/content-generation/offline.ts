@@ -23,12 +23,51 @@ const hashtag = (term: string) =>
     .map((word) => upperFirst(word))
     .join('')}`;
 
+/** The items of the first list a text enumerates ("…: bank reconciliations, accruals and variance reports"). */
+function enumeration(text: string): string[] {
+  for (const line of sentences(text)) {
+    const list = /:\s*([^:]+)$/.exec(line)?.[1] ?? line;
+    const items = list
+      .replace(/[.!?]+$/, '')
+      .split(/,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+/)
+      .map((item) => item.trim())
+      .filter((item) => item.length > 0 && item.split(/\s+/).length <= 8);
+    if (items.length >= 3 && /,/.test(list)) return items;
+  }
+  return [];
+}
+
+/** The sentence of `candidates` that shares most word stems with `text`, if any shares one. */
+function closestSentence(text: string, candidates: readonly string[], skip: ReadonlySet<string>): string | null {
+  const wanted = stemSet(text);
+  let best: { line: string; shared: number } | null = null;
+  for (const line of candidates) {
+    if (skip.has(line)) continue;
+    const shared = [...stemSet(line)].filter((stem) => wanted.has(stem)).length;
+    if (shared > 0 && (!best || shared > best.shared)) best = { line, shared };
+  }
+  return best?.line ?? null;
+}
+
+/** A release's headline: the brief's opening clause, led by the company unless it already names it. */
+function headlineOf(company: string, subject: string, main: string): string {
+  const opening = (sentences(main)[0] ?? subject)
+    .split(/[:;—–]/)[0]!
+    .trim()
+    .replace(/[.!?]+$/, '');
+  const lead = opening.split(/\s+/).length >= 3 ? opening : subject;
+  return lead.toLowerCase().startsWith(company.toLowerCase()) ? lead : `${company}: ${lead}`;
+}
+
+const withArticle = (phrase: string) => `${/^[aeiou]/i.test(phrase) ? 'an' : 'a'} ${phrase}`;
+
 /** The noun phrase a brief opens with ("Our new cold brew concentrate is …" → its subject), if short. */
 function openingSubject(text: string): string | null {
   const first = sentences(text)[0] ?? '';
-  const cut = /\s(?:is|are|was|were|has|have|had|will|can|could|should|makes?|helps?|lets?|saves?|gives?|brings?|launch(?:es)?|offers?)\s|[,;:—–(]/i.exec(
-    first,
-  );
+  const cut =
+    /\s(?:is|are|was|were|has|have|had|will|can|could|should|makes?|helps?|lets?|saves?|gives?|brings?|launch(?:es)?|offers?|automates?|cuts?|turns?|replaces?|connects?|tracks?|reduces?|removes?|keeps?|runs?|finds?|builds?|creates?|manages?|handles?|simplifies|speeds?|lowers?|syncs?|unifies|combines?|delivers?|provides?)\s|[,;:—–(]/i.exec(
+      first,
+    );
   const subject = (cut ? first.slice(0, cut.index) : '').trim();
   return subject.length >= 3 && subject.length <= 60 && subject.split(/\s+/).length <= 8 ? subject : null;
 }
@@ -41,6 +80,8 @@ export function composeContent(input: ContentGenerationInput, { seed }: OfflineC
   const all = strings.join('\n');
   const random = createRandom('content', seed, input.app.id, input.prompt, input.persona?.id ?? '', input.voice?.label ?? '');
   const subject = upperFirst(text(v.product_name) || text(v.event_title) || openingSubject(main) || topicPhrase(main) || clip(main, 60));
+  // Inside a sentence: a name keeps its capital ("Closewise"); "Our cold brew" becomes "our cold brew".
+  const subjectInline = /^(?:Our|The|A|An|This|These|Your|My|We|It|Its)\b/.test(subject) ? subject.charAt(0).toLowerCase() + subject.slice(1) : subject;
   const key = keySentence(main) ?? clip(main, 200);
   const terms = keywords(all, 8);
   const listed = LIST_FIELDS.map((name) => text(v[name]))
@@ -57,6 +98,9 @@ export function composeContent(input: ContentGenerationInput, { seed }: OfflineC
   const pains = persona ? rankedItems(persona.details, 'pains', stems, 2) : [];
   const objections = persona ? rankedItems(persona.details, 'objections', stems, 2) : [];
   const reader = text(v.audience) || text(v.recipient_role) || (persona ? (roleLine(persona.details) ?? persona.name.split(',')[0]) : '');
+  // A persona's role is one person ("Chief Financial Officer in B2B software"); an audience typed in is as written.
+  const role = persona ? roleLine(persona.details) : null;
+  const readerPhrase = !text(v.audience) && !text(v.recipient_role) && role ? withArticle(role) : reader;
 
   // The voice: preferred terms woven in, one example phrase quoted, liveliness from its tone.
   const voice = input.voice;
@@ -83,12 +127,12 @@ export function composeContent(input: ContentGenerationInput, { seed }: OfflineC
       const count = typeof v.hashtag_count === 'number' ? num(v.hashtag_count, 3) : v.include_hashtags === false ? 0 : 3;
       const hook = random.pick([
         `${subject}${end}`,
-        `Here is the thing about ${subject.toLowerCase()}${end}`,
-        `${subject}: what it changes${lively ? '!' : '?'}`,
+        `Here is the thing about ${subjectInline}${end}`,
+        `What changes with ${subjectInline}${lively ? '!' : '?'}`,
       ]);
       const body =
         size === 'short' ? [sentence(key)] : [sentence(key), goalLine, painLine, size === 'long' ? termsLine : null, size === 'long' ? exampleLine : null];
-      const closing = text(v.goal) === 'sales' || text(v.call_to_action) ? `${cta}${end}` : `What do you think${reader ? `, ${reader}` : ''}?`;
+      const closing = text(v.goal) === 'sales' || text(v.call_to_action) ? `${cta}${end}` : 'What do you think?';
       const tags = count > 0 ? terms.slice(0, count).map(hashtag).join(' ') : null;
       return join(hook, ...body, size !== 'long' ? termsLine : null, closing, tags);
     }
@@ -157,7 +201,7 @@ export function composeContent(input: ContentGenerationInput, { seed }: OfflineC
     }
     case 'landing_page': {
       const wanted = Array.isArray(v.sections) ? v.sections : ['benefits', 'how_it_works', 'faq'];
-      const blocks: string[] = [`# ${subject}`, `${sentence(key)}${reader ? ` Made for ${reader}.` : ''}`];
+      const blocks: string[] = [`# ${subject}`, `${sentence(key)}${reader ? ` Made for ${readerPhrase}.` : ''}`];
       if (v.event_title) {
         const count = Math.max(1, num(v.learning_points, 3));
         blocks.push(
@@ -187,27 +231,34 @@ export function composeContent(input: ContentGenerationInput, { seed }: OfflineC
               termsLine,
             ),
           );
-        if (section === 'how_it_works')
+        // Steps only from a list the brief itself enumerates: keywords in a row are no steps.
+        const steps = enumeration(main);
+        if (section === 'how_it_works' && steps.length > 0)
           blocks.push(
             join(
               '## How it works',
-              terms
-                .slice(0, 3)
-                .map((term, index) => `${index + 1}. ${upperFirst(term)}`)
+              steps
+                .slice(0, 5)
+                .map((step, index) => `${index + 1}. ${upperFirst(step)}`)
                 .join('\n'),
             ),
           );
         if (section === 'testimonials' && exampleLine) blocks.push(join('## What people say', exampleLine));
-        if (section === 'faq')
-          blocks.push(
-            join(
-              '## Questions',
-              ...(objections.length ? objections : [`What is ${subject.toLowerCase()}?`]).map(
-                (question) => `**${sentence(upperFirst(question))}**\n\n${sentence(key)}`,
-              ),
-            ),
-          );
-        if (section === 'pricing') blocks.push(join('## Pricing', `Start with ${subject.toLowerCase()} today.`));
+        if (section === 'faq') {
+          // Each question answered by the brief's sentence closest to it, a sentence used once.
+          const briefLines = sentences(all);
+          const used = new Set<string>();
+          // A question the brief says nothing about is left out rather than answered with an unrelated line.
+          const answers = objections.flatMap((question) => {
+            const answer = closestSentence(question, briefLines, used);
+            if (!answer) return [];
+            used.add(answer);
+            return [`**${sentence(upperFirst(question))}**\n\n${sentence(answer)}`];
+          });
+          if (answers.length === 0) answers.push(`**What is ${subjectInline}?**\n\n${sentence(key)}`);
+          blocks.push(join('## Questions', ...answers));
+        }
+        if (section === 'pricing') blocks.push(join('## Pricing', `Start with ${subjectInline} today.`));
       }
       blocks.push(`**${cta}**`);
       return join(...blocks);
@@ -235,15 +286,20 @@ export function composeContent(input: ContentGenerationInput, { seed }: OfflineC
       const short = v.duration_seconds !== undefined;
       const total = short ? num(v.duration_seconds, 30) : num(v.duration_minutes, 2) * 60;
       const beats = [
-        { label: 'Hook', line: `${subject}${lively ? '!' : '?'}`, visual: `Close-up on ${subject.toLowerCase()}` },
-        { label: 'Problem', line: painLine ?? sentence(key), visual: 'The everyday situation, before' },
+        { label: 'Hook', line: pains[0] ? `Tired of ${asPhrase(pains[0])}?` : `${subject}${lively ? '!' : '?'}`, visual: `Close-up on ${subjectInline}` },
+        // The hook names the first pain; the problem beat, another (or the brief's second sentence).
+        {
+          label: 'Problem',
+          line: pains[0] ? (pains[1] ? `No more ${asPhrase(pains[1])}${end}` : sentence(sentences(main)[1] ?? key)) : sentence(key),
+          visual: 'The everyday situation, before',
+        },
         { label: 'Solution', line: sentence(key), visual: `${upperFirst(terms[0] ?? subject)} in use` },
         ...(short
           ? []
           : [
               {
                 label: 'How it works',
-                line: points
+                line: (enumeration(main).length > 0 ? enumeration(main) : points)
                   .slice(0, 3)
                   .map((p) => sentence(upperFirst(asPhrase(p))))
                   .join(' '),
@@ -269,7 +325,7 @@ export function composeContent(input: ContentGenerationInput, { seed }: OfflineC
       const company = text(v.company_name) || subject;
       const headline = v.round
         ? `${company} raises ${text(v.amount)} ${text(v.round)} round${text(v.investors) ? ` led by ${text(v.investors)}` : ''}`
-        : `${company}: ${subject}`;
+        : headlineOf(company, subject, main);
       const place = text(v.location) ? `**${text(v.location).toUpperCase()}** — ` : '';
       const speaker = text(v.quote_from) || (v.round ? `the founder of ${company}` : `a spokesperson for ${company}`);
       return join(
@@ -281,10 +337,13 @@ export function composeContent(input: ContentGenerationInput, { seed }: OfflineC
           .slice(0, 3)
           .map(sentence),
         text(v.traction) ? sentence(text(v.traction)) : null,
-        `“${goals[0] ? `Our customers want to ${asPhrase(goals[0])}. ` : ''}${sentence(key)}” said ${speaker}.`,
+        // A quote that ends a statement takes a comma before "said".
+        `“${goals[0] ? `Our customers want to ${asPhrase(goals[0])}. ` : ''}${sentence(key).replace(/\.$/, ',')}” said ${speaker}.`,
         termsLine,
         `## About ${company}`,
-        text(v.boilerplate) ? sentence(text(v.boilerplate)) : `${company} ${asPhrase(terms.slice(0, 3).join(', ') || subject)}.`,
+        text(v.boilerplate)
+          ? sentence(text(v.boilerplate))
+          : sentence(sentences(all).find((line) => line.toLowerCase().includes(company.toLowerCase())) ?? `${company} makes ${subjectInline}`),
         '###',
       );
     }
