@@ -78,6 +78,11 @@ describe('the offline content', () => {
       .text;
     expect(withoutList).not.toContain('## How it works');
 
+    const description = (
+      await collect(engine.streamText(contentGeneration, inputFor('app_product_description', { product_name: 'Closewise', features: brief })))
+    ).text;
+    expect(description).toMatch(/^\*\*Closewise\*\* — Closewise automates/);
+
     const script = (await collect(engine.streamText(contentGeneration, inputFor('app_explainer_video_script', { product: brief }, true)))).text;
     expect(script).not.toContain('closewise');
     const voiceover = [...script.matchAll(/\[Voiceover\] (.+)/g)].map((match) => match[1]!);

@@ -118,6 +118,8 @@ export function composeContent(input: ContentGenerationInput, { seed }: OfflineC
     ? `It comes down to ${preferred.length > 1 ? `${preferred.slice(0, -1).join(', ')} and ${preferred.at(-1)}` : preferred[0]}.`
     : null;
   const exampleLine = example ? `> ${clip(example, 300)}` : null;
+  // A phrase of the brief inside a sentence of ours; one that opens with the product's name keeps its capital.
+  const inline = (phrase: string) => (phrase.startsWith(subject) ? phrase.trim().replace(/[.!?]+$/, '') : asPhrase(phrase));
   const join = (...blocks: (string | null | false | undefined)[]) =>
     blocks.filter((block): block is string => typeof block === 'string' && block.trim().length > 0).join('\n\n');
 
@@ -277,7 +279,7 @@ export function composeContent(input: ContentGenerationInput, { seed }: OfflineC
       }
       const size = text(v.length) || 'medium';
       return join(
-        `**${subject}** — ${asPhrase(points[0] ?? key)}${end}`,
+        `**${subject}** — ${inline(points[0] ?? key)}${end}`,
         size === 'short' ? null : join(goalLine ?? sentence(key), painLine, termsLine),
         points.map((point) => `- ${upperFirst(asPhrase(point))}`).join('\n'),
       );
