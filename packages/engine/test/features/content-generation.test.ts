@@ -78,6 +78,13 @@ describe('the offline content', () => {
       .text;
     expect(withoutList).not.toContain('## How it works');
 
+    // The search ad's keywords field is required: the test's default (the cold brew brief) stands in.
+    const ad = (await collect(engine.streamText(contentGeneration, inputFor('app_search_ad', { product: brief, keywords: '' })))).text;
+    const post = (await collect(engine.streamText(contentGeneration, inputFor('app_linkedin_post', { topic: brief })))).text;
+    expect(ad).not.toMatch(/^- Automates$/m);
+    expect(post).toMatch(/#Closewise/);
+    expect(post).not.toContain('#Automates');
+
     const description = (
       await collect(engine.streamText(contentGeneration, inputFor('app_product_description', { product_name: 'Closewise', features: brief })))
     ).text;

@@ -83,7 +83,10 @@ export function composeContent(input: ContentGenerationInput, { seed }: OfflineC
   // Inside a sentence: a name keeps its capital ("Closewise"); "Our cold brew" becomes "our cold brew".
   const subjectInline = /^(?:Our|The|A|An|This|These|Your|My|We|It|Its)\b/.test(subject) ? subject.charAt(0).toLowerCase() + subject.slice(1) : subject;
   const key = keySentence(main) ?? clip(main, 200);
-  const terms = keywords(all, 8);
+  // Verb forms ("automates", "digitises") are no headline, hashtag or shot: the same cue topicPhrase drops.
+  const terms = keywords(all, 12)
+    .filter((term) => !/(ates|izes|ises|ifies)$/i.test(term))
+    .slice(0, 8);
   const listed = LIST_FIELDS.map((name) => text(v[name]))
     .filter(Boolean)
     .flatMap((value) => value.split(/\n+|;\s*/))
