@@ -135,6 +135,13 @@ describe('offline engine: persona voice', () => {
     }
   });
 
+  it('quotes back the claim of a longer message, but does not repeat a one-line question', async () => {
+    const engine = createOfflineEngine();
+    const question = 'Would you switch to our new app if it saved you an hour a week?';
+    expect((await engine.generate(ask(cfo, question, { verbosity: 'high' }))).text).not.toContain('You said');
+    expect((await engine.generate(ask(cfo, pitch, { verbosity: 'high' }))).text).toMatch(/You said: “[^”]*month-end close/);
+  });
+
   it('grows with verbosity, and instructions asking for brevity win', async () => {
     const engine = createOfflineEngine();
     const lengths = await Promise.all(

@@ -268,7 +268,8 @@ export function composeReply(args: ComposeInput): string {
   }
 
   // high: quote the input, add a second objection, the values, a checklist and the closing.
-  const quoted = keySentence(args.input);
+  // The claim a longer message makes is quoted back; a one-line question is answered, not repeated.
+  const quoted = sentences(args.input).length > 1 ? keySentence(args.input) : null;
   const role = roleLine(details);
   const intro = role ? `Speaking as ${/^[aeiou]/i.test(role) ? 'an' : 'a'} ${role}, here is where I land.` : null;
   const secondObjection = rankedItems(details, 'objections', text, 3).find((item) => item !== objection?.item && !used.has(item));
