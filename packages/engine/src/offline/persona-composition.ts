@@ -99,6 +99,7 @@ const B2C_CUES = [
 
 const CATEGORY_RULES: ReadonlyArray<[RegExp, string]> = [
   [/\b(cfo|financ|account|controller|fp&a|treasur|audit)/i, 'Finance'],
+  [/\b(logistic|freight|fleet|truck|haulage|warehous|dispatch|last[- ]mile)/i, 'Operations & Logistics'],
   [/\b(procure|sourcing|purchas|buyer|supply chain)/i, 'Procurement'],
   [/\b(security|ciso|it director|cio|cto|devops|engineer|developer|infrastructure)/i, 'IT & Security'],
   [/\b(marketing|brand|growth|demand gen|content|seo)/i, 'Marketing'],
@@ -196,7 +197,11 @@ export function closestBasePersona(text: string, type: PersonaType | null): { pe
 /** "A procurement manager at a logistics firm who…" → "procurement manager". */
 export function rolePhrase(description: string): string {
   const first = description.split(/[.;:!?\n]/)[0] ?? description;
-  const stripped = first.replace(/^\s*(i am|i'm|we are|they are|she is|he is|this is|meet)\s+/i, '').replace(/^\s*(a|an|the|our|my)\s+/i, '');
+  const stripped = first
+    .replace(/^\s*(i am|i'm|we are|they are|she is|he is|this is|meet)\s+/i, '')
+    .replace(/^\s*(a|an|the|our|my)\s+/i, '')
+    // An age is no part of a role ("45-year-old operations director").
+    .replace(/^\d{2}[- ]year[- ]old\s+/i, '');
   const words = stripped.split(/\s+/).filter(Boolean);
   const stop = words.findIndex(
     (word, index) => index > 0 && /^(at|in|of|for|who|that|which|with|from|working|living|based|running|and|,)$/i.test(word.replace(/,$/, '')),
@@ -227,7 +232,8 @@ export function vocabulary(description: string): Vocabulary {
   const role = clip(rolePhrase(description), ROLE_MAX);
   const roleStems = stemSet(role);
   const terms = keywords(description, 8)
-    .filter((term) => !roleStems.has(stem(term)))
+    // "45-year-old", "300" are no subject a template can be about.
+    .filter((term) => !roleStems.has(stem(term)) && !/\d/.test(term))
     .map((term) => clip(term, TERM_MAX));
   return { role, focus: terms[0] ?? 'their work', second: terms[1] ?? terms[0] ?? 'everyday tasks', terms };
 }

@@ -2,6 +2,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOfflineEngine, createOpenAICompatibleEngine, personaProfile, type Engine, type GeneratedPersona } from '../../src/index.js';
 import { startFakeUpstream, type FakeUpstream } from '../../src/testing/index.js';
+import { ageBandOf, descriptionFacts } from '../../src/offline/description-facts.js';
+import { offlinePersonaProfile } from '../../src/features/persona-profile/offline.js';
 import { contractErrors } from '../support/contract.js';
 
 const engine = createOfflineEngine();
@@ -113,6 +115,37 @@ describe('offline persona generation', () => {
     const input = { description: 'A freelance wedding photographer who wants more bookings.' };
     expect(await engine.generatePersona(input)).toEqual(await engine.generatePersona(input));
     expect((await engine.generatePersona(input)).ai_generated.rationale).toMatch(/not a language model/);
+  });
+});
+
+describe('offline persona profile: what the description says outright', () => {
+  const LOGISTICS =
+    'A 45-year-old operations director at a regional logistics company with 300 trucks. She is under pressure to cut fuel costs and driver turnover, distrusts vendors who overpromise on AI, and needs anything new to work with their existing TMS.';
+
+  it('quotes its pressures, distrust and requirements first, and reads the industry and role without the age', () => {
+    const profile = offlinePersonaProfile({ description: LOGISTICS }, { seed: 1 });
+    expect(profile.name).not.toMatch(/year-old/i);
+    expect(profile.name).toMatch(/Operations Director$/);
+    expect(profile.category).toBe('Operations & Logistics');
+    expect(profile.details.industry).toBe('Logistics');
+    expect(profile.details.pains[0]).toBe('Pressure to cut fuel costs and driver turnover');
+    expect(profile.details.objections.slice(0, 2)).toEqual(['I do not trust vendors who overpromise on AI', 'Anything new has to work with our existing TMS']);
+    expect(profile.details.tech_stack[0]).toBe('TMS');
+    // Was "Make regional more predictable", "Too many disconnected tools for 45-year-old".
+    const lists = [...profile.details.goals, ...profile.details.pains, ...profile.details.primary_objectives, ...profile.details.triggers].join(' | ');
+    expect(lists).not.toMatch(/year-old|\bregional\b/i);
+    expect(contractErrors('CustomPersona', asCustomPersona(profile))).toEqual([]);
+  });
+
+  it('reads a consumer description the same way', () => {
+    const facts = descriptionFacts(
+      'A busy nurse who struggles to find time to cook, wants to eat healthier and is tired of meal kits that take an hour. She is sceptical of subscription boxes.',
+    );
+    expect(facts.pains).toEqual(['Struggling to find time to cook', 'Meal kits that take an hour']);
+    expect(facts.goals).toEqual(['Eat healthier']);
+    expect(facts.objections).toEqual(['I am wary of subscription boxes']);
+    expect(descriptionFacts('A 31-year-old first-time buyer.').age).toBe(31);
+    expect([17, 22, 31, 45, 67, 80].map(ageBandOf)).toEqual(['Under 18', '18–24', '25–34', '45–54', '65–74', '75+']);
   });
 });
 

@@ -16,6 +16,7 @@ import {
 import { clamp, clip, contentWords, createRandom, round, upperFirst } from '../../text/index.js';
 import type { GeneratedPersona, PersonaDetails, PersonaGenerationInput, PipelineType } from '../../types.js';
 import type { OfflineContext } from '../define.js';
+import { ageBandOf, descriptionFacts, isBusinessDescriptor } from '../../offline/description-facts.js';
 import { HINT_FIELDS } from './hints.js';
 
 /** A custom persona's profile composed offline from its description (the hints copied as given). */
@@ -25,7 +26,16 @@ export function offlinePersonaProfile(input: PersonaGenerationInput, { seed }: O
   const random = createRandom('persona', seed, input.description, JSON.stringify(hints), input.name ?? '', input.type ?? '', input.category ?? '', pipeline);
   const inferred = inferType(input.description, hints);
   const type = input.type ?? inferred.type;
-  const v = vocabulary(input.description);
+  const facts = descriptionFacts(input.description);
+  const described = vocabulary(input.description);
+  // The industry the description names leads the templates' terms ("logistics", not "regional").
+  const v = facts.industry
+    ? {
+        ...described,
+        focus: facts.industry,
+        second: described.terms.find((term) => !facts.industry!.includes(term) && !isBusinessDescriptor(term)) ?? described.second,
+      }
+    : described;
   const archetype = closestBasePersona(input.description, type);
   const category = input.category ?? categoryOf(`${input.description} ${hints.role_title ?? ''} ${hints.industry ?? ''}`, archetype.persona.category);
   const name = input.name ?? clip(`${random.pick(FIRST_NAMES)} ${random.pick(LAST_NAMES)}, ${titleCase(hints.role_title ?? v.role)}`, 100);
@@ -41,7 +51,7 @@ export function offlinePersonaProfile(input: PersonaGenerationInput, { seed }: O
       : /\bmanager|lead\b/i.test(v.role)
         ? 'Manager'
         : 'Individual contributor';
-    given.industry = v.terms[0] ? titleCase(v.terms[0]) : null;
+    given.industry = facts.industry ? upperFirst(facts.industry) : v.terms[0] ? titleCase(v.terms[0]) : null;
     given.company_size = null;
     given.budget_authority = /\b(chief|cfo|ceo|vp|head|director|founder|owner)\b/i.test(v.role)
       ? 'Owns or co-owns the budget for this area.'
@@ -52,6 +62,17 @@ export function offlinePersonaProfile(input: PersonaGenerationInput, { seed }: O
     given.income_band = null;
     given.household_context = [clip(upperFirst(input.description), 500)];
   }
+  if (facts.age !== null) given.age_band = ageBandOf(facts.age);
+  // What the description says outright comes first in each list; the templates fill the rest.
+  const lead = (stated: string[], template: string[] | undefined) => {
+    const rest = (template ?? []).filter((entry) => !stated.some((said) => said.toLowerCase() === entry.toLowerCase()));
+    return [...stated, ...rest].slice(0, Math.max(template?.length ?? 0, stated.length));
+  };
+  given.pains = lead(facts.pains, given.pains);
+  given.goals = lead(facts.goals, given.goals);
+  given.objections = lead(facts.objections, given.objections);
+  given.win_factors = lead(facts.winFactors, given.win_factors);
+  given.tech_stack = lead(facts.techStack, given.tech_stack);
   given.locale_scope = 'global';
   given.locale_value = null;
   given.is_localized = false;
