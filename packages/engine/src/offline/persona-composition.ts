@@ -1,8 +1,9 @@
 // Offline persona composition shared by the persona-profile and persona-suggestions features: deterministic
 // composition from a description's key terms, fixed templates per persona type, and the closest catalog
 // persona (for the category when none is given).
+import { isBusinessDescriptor } from './description-facts.js';
 import { basePersonas } from '../catalog/index.js';
-import { clip, contentWords, keywords, round, sharedStems, stem, stemSet, type Random } from '../text/index.js';
+import { clip, contentWords, isCommonVerb, keywords, round, sharedStems, stem, stemSet, type Random } from '../text/index.js';
 import type { BasePersona, PersonaCreateHints, PersonaDetails, PersonaType } from '../types.js';
 
 const B2B_CUES = [
@@ -213,8 +214,13 @@ export function rolePhrase(description: string): string {
   return role.length >= 2 ? role : 'customer';
 }
 
+// Short function words stay lower-case inside a title ("Budget Holder for Operations Directors").
+const TITLE_SMALL_WORDS = new Set(['a', 'an', 'and', 'as', 'at', 'by', 'for', 'in', 'of', 'on', 'or', 'the', 'to', 'with']);
+
 export function titleCase(text: string): string {
-  return text.replace(/\b([a-z])([a-z]*)/g, (_, first: string, rest: string) => first.toUpperCase() + rest);
+  return text.replace(/\b([a-z])([a-z]*)/g, (word: string, first: string, rest: string, offset: number) =>
+    offset > 0 && TITLE_SMALL_WORDS.has(word) ? word : first.toUpperCase() + rest,
+  );
 }
 
 export interface Vocabulary {
@@ -231,11 +237,12 @@ const TERM_MAX = 40;
 export function vocabulary(description: string): Vocabulary {
   const role = clip(rolePhrase(description), ROLE_MAX);
   const roleStems = stemSet(role);
-  const terms = keywords(description, 8)
+  const terms = keywords(description, 16)
     // "45-year-old", "300" are no subject a template can be about.
-    .filter((term) => !roleStems.has(stem(term)) && !/\d/.test(term))
-    .map((term) => clip(term, TERM_MAX));
-  return { role, focus: terms[0] ?? 'their work', second: terms[1] ?? terms[0] ?? 'everyday tasks', terms };
+    .filter((term) => !roleStems.has(stem(term)) && !/\d/.test(term) && !isCommonVerb(term) && !isBusinessDescriptor(term))
+    .map((term) => clip(term, TERM_MAX))
+    .slice(0, 8);
+  return { role, focus: terms[0] ?? 'their work', second: terms[1] ?? 'everyday tasks', terms };
 }
 
 export function b2bProfile(v: Vocabulary, random: Random): Partial<PersonaDetails> {

@@ -235,6 +235,47 @@ export function rankedKeywords(text: string, limit: number): string[] {
     .map((entry) => entry.word);
 }
 
+// Verbs a business or person description says what it does with ("Fleetwise sells …, cuts fuel use and helps
+// dispatchers plan routes"): no subject a template can be about, no theme and no hashtag. Kept as the stems
+// of their -s forms, so "delivery" or "management" (other stems) stay.
+const COMMON_VERB_STEMS = new Set(
+  (
+    'sells helps cuts makes lets saves offers provides builds runs plans uses needs wants gives gets brings keeps turns tracks ' +
+    'reduces removes manages handles creates connects supports enables improves automates delivers lowers speeds finds shows ' +
+    'sends works allows replaces combines simplifies'
+  )
+    .split(' ')
+    .map((verb) => stem(verb)),
+);
+
+// Base forms that are verbs after "helps dispatchers …" and make no subject either ("Make plan more predictable").
+const BASE_FORM_VERBS = new Set([
+  'help',
+  'cut',
+  'sell',
+  'save',
+  'find',
+  'make',
+  'get',
+  'keep',
+  'reduce',
+  'create',
+  'improve',
+  'automate',
+  'simplify',
+  'enable',
+  'provide',
+  'allow',
+  'plan',
+]);
+
+/** Whether a word is a form ("sells", "helped", "helping", "plan") of one of the common verbs above. */
+export function isCommonVerb(word: string): boolean {
+  const lower = word.toLowerCase();
+  if (BASE_FORM_VERBS.has(lower)) return true;
+  return /(?:s|ed|ing)$/.test(lower) && !/(?:ss|ness|ings)$/.test(lower) && COMMON_VERB_STEMS.has(stem(lower));
+}
+
 /** The `limit` most salient content words (see `rankedKeywords`), in the order they occur in the text. */
 export function keywords(text: string, limit: number): string[] {
   const ranked = rankedKeywords(text, limit);

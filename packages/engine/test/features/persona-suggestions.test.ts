@@ -23,6 +23,31 @@ beforeAll(async () => {
 });
 afterAll(() => fake.close());
 
+describe('offline persona suggestions: how they read', () => {
+  it('quote the business, take their subjects from its nouns, and give each complementary role its own decision role', async () => {
+    const { output } = await createOfflineEngine().run(personaSuggestions, {
+      business_description:
+        'Fleetwise sells route-optimisation software to regional trucking and delivery companies. It cuts fuel use and helps dispatchers plan routes in minutes.',
+      target_customers: ['operations directors'],
+      goals: ['find early adopters'],
+    });
+    expect(output.data.length).toBeGreaterThanOrEqual(3);
+    for (const suggestion of output.data) {
+      // Was "… who could buy from a business that Fleetwise sells route-optimisation software …".
+      expect(suggestion.description).toContain('“Fleetwise sells route-optimisation software to regional trucking and delivery companies.”');
+      expect(suggestion.description).not.toContain('a business that Fleetwise');
+      // Was "Make helps more predictable", "Spend less time on plan", "They care most about software and regional".
+      for (const line of [...suggestion.goals, ...suggestion.pains, suggestion.description])
+        expect(line).not.toMatch(/\b(?:about|on|around|Make|for) (?:sells|helps|cuts|plan|regional)\b/);
+    }
+    const holder = output.data.find((suggestion) => suggestion.name === 'Budget Holder for Operations Directors');
+    expect(holder?.decision_role).toBe('Economic buyer');
+    const user = output.data.find((suggestion) => suggestion.name.startsWith('Day-to-'));
+    expect(user?.decision_role).toBe('End user');
+    expect(output.data.find((suggestion) => suggestion.name === 'Operations Directors')?.description).toMatch(/They care most about \w+ and \w+\./);
+  });
+});
+
 describe('offline persona suggestions', () => {
   const request = {
     business_description: 'We sell a scheduling and payments app for independent fitness studios.',

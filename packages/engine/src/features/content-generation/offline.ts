@@ -4,7 +4,7 @@
 // example phrases quoted. Deterministic: the same input and seed give the same text. Not a language model.
 import type { GenerationInputValue } from '@persona-api/types';
 import { rankedItems, roleLine } from '../../offline/profile.js';
-import { asPhrase, clip, createRandom, keySentence, keywords, sentences, stemSet, upperFirst } from '../../text/index.js';
+import { asPhrase, clip, createRandom, isCommonVerb, keySentence, keywords, sentences, stemSet, upperFirst } from '../../text/index.js';
 import { topicPhrase } from '../../text/topic.js';
 import type { OfflineContext } from '../define.js';
 import type { ContentGenerationInput } from './index.js';
@@ -85,7 +85,7 @@ export function composeContent(input: ContentGenerationInput, { seed }: OfflineC
   const key = keySentence(main) ?? clip(main, 200);
   // Verb forms ("automates", "digitises") are no headline, hashtag or shot: the same cue topicPhrase drops.
   const terms = keywords(all, 12)
-    .filter((term) => !/(ates|izes|ises|ifies)$/i.test(term))
+    .filter((term) => !/(ates|izes|ises|ifies)$/i.test(term) && !isCommonVerb(term))
     .slice(0, 8);
   const listed = LIST_FIELDS.map((name) => text(v[name]))
     .filter(Boolean)

@@ -1,7 +1,7 @@
 // Offline persona suggestions: one per named target customer (complementary roles next to the first fill
 // up to three), each composed like a persona profile and scored by its overlap with the business.
 import { b2bProfile, b2cProfile, categoryOf, closestBasePersona, inferType, titleCase, vocabulary } from '../../offline/persona-composition.js';
-import { clamp, clip, createRandom, keywords, round, sharedStems, stableId, stemSet, upperFirst } from '../../text/index.js';
+import { clamp, clip, createRandom, isCommonVerb, keywords, round, sentences, sharedStems, stableId, stemSet, upperFirst } from '../../text/index.js';
 import type { PersonaSuggestion, PersonaSuggestionInput, PersonaSuggestionResult } from '../../types.js';
 import type { OfflineContext } from '../define.js';
 import { inputSummary } from './summary.js';
@@ -9,20 +9,31 @@ import { inputSummary } from './summary.js';
 const STAGES = ['Consideration', 'Awareness', 'Decision', 'Consideration', 'Awareness', 'Decision'];
 const B2B_ROLES = ['Economic buyer', 'Champion', 'End user', 'Influencer', 'Technical evaluator', 'Gatekeeper'];
 const B2C_ROLES = ['Primary buyer', 'Household decision maker', 'Influencer among friends', 'Gift buyer', 'Repeat buyer', 'First-time buyer'];
-const COMPLEMENTS_B2B = ['Budget holder for', 'Day-to-day user among', 'Technical evaluator for'];
-const COMPLEMENTS_B2C = ['Budget-minded', 'Early adopter among', 'Loyal repeat buyer among'];
+// A complementary role beside the first target customer, and the decision role it plays.
+const COMPLEMENTS_B2B: ReadonlyArray<[string, string]> = [
+  ['Budget holder for', 'Economic buyer'],
+  ['Day-to-day user among', 'End user'],
+  ['Technical evaluator for', 'Technical evaluator'],
+];
+const COMPLEMENTS_B2C: ReadonlyArray<[string, string]> = [
+  ['Budget-minded', 'Primary buyer'],
+  ['Early adopter among', 'Influencer among friends'],
+  ['Loyal repeat buyer among', 'Repeat buyer'],
+];
 
 /** 3 to 6 personas composed offline from the target customers (complementary roles fill up to 3), best fit first. */
 export function offlinePersonaSuggestions(input: PersonaSuggestionInput, { seed }: OfflineContext): PersonaSuggestionResult {
   const sourcesText = (input.sources ?? []).map((source) => source.text).join('\n');
   const business = `${input.business_description}\n${sourcesText}`;
   const businessStems = stemSet(business);
-  const businessTerms = keywords(business, 6);
+  const businessTerms = keywords(business, 10)
+    .filter((term) => !isCommonVerb(term))
+    .slice(0, 6);
   const customers = input.target_customers
     .slice(0, 6)
     .map((customer) => customer.trim())
     .filter((customer) => customer.length > 0);
-  const candidates: Array<{ label: string; base: string; complement: boolean }> = customers.map((customer) => ({
+  const candidates: Array<{ label: string; base: string; complement: boolean; role?: string }> = customers.map((customer) => ({
     label: customer,
     base: customer,
     complement: false,
@@ -30,8 +41,10 @@ export function offlinePersonaSuggestions(input: PersonaSuggestionInput, { seed 
   const lead = customers[0] ?? 'customers';
   const leadType = inferType(`${lead} ${input.business_description}`, undefined).type;
   const complements = leadType === 'B2B' ? COMPLEMENTS_B2B : COMPLEMENTS_B2C;
-  for (let index = 0; candidates.length < 3; index += 1)
-    candidates.push({ label: `${complements[index % complements.length]} ${lead}`, base: lead, complement: true });
+  for (let index = 0; candidates.length < 3; index += 1) {
+    const [prefix, role] = complements[index % complements.length]!;
+    candidates.push({ label: `${prefix} ${lead}`, base: lead, complement: true, role });
+  }
 
   const goals = input.goals.slice(0, 10);
   const suggestions: Array<PersonaSuggestion & { order: number }> = candidates.map((candidate, index) => {
@@ -67,12 +80,13 @@ export function offlinePersonaSuggestions(input: PersonaSuggestionInput, { seed 
       object: 'persona_suggestion',
       name: name.length >= 2 ? name : `${name} buyer`,
       category: clip(categoryOf(`${candidate.label} ${input.business_description}`, archetype.persona.category), 100),
+      // The business in its own words, quoted: spliced into a clause of ours it read "a business that Fleetwise sells …".
       description: clip(
-        `${upperFirst(candidate.label)} who could buy from a business that ${input.business_description.replace(/^(we|our company|the company)\s+/i, '').replace(/[.]$/, '')}. They care most about ${v.focus} and ${v.second}.`,
+        `${upperFirst(candidate.label)} as customers of this business: “${clip(sentences(input.business_description)[0] ?? input.business_description, 400)}” They care most about ${v.focus} and ${v.second}.`,
         2000,
       ),
       buying_stage: STAGES[index % STAGES.length] ?? 'Consideration',
-      decision_role: (type === 'B2B' ? B2B_ROLES : B2C_ROLES)[index % 6] ?? 'Buyer',
+      decision_role: candidate.role ?? (type === 'B2B' ? B2B_ROLES : B2C_ROLES)[index % 6] ?? 'Buyer',
       rationale: clip(
         `Fits the goal to ${goalLine.charAt(0).toLowerCase()}${goalLine.slice(1)}: ${candidate.complement ? `a complementary role next to ${lead}` : 'one of the named target customers'}, sharing ${overlap} key term(s) with the business description${businessTerms.length > 0 ? ` (${businessTerms.slice(0, 3).join(', ')})` : ''}. Composed offline by fixed rules, not by a language model.`,
         2000,
