@@ -85,6 +85,14 @@ describe('the offline content', () => {
     expect(post).toMatch(/#Closewise/);
     expect(post).not.toContain('#Automates');
 
+    // Was seven items that repeated the brief's two sentences in turn, under "# 7 Closewise".
+    const listicle = (await collect(engine.streamText(contentGeneration, inputFor('app_listicle', { topic: brief, item_count: 7 }, true)))).text;
+    const items = [...listicle.matchAll(/^\d+\. \*\*(.+?)\*\*/gm)].map((match) => match[1]!);
+    expect(new Set(items).size).toBe(items.length);
+    expect(listicle).toMatch(new RegExp(`^# .+: ${items.length} things to know$`, 'm'));
+    const email = (await collect(engine.streamText(contentGeneration, inputFor('app_promotional_email', { offer: brief }, true)))).text;
+    expect(email).toContain('\n\nHi,\n\n');
+
     const description = (
       await collect(engine.streamText(contentGeneration, inputFor('app_product_description', { product_name: 'Closewise', features: brief })))
     ).text;

@@ -143,13 +143,21 @@ export function composeContent(input: ContentGenerationInput, { seed }: OfflineC
     }
     case 'blog_article': {
       if (input.app.id.includes('listicle')) {
-        const count = Math.max(1, num(v.item_count, 5));
-        const items = Array.from({ length: count }, (_, index) => {
-          const point = points[index % points.length] ?? subject;
-          const support = goals[index % Math.max(goals.length, 1)];
-          return `${index + 1}. **${clip(upperFirst(asPhrase(point)), 80)}** — ${support ? `It helps you ${asPhrase(support)}.` : sentence(key)}`;
+        // As many items as the brief has distinct points (its list, its sentences, the items it enumerates), up
+        // to the count asked for: repeating them round to fill the count is no list.
+        const distinct = [...new Map([...points, ...enumeration(main)].map((point) => [point.toLowerCase(), point])).values()];
+        const count = Math.min(Math.max(1, num(v.item_count, 5)), Math.max(1, distinct.length));
+        const items = distinct.slice(0, count).map((point, index) => {
+          const support = goals[index];
+          return `${index + 1}. **${clip(upperFirst(inline(point)), 80)}**${support ? ` — It helps you ${asPhrase(support)}.` : ''}`;
         });
-        return join(`# ${count} ${subject}`, `${sentence(key)}${reader ? ` Written for ${reader}.` : ''}`, items.join('\n'), termsLine, `${cta}${end}`);
+        return join(
+          `# ${subject}: ${count} ${count === 1 ? 'thing' : 'things'} to know`,
+          `${sentence(key)}${reader ? ` Written for ${readerPhrase}.` : ''}`,
+          items.join('\n'),
+          termsLine,
+          `${cta}${end}`,
+        );
       }
       const sections = points.slice(0, 5).map((point, index) => {
         const heading = clip(upperFirst(asPhrase(point)), 80);
@@ -159,7 +167,7 @@ export function composeContent(input: ContentGenerationInput, { seed }: OfflineC
       });
       return join(
         `# ${subject}`,
-        `${sentence(key)}${reader ? ` This guide is for ${reader}.` : ''}`,
+        `${sentence(key)}${reader ? ` This guide is for ${readerPhrase}.` : ''}`,
         ...sections,
         exampleLine,
         `## Next step`,
@@ -168,7 +176,8 @@ export function composeContent(input: ContentGenerationInput, { seed }: OfflineC
     }
     case 'email': {
       const cold = Boolean(v.recipient_role);
-      const greeting = cold ? 'Hi,' : `Hi${reader ? ` ${reader.split(/[,;]/)[0]}` : ''},`;
+      // A role or an audience is no name to greet ("Hi Chief Financial Officer in B2B software,").
+      const greeting = 'Hi,';
       const proof = text(v.proof) ? `${sentence(text(v.proof))}` : null;
       const deadline = text(v.deadline) ? `The offer ends ${text(v.deadline)}.` : null;
       return join(
@@ -348,7 +357,10 @@ export function composeContent(input: ContentGenerationInput, { seed }: OfflineC
         `## About ${company}`,
         text(v.boilerplate)
           ? sentence(text(v.boilerplate))
-          : sentence(sentences(all).find((line) => line.toLowerCase().includes(company.toLowerCase())) ?? `${company} makes ${subjectInline}`),
+          : sentence(
+              sentences(main).find((line) => line.toLowerCase().includes(company.toLowerCase()) && line.length > company.length + 10) ??
+                `${company} makes ${subjectInline}`,
+            ),
         '###',
       );
     }
