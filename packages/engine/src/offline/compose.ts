@@ -5,7 +5,7 @@
 import type { EnginePersona, Level } from '../types.js';
 import { topicPhrase, topicReference } from '../text/topic.js';
 import { affinity, bestMatch, rankedItems, registerOf, roleLine, type Register } from './profile.js';
-import { asPhrase, clip, keySentence, keywords, lowerFirst, sentences, stemSet, upperFirst, valence, type Random } from '../text/index.js';
+import { asPhrase, clip, keySentence, keywords, lowerFirst, sentences, stemSet, upperFirst, valence, withArticle, type Random } from '../text/index.js';
 
 type Mood = 'positive' | 'neutral' | 'negative';
 
@@ -271,7 +271,7 @@ export function composeReply(args: ComposeInput): string {
   // The claim a longer message makes is quoted back; a one-line question is answered, not repeated.
   const quoted = sentences(args.input).length > 1 ? keySentence(args.input) : null;
   const role = roleLine(details);
-  const intro = role ? `Speaking as ${/^[aeiou]/i.test(role) ? 'an' : 'a'} ${role}, here is where I land.` : null;
+  const intro = role ? `Speaking as ${withArticle(role)}, here is where I land.` : null;
   const secondObjection = rankedItems(details, 'objections', text, 3).find((item) => item !== objection?.item && !used.has(item));
   const values = rankedItems(details, 'values', text, 2).map(asPhrase);
   const valuesLine = values.length > 0 ? `In the end it comes down to ${values.join(' and ')} for me.` : null;

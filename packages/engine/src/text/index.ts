@@ -269,6 +269,14 @@ const BASE_FORM_VERBS = new Set([
   'plan',
 ]);
 
+/** A verb's third-person ending ("automates", "digitises"): no subject, headline or topic starts with one. */
+export const VERB_SUFFIX = /(ates|izes|ises|ifies)$/i;
+
+/** A noun phrase with its indefinite article ("a Chief Financial Officer", "an IT director"). */
+export function withArticle(phrase: string): string {
+  return `${/^[aeiou]/i.test(phrase) ? 'an' : 'a'} ${phrase}`;
+}
+
 /** Whether a word is a form ("sells", "helped", "helping", "plan") of one of the common verbs above. */
 export function isCommonVerb(word: string): boolean {
   const lower = word.toLowerCase();

@@ -1,5 +1,5 @@
 // The topic of a text, for titles and fillers (an artifact's title on either engine, offline fillers).
-import { contentWords, rankedKeywords, sentences, stem } from './index.js';
+import { contentWords, rankedKeywords, sentences, stem, VERB_SUFFIX } from './index.js';
 
 /** The input's topic: a run of up to three content words around its most salient keyword. */
 export function topicPhrase(text: string): string | null {
@@ -54,6 +54,6 @@ function topicRun(text: string): { tokens: string[]; start: number; phrase: stri
   while (start > 0 && end - start < 2 && content.has((tokens[start - 1] ?? '').toLowerCase())) start -= 1;
   while (end < tokens.length - 1 && end - start < 2 && content.has((tokens[end + 1] ?? '').toLowerCase())) end += 1;
   // A run that starts with a verb form ("automates month-end close") reads better without it.
-  while (end > start && /(ates|izes|ises|ifies)$/i.test(tokens[start] ?? '')) start += 1;
+  while (end > start && VERB_SUFFIX.test(tokens[start] ?? '')) start += 1;
   return { tokens, start, phrase: tokens.slice(start, end + 1).join(' ') };
 }

@@ -4,7 +4,20 @@
 // example phrases quoted. Deterministic: the same input and seed give the same text. Not a language model.
 import type { GenerationInputValue } from '@persona-api/types';
 import { rankedItems, roleLine } from '../../offline/profile.js';
-import { asPhrase, clip, createRandom, isCommonVerb, keySentence, keywords, sentences, stemSet, upperFirst } from '../../text/index.js';
+import {
+  asPhrase,
+  clip,
+  createRandom,
+  isCommonVerb,
+  keySentence,
+  keywords,
+  sentences,
+  sharedStems,
+  stemSet,
+  upperFirst,
+  VERB_SUFFIX,
+  withArticle,
+} from '../../text/index.js';
 import { topicPhrase } from '../../text/topic.js';
 import type { OfflineContext } from '../define.js';
 import type { ContentGenerationInput } from './index.js';
@@ -43,7 +56,7 @@ function closestSentence(text: string, candidates: readonly string[], skip: Read
   let best: { line: string; shared: number } | null = null;
   for (const line of candidates) {
     if (skip.has(line)) continue;
-    const shared = [...stemSet(line)].filter((stem) => wanted.has(stem)).length;
+    const shared = sharedStems(stemSet(line), wanted).length;
     if (shared > 0 && (!best || shared > best.shared)) best = { line, shared };
   }
   return best?.line ?? null;
@@ -58,8 +71,6 @@ function headlineOf(company: string, subject: string, main: string): string {
   const lead = opening.split(/\s+/).length >= 3 ? opening : subject;
   return lead.toLowerCase().startsWith(company.toLowerCase()) ? lead : `${company}: ${lead}`;
 }
-
-const withArticle = (phrase: string) => `${/^[aeiou]/i.test(phrase) ? 'an' : 'a'} ${phrase}`;
 
 /** The noun phrase a brief opens with ("Our new cold brew concentrate is …" → its subject), if short. */
 function openingSubject(text: string): string | null {
@@ -85,7 +96,7 @@ export function composeContent(input: ContentGenerationInput, { seed }: OfflineC
   const key = keySentence(main) ?? clip(main, 200);
   // Verb forms ("automates", "digitises") are no headline, hashtag or shot: the same cue topicPhrase drops.
   const terms = keywords(all, 12)
-    .filter((term) => !/(ates|izes|ises|ifies)$/i.test(term) && !isCommonVerb(term))
+    .filter((term) => !VERB_SUFFIX.test(term) && !isCommonVerb(term))
     .slice(0, 8);
   const listed = LIST_FIELDS.map((name) => text(v[name]))
     .filter(Boolean)

@@ -4,7 +4,21 @@
 // are keywords recurring across answers, disagreements pair personas of different sentiment). Deterministic,
 // documented, not a model.
 import { affinity, bestMatch, roleLine } from '../../offline/profile.js';
-import { asPhrase, clamp, clip, createRandom, lowerFirst, rankedKeywords, round, stem, stemSet, upperFirst, valence, words } from '../../text/index.js';
+import {
+  asPhrase,
+  clamp,
+  clip,
+  createRandom,
+  lowerFirst,
+  rankedKeywords,
+  round,
+  stem,
+  stemSet,
+  upperFirst,
+  valence,
+  withArticle,
+  words,
+} from '../../text/index.js';
 import type { OfflineContext } from '../define.js';
 import type { FocusGroupAnswerInput, FocusGroupAnswerOutput, FocusGroupSentiment, FocusGroupSummaryInput, FocusGroupSummaryOutput } from './index.js';
 
@@ -85,7 +99,7 @@ export function answerOffline({ question, instructions, persona }: FocusGroupAns
   // Proof items are bare noun phrases ("pricing table with worked examples"): a colon needs no article.
   if (proof) points.push(`What I would want to see: ${asPhrase(proof.item)}`);
 
-  const answer = [`${role ? `As ${/^[aeiou]/i.test(role) ? 'an' : 'a'} ${role}, ` : ''}${opening[sentiment]}.`, ...points.map(sentence)].join(' ');
+  const answer = [`${role ? `As ${withArticle(role)}, ` : ''}${opening[sentiment]}.`, ...points.map(sentence)].join(' ');
   const overlap = fit.positive + fit.negative;
   return {
     answer: clip(upperFirst(answer), 8000),
@@ -97,14 +111,15 @@ export function answerOffline({ question, instructions, persona }: FocusGroupAns
 }
 
 // The frames answerOffline puts around what a persona said: their words are ours, not a theme of the group.
+// What a persona wants to see (in the current wording or the older one): a recommendation to prepare it.
+const PROOF_FRAME = /^(?:What I would want to see: |I would want to see )/i;
 const ANSWER_FRAMES = [
   /^It speaks to my goal to /i,
   /^It does not clearly help me /i,
   /^My concern: /i,
   /^What would make me say no: /i,
   /^The question I would need answered: /i,
-  /^What I would want to see: /i,
-  /^I would want to see /i,
+  PROOF_FRAME,
 ];
 // Its price lines are one theme: the price.
 const PRICE_LINE = /^(?:Price weighs heavily for me|Price matters less to me than value|I would weigh the price against the value)$/i;
@@ -173,8 +188,8 @@ export function summaryOffline({ answers }: FocusGroupSummaryInput): FocusGroupS
     const objection = entry.key_points.find((point) => /^What would make me say no: |^My concern: /.test(point));
     if (entry.sentiment !== 'positive' && objection) recommendations.push(`Address ${entry.persona_name}’s point: ${objection.replace(/^[^:]+: /, '')}.`);
     if (entry.sentiment !== 'positive' && question) recommendations.push(`Answer ${entry.persona_name}’s question: ${question.replace(/^[^:]+: /, '')}`);
-    const proof = entry.key_points.find((point) => /^(What I would want to see: |I would want to see )/.test(point));
-    if (proof) recommendations.push(`Prepare for ${entry.persona_name}: ${proof.replace(/^(What I would want to see: |I would want to see )/, '')}.`);
+    const proof = entry.key_points.find((point) => PROOF_FRAME.test(point));
+    if (proof) recommendations.push(`Prepare for ${entry.persona_name}: ${proof.replace(PROOF_FRAME, '')}.`);
   }
   return {
     consensus: clip(consensus, 4000),

@@ -16,7 +16,7 @@ import {
 import { clamp, clip, contentWords, createRandom, round, upperFirst } from '../../text/index.js';
 import type { GeneratedPersona, PersonaDetails, PersonaGenerationInput, PipelineType } from '../../types.js';
 import type { OfflineContext } from '../define.js';
-import { ageBandOf, descriptionFacts, isBusinessDescriptor } from '../../offline/description-facts.js';
+import { ageBandOf, descriptionFacts } from '../../offline/description-facts.js';
 import { HINT_FIELDS } from './hints.js';
 
 /** A custom persona's profile composed offline from its description (the hints copied as given). */
@@ -33,7 +33,7 @@ export function offlinePersonaProfile(input: PersonaGenerationInput, { seed }: O
     ? {
         ...described,
         focus: facts.industry,
-        second: described.terms.find((term) => !facts.industry!.includes(term) && !isBusinessDescriptor(term)) ?? described.second,
+        second: described.terms.find((term) => !facts.industry!.includes(term)) ?? described.second,
       }
     : described;
   const archetype = closestBasePersona(input.description, type);

@@ -6,7 +6,7 @@
 //   question's keywords and this composer answers extractively from what came back, citing each quoted
 //   passage with its `[n]`. Upstream models run a real tool loop instead (the server drives it).
 import { z } from 'zod';
-import { clip, contentWords, keywords, sentences, stem, stemSet } from '../../text/index.js';
+import { clip, keywords, sentences, sharedStems, stemSet } from '../../text/index.js';
 import { defineFeature } from '../define.js';
 
 /** A title is at most this long (AgentThread.title allows 200). */
@@ -121,11 +121,7 @@ function passagesOf(text: string): { label: string | null; text: string }[] {
 function bestPassage(text: string, question: ReadonlySet<string>): { label: string | null; text: string; score: number } {
   let best: { label: string | null; text: string; score: number } = { label: null, text: '', score: -1 };
   for (const passage of passagesOf(text)) {
-    const score = new Set(
-      contentWords(passage.text)
-        .map(stem)
-        .filter((s) => question.has(s)),
-    ).size;
+    const score = sharedStems(stemSet(passage.text), question).length;
     if (score > best.score) best = { ...passage, score };
   }
   return best;
@@ -146,7 +142,7 @@ export function composeResearchAnswer(input: { question: string; sources: readon
       source,
       order,
       best: bestPassage(source.snippet, question),
-      shared: [...stemSet(`${source.title} ${source.snippet}`)].filter((s) => question.has(s)).length,
+      shared: sharedStems(stemSet(`${source.title} ${source.snippet}`), question).length,
     }))
     .filter((entry) => entry.best.text.length > 0 && entry.shared > 0)
     .sort((a, b) => b.shared - a.shared || a.order - b.order);
