@@ -18,6 +18,9 @@ const EXTRA_STOPWORDS = [
   'rather',
   'quite',
   'almost',
+  'less',
+  'fewer',
+  'least',
   'please',
   'thanks',
   'thank',
@@ -363,26 +366,88 @@ export interface Valence {
   negative: string[];
   /** Rated words found. */
   rated: number;
+  /** Moves up in what the reader pays (paidMove): each a reason for anger, not only a negative word. */
+  paidUp: number;
 }
 
-/** AFINN-165 valence with one-word negation ("not good" counts as negative). */
+// What a reader pays, and words that move it. AFINN rates "rise" and "increase" +1 and "cut" and "drop" −1,
+// so "prices rise" read as good news and "cut storage prices" as bad; next to one of these nouns the move
+// is rated as the one who pays reads it: up −2, down +2. ("Rates" is left out: a saver and a borrower
+// read a rise in them oppositely.)
+const PAID = new Set([
+  'price',
+  'prices',
+  'pricing',
+  'cost',
+  'costs',
+  'fee',
+  'fees',
+  'bill',
+  'bills',
+  'charge',
+  'charges',
+  'premium',
+  'premiums',
+  'tariff',
+  'tariffs',
+  'rent',
+  'rents',
+  'inflation',
+  'subscription',
+  'subscriptions',
+  'tax',
+  'taxes',
+]);
+const PAID_UP = new Set(
+  'rise rises rising rose raise raises raised raising increase increases increased increasing hike hikes hiked hiking jump jumps jumped soar soars soared climb climbs climbed surge surges surged spike spikes spiked double doubles doubled higher up'.split(
+    ' ',
+  ),
+);
+const PAID_DOWN = new Set(
+  'cut cuts cutting drop drops dropped dropping fall falls fell falling lower lowers lowered lowering reduce reduces reduced reducing reduction slash slashes slashed decrease decreases decreased ease eases eased easing slow slows slowed slowing cool cools cooled cooling down'.split(
+    ' ',
+  ),
+);
+/** Words either side of a move that may name what moves ("raise subscription prices", "prices rose less"). */
+const PAID_REACH = 3;
+
+/** The payer's rating of `list[index]` when it moves a nearby price or cost (−2 up, +2 down), else undefined. */
+function paidMove(list: readonly string[], index: number): number | undefined {
+  const word = list[index] ?? '';
+  const rating = PAID_UP.has(word) ? -2 : PAID_DOWN.has(word) ? 2 : undefined;
+  if (rating === undefined) return undefined;
+  for (let at = Math.max(0, index - PAID_REACH); at <= Math.min(list.length - 1, index + PAID_REACH); at++) {
+    if (PAID.has(list[at] ?? '')) return rating;
+  }
+  return undefined;
+}
+
+/**
+ * AFINN-165 valence with one-word negation ("not good" counts as negative), sentence by sentence, and a
+ * move in what the reader pays rated as the payer reads it (paidMove).
+ */
 export function valence(text: string): Valence {
-  const list = words(text);
   const positive: string[] = [];
   const negative: string[] = [];
   let sum = 0;
-  list.forEach((word, index) => {
-    const rating = AFINN[word];
-    if (rating === undefined) return;
-    const previous = list[index - 1];
-    const signed = previous !== undefined && NEGATORS.has(previous) ? -rating : rating;
-    sum += signed;
-    (signed >= 0 ? positive : negative).push(word);
-  });
+  let paidUp = 0;
+  for (const sentence of sentences(text)) {
+    const list = words(sentence);
+    list.forEach((word, index) => {
+      const paid = paidMove(list, index);
+      const rating = paid ?? AFINN[word];
+      if (rating === undefined) return;
+      const previous = list[index - 1];
+      const signed = previous !== undefined && NEGATORS.has(previous) ? -rating : rating;
+      if (paid !== undefined && signed < 0) paidUp++;
+      sum += signed;
+      (signed >= 0 ? positive : negative).push(word);
+    });
+  }
   const rated = positive.length + negative.length;
   // AFINN ratings run −5..5; the mean over rated words, softened by how many there are.
   const score = rated === 0 ? 0 : Math.tanh(sum / 5 / Math.sqrt(rated));
-  return { score: round(score, 3), positive, negative, rated };
+  return { score: round(score, 3), positive, negative, rated, paidUp };
 }
 
 export function round(value: number, digits = 2): number {

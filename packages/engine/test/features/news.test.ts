@@ -128,6 +128,25 @@ describe('news analysis', () => {
     expect(priced.output.risk_and_opportunity).toContain('Vendors who cannot explain their pricing in one sentence');
   });
 
+  it('offline: a price rise is bad news and a price cut good news for those who pay', async () => {
+    const rise = (await engine.run(newsAnalysis, { story: { ...PRICES, source_name: 'Business Wire' }, persona: CFO })).output;
+    expect(rise.emotional_response).toMatch(/^Dana reacts with anger first .* reads negative/);
+    expect(rise.risk_and_opportunity).toBe(
+      "Risk: it may sharpen Dana's pain (Vendors who cannot explain their pricing in one sentence). Opportunity: brands that address the concern credibly can earn Dana's trust.",
+    );
+    const cut = {
+      name: 'Cloud providers cut storage prices by a third',
+      summary: 'Three large providers lowered storage fees for most customers.',
+      source_name: 'Reuters',
+    };
+    const eased = (await engine.run(newsAnalysis, { story: cut, persona: CFO })).output;
+    expect(eased.emotional_response).toMatch(/reads positive/);
+    // The pain it touches is touched in Dana's favour; the opportunity is named from the story, not a keyword ("the mid-size angle").
+    expect(eased.risk_and_opportunity).toBe(
+      `It touches Dana's pain (Vendors who cannot explain their pricing in one sentence), in Dana's favour. Opportunity: while Dana is receptive, brands can build on "${cut.name}".`,
+    );
+  });
+
   it("upstream: sends the persona's system prompt and the story", async () => {
     const reply = {
       quick_view: 'a',

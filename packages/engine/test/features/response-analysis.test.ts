@@ -35,6 +35,21 @@ describe('offline analysis', () => {
     expect(positive.emotional_metrics.joy).toBeGreaterThan(negative.emotional_metrics.joy);
   });
 
+  it('reads a move in what the reader pays as the one who pays reads it', async () => {
+    const cfo = persona('persona_saas_cfo');
+    // AFINN alone rates "raise"/"increase" up and "cut" down: these read neutral-to-good and bad before.
+    const rise = await analyze(cfo, 'We will raise subscription prices by 20 percent next quarter.');
+    const cut = await analyze(cfo, 'We cut our subscription prices by 20 percent.');
+    const notRisen = await analyze(cfo, 'Our prices did not rise this year.');
+    expect(rise.sentiment.label).toBe('negative');
+    expect(cut.sentiment.label).toBe('positive');
+    expect(rise.emotional_metrics.anger).toBeGreaterThan(cut.emotional_metrics.anger);
+    expect(cut.emotional_metrics.joy).toBeGreaterThan(rise.emotional_metrics.joy);
+    expect(notRisen.sentiment.score).toBeGreaterThan(0.15);
+    // A rise in something that is not paid keeps AFINN's reading.
+    expect((await analyze(cfo, 'Customer satisfaction will rise.')).sentiment.score).toBeGreaterThan(0);
+  });
+
   it('names the biases the input triggers, with the phrase as evidence', async () => {
     const result = await analyze(persona('persona_restaurant_owner'), inputs[2]!);
     const names = result.biases.map((bias) => bias.name);

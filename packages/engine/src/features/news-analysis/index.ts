@@ -25,6 +25,24 @@ const schema = z.object({
 });
 export type NewsAnalysisOutput = z.infer<typeof schema>;
 
+// Beyond ±0.15 the story's reading is good or bad news for the persona (response-analysis' labels).
+const GOOD_NEWS = 0.15;
+
+/** The risk line: a pain the story shares words with, sharpened by bad news or touched in their favour by good. */
+function riskOf(who: string, pain: string | undefined, score: number): string {
+  if (!pain) return `No direct risk to ${who} appears.`;
+  return score > GOOD_NEWS ? `It touches ${who}'s pain (${pain}), in ${who}'s favour.` : `Risk: it may sharpen ${who}'s pain (${pain}).`;
+}
+
+/** The opportunity line, named from the story itself (its headline) or the goal it shares words with. */
+function opportunityOf(who: string, headline: string, goal: string | undefined, score: number): string {
+  if (score < -GOOD_NEWS) return `Opportunity: brands that address the concern credibly can earn ${who}'s trust.`;
+  if (score > GOOD_NEWS) return `Opportunity: while ${who} is receptive, brands can build on "${headline}".`;
+  return goal
+    ? `Opportunity: brands that tie it to ${who}'s goal (${goal}) can get ${who}'s attention.`
+    : `Opportunity: little for brands; the story leaves ${who} indifferent.`;
+}
+
 export const newsAnalysis = defineFeature<NewsAnalysisInput, NewsAnalysisOutput>({
   name: 'news_analysis',
   schema,
@@ -57,11 +75,7 @@ export const newsAnalysis = defineFeature<NewsAnalysisInput, NewsAnalysisOutput>
           0,
           4000,
         ),
-      risk_and_opportunity:
-        `${pains[0] ? `Risk: it may sharpen ${who}'s pain (${pains[0]}).` : `No direct risk to ${who} appears.`} ${sentiment.score >= 0 ? `Opportunity: brands can pick up the ${themes[0] ?? 'story'} angle while ${who} is receptive.` : `Opportunity: brands that address the concern credibly can earn ${who}'s trust.`}`.slice(
-          0,
-          4000,
-        ),
+      risk_and_opportunity: `${riskOf(who, pains[0], sentiment.score)} ${opportunityOf(who, story.name, goals[0], sentiment.score)}`.slice(0, 4000),
       confidence: analysis.confidence_scores.overall,
     };
   },

@@ -133,7 +133,7 @@ export function analyzeInput(input: string, persona: EnginePersona | null, rando
 
   const counts = Object.fromEntries(EMOTIONS.map((emotion) => [emotion, cueHits(stems, EMOTION_CUES[emotion]).length])) as Record<Emotion, number>;
   counts.joy += mood.positive.length;
-  counts.anger += mood.negative.filter((word) => (rating(word) ?? 0) <= -3).length;
+  counts.anger += mood.negative.filter((word) => (rating(word) ?? 0) <= -3).length + mood.paidUp;
   counts.sadness += mood.negative.length > 0 ? 1 : 0;
   counts.surprise += exclamations;
   counts.trust += fit.positive > 0 ? 1 : 0;
