@@ -84,6 +84,27 @@ describe('meeting analysis, offline', () => {
     expect(undated.output.action_items.map((item) => item.due)).toEqual([null, null, null]);
   });
 
+  it('keeps courtesies out of the key points and reads a price rise, a precondition and a condition as risks', async () => {
+    const call = segmentsOf([
+      ['spk_1', 'Ana Silva', 0, 9, 'Hi Ben, thanks so much for making the time today.'],
+      ['spk_2', 'Ben Okafor', 9.5, 22, 'The team likes the dashboards, but finance flagged that your prices went up 18 percent last year.'],
+      ['spk_2', 'Ben Okafor', 22.5, 35, 'I still need a SOC 2 report before legal signs anything.'],
+      ['spk_1', 'Ana Silva', 35.5, 44, 'I will send the SOC 2 report by Friday.'],
+      ['spk_2', 'Ben Okafor', 44.5, 58, 'If the migration slips past June we will have a problem, because the old contract ends then.'],
+    ]);
+    const { output } = await createOfflineEngine().run(meetingAnalysis, { ...input, segments: call, held_on: '2026-11-26' });
+    expect(output.key_points.some((point) => point.includes('thanks so much'))).toBe(false);
+    expect(output.summary).not.toContain('thanks so much');
+    expect(output.risks).toEqual([
+      { text: 'The team likes the dashboards, but finance flagged that your prices went up 18 percent last year.', severity: 'medium' },
+      { text: 'I still need a SOC 2 report before legal signs anything.', severity: 'medium' },
+      { text: 'If the migration slips past June we will have a problem, because the old contract ends then.', severity: 'medium' },
+    ]);
+    // The condition is neither a commitment nor a next step.
+    expect(output.action_items.map((item) => item.text)).toEqual(['I will send the SOC 2 report by Friday.']);
+    expect(output.next_steps).toEqual(['I will send the SOC 2 report by Friday.']);
+  });
+
   it('names a topic by what is said: a SOC 2 report is security, not product feedback', () => {
     const topicsOf = (text: string) =>
       Object.entries(MEETING_TOPICS)

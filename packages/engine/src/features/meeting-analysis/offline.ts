@@ -2,7 +2,7 @@
 // of the transcript itself, chosen by rule (extractive, never invented); sentiment is a lexicon count.
 import type { MeetingSentimentLabel, MeetingTranscriptSegment } from '@persona-api/types';
 import * as chrono from 'chrono-node';
-import { sentences } from '../../text/index.js';
+import { sentences, valence } from '../../text/index.js';
 import type { MeetingAnalysisDraft, MeetingAnalysisInput } from './index.js';
 
 interface Sentence {
@@ -32,7 +32,17 @@ const CONDITIONAL = /^(?:if|unless|when|otherwise)\b/i;
 const COMMITMENT = /\b(I'll|I will|we'll|we will|let me|I can send|I'm going to|we're going to|I will follow up)\b/i;
 const NEXT_STEP = /\b(next step|follow[- ]up|schedule|send (?:over|you)|set up a|book a|circle back)\b/i;
 const RISK_HIGH = /\b(cancel|churn|budget freeze|no budget|switch(?:ing)? to|deal[- ]breaker|blocker|escalat)\w*/i;
-const RISK_MEDIUM = /\b(concern|worried|delay|competitor|legal review|not sure|outage|expensive|too (?:much|high))\w*/i;
+const RISK_MEDIUM = /\b(concern|worried|delay|competitor|legal review|not sure|outage|expensive|too (?:much|high)|problem|slip(?:s|ped|ping)?\b)\w*/i;
+// Something still owed before the deal can move: "I still need a SOC 2 report before legal signs anything".
+const PRECONDITION = /\b(?:need|needs|require|requires|must have)\b.+\bbefore\b/i;
+// Opening courtesies: no key point however long ("Hi Tom, thanks for making time").
+const PLEASANTRY = /^(?:hi|hello|hey|good (?:morning|afternoon|evening)|thanks|thank you|great to|nice to|glad to)\b/i;
+
+/** A sentence a call's risk list names: a risk word, a precondition, or a rise in what the customer pays ("prices went up"). */
+function riskOf(text: string): 'high' | 'medium' | null {
+  if (RISK_HIGH.test(text)) return 'high';
+  return RISK_MEDIUM.test(text) || PRECONDITION.test(text) || valence(text).paidUp > 0 ? 'medium' : null;
+}
 
 export function sentencesOf(segments: readonly MeetingTranscriptSegment[]): Sentence[] {
   return segments.flatMap((segment) =>
@@ -63,22 +73,30 @@ export function sentimentOf(texts: readonly string[]): { label: MeetingSentiment
 
 export function offlineMeetingAnalysis(input: MeetingAnalysisInput): MeetingAnalysisDraft {
   const sentences = sentencesOf(input.segments);
-  const weight = (sentence: Sentence) =>
+  // What makes a sentence worth keeping beyond its length: topics, figures, commitments, steps, risks.
+  const signal = (sentence: Sentence) =>
     Object.values(MEETING_TOPICS).filter((pattern) => pattern.test(sentence.text)).length * 2 +
     (/\d/.test(sentence.text) ? 1 : 0) +
     (COMMITMENT.test(sentence.text) ? 2 : 0) +
-    (RISK_MEDIUM.test(sentence.text) || RISK_HIGH.test(sentence.text) ? 1 : 0) +
-    Math.min(2, words(sentence.text) / 12);
+    (NEXT_STEP.test(sentence.text) ? 1 : 0) +
+    (riskOf(sentence.text) ? 1 : 0);
+  const weight = (sentence: Sentence) => signal(sentence) + Math.min(2, words(sentence.text) / 12);
   const substantive = sentences.filter((sentence) => words(sentence.text) >= 6 && !sentence.text.endsWith('?'));
-  const ranked = [...substantive].sort((x, y) => weight(y) - weight(x) || x.segment.start - y.segment.start);
-  const keySentences = ranked.slice(0, 8).sort((x, y) => x.segment.start - y.segment.start);
+  const candidates = substantive.filter((sentence) => signal(sentence) > 0 && !(PLEASANTRY.test(sentence.text) && signal(sentence) < 2));
+  const ranked = [...(candidates.length > 0 ? candidates : substantive)].sort((x, y) => weight(y) - weight(x) || x.segment.start - y.segment.start);
+  const inOrder = (list: Sentence[]) => list.sort((x, y) => x.segment.start - y.segment.start);
+  const keySentences = inOrder(ranked.slice(0, 8));
+  // The summary quotes the four weightiest, in the order they were said.
+  const summarySentences = inOrder(ranked.slice(0, 4));
+  // A condition ("If the migration slips we will have a problem") is a risk, not a commitment or a step.
+  const committed = (sentence: Sentence) => COMMITMENT.test(sentence.text) && !CONDITIONAL.test(sentence.text);
 
   const lead = input.measured.talk_ratio[0];
   const summary = [
     `${input.speakers.length} speaker${input.speakers.length === 1 ? '' : 's'} over ${durationPhrase(input.duration_seconds)}` +
       (lead ? `; ${lead.speaker} spoke ${Math.round(lead.ratio * 100)}% of the time` : '') +
       (input.measured.topics.length > 0 ? `; topics: ${input.measured.topics.slice(0, 4).join(', ').toLowerCase()}.` : '.'),
-    ...keySentences.slice(0, 4).map((sentence) => `${sentence.segment.speaker}: "${sentence.text}"`),
+    ...summarySentences.map((sentence) => `${sentence.segment.speaker}: "${sentence.text}"`),
   ].join('\n\n');
 
   const bySpeaker = new Map<string, string[]>();
@@ -88,16 +106,16 @@ export function offlineMeetingAnalysis(input: MeetingAnalysisInput): MeetingAnal
     summary,
     key_points: keySentences.map((sentence) => `${sentence.segment.speaker}: ${sentence.text}`),
     action_items: substantive
-      // "If the export stays slow we will have a hard time…" is a condition, not a commitment.
-      .filter((sentence) => COMMITMENT.test(sentence.text) && !CONDITIONAL.test(sentence.text))
+      .filter(committed)
       .map((sentence) => ({ text: sentence.text, owner_speaker_id: sentence.segment.speaker_id, due: dueDateOf(sentence.text, input.held_on ?? null) })),
     next_steps: substantive
-      .filter((sentence) => NEXT_STEP.test(sentence.text) || COMMITMENT.test(sentence.text))
+      .filter((sentence) => (NEXT_STEP.test(sentence.text) && !CONDITIONAL.test(sentence.text)) || committed(sentence))
       .slice(-20)
       .map((sentence) => sentence.text),
-    risks: substantive
-      .filter((sentence) => RISK_HIGH.test(sentence.text) || RISK_MEDIUM.test(sentence.text))
-      .map((sentence) => ({ text: sentence.text, severity: RISK_HIGH.test(sentence.text) ? 'high' : 'medium' })),
+    risks: substantive.flatMap((sentence) => {
+      const severity = riskOf(sentence.text);
+      return severity ? [{ text: sentence.text, severity }] : [];
+    }),
     sentiment: {
       overall: sentimentOf(input.segments.map((segment) => segment.text)),
       per_speaker: [...bySpeaker.entries()].map(([speaker_id, texts]) => ({ speaker_id, ...sentimentOf(texts) })),
