@@ -164,8 +164,16 @@ describe('video analyses', () => {
       expect(refused.status).toBe(401);
       expect(errorOf(refused)).toMatchObject({ type: 'authentication_error', code: 'invalid_upload_signature' });
     }
-    // Expired: an hour and a second later the same link is refused; a fresh read signs a working one.
-    clock.advance(3601_000);
+    // Cached by the browser until the link expires, which is at least an hour away and on a five-minute mark.
+    const nowSeconds = Math.floor(clock.now().getTime() / 1000);
+    expect(expires % 300).toBe(0);
+    expect(expires - nowSeconds).toBeGreaterThanOrEqual(3600);
+    expect(expires - nowSeconds).toBeLessThan(3900);
+    expect((await h.get(`${path}${first.search}`)).headers['cache-control']).toBe(`private, max-age=${expires - nowSeconds}, immutable`);
+    // Read again within the same five minutes, the analysis gives the same links.
+    expect((await h.get(`/video-analyses/${read.id}`, t.key)).body.result.chunks[0].frame_url).toBe(result.chunks[0].frame_url);
+    // Expired: a second after its expiry the same link is refused; a fresh read signs a working one.
+    clock.advance((expires + 1) * 1000 - clock.now().getTime());
     expect((await h.get(`${path}${first.search}`)).status).toBe(401);
     const fresh = new URL((await h.get(`/video-analyses/${read.id}`, t.key)).body.result.chunks[0].frame_url);
     expect((await h.get(`${fresh.pathname.slice('/api/v1'.length)}${fresh.search}`)).status).toBe(200);

@@ -73,6 +73,17 @@ describe('downloads of stored files', () => {
     }
   });
 
+  it('lets the browser keep the bytes until the link expires, never a shared cache', async () => {
+    const { file } = await uploadAndRecord(stand.h, t, PNG, 'image/png', { file_name: 'pixel.png' });
+    const expires = Number(new URL(file.url).searchParams.get('expires'));
+    const response = await stand.h.app.inject({ method: 'GET', url: pathOf(file.url) });
+    const nowSeconds = Math.floor(stand.h.clock.now().getTime() / 1000);
+    expect(response.headers['cache-control']).toBe(`private, max-age=${expires - nowSeconds}, immutable`);
+    expect(expires - nowSeconds).toBeGreaterThanOrEqual(3600);
+    const ranged = await stand.h.app.inject({ method: 'GET', url: pathOf(file.url), headers: { range: 'bytes=0-9' } });
+    expect(ranged.headers['cache-control']).toBe(response.headers['cache-control']);
+  });
+
   it('puts the same headers on a range answer (206)', async () => {
     const { file } = await uploadAndRecord(stand.h, t, Buffer.from(HTML), 'text/html', { file_name: 'p.html' });
     const response = await stand.h.app.inject({ method: 'GET', url: pathOf(file.url), headers: { range: 'bytes=0-9' } });

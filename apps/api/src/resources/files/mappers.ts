@@ -1,5 +1,5 @@
 import type { File, FileFavoriteResult, FileList, FileMetadata, Folder, UploadResult, UploadUrl } from '@persona-api/types';
-import { downloadUrl, DOWNLOAD_URL_TTL_SECONDS, type SigningKeys, type UploadGrant, uploadUrl, UPLOAD_URL_TTL_SECONDS } from './signing.js';
+import { downloadExpiry, downloadUrl, type SigningKeys, type UploadGrant, uploadUrl, UPLOAD_URL_TTL_SECONDS } from './signing.js';
 import { iso } from '../../lib/wire.js';
 import type { files, folders } from './table.js';
 
@@ -16,15 +16,15 @@ export interface LinkContext {
 
 const unixSeconds = (date: Date) => Math.floor(date.getTime() / 1000);
 
-/** A download link valid for one hour from this read (DECISIONS.md). */
+/** A download link valid at least one hour from this read, the same for every read in its five minutes (DECISIONS.md). */
 export function signedDownloadUrl(links: LinkContext, key: string, variant: 'original' | 'thumbnail' = 'original'): string {
-  return downloadUrl(links.baseUrl, links.keys, { key, variant, expires: unixSeconds(links.now) + DOWNLOAD_URL_TTL_SECONDS });
+  return downloadUrl(links.baseUrl, links.keys, { key, variant, expires: downloadExpiry(unixSeconds(links.now)) });
 }
 
 /**
  * A file row on the wire. `folder` is the row's folder (id and name) or null; `folder_id`/`folder` and
  * `thumbnail_url` are left out when absent, as the contract's "present only when" says. Upload links are
- * signed afresh on every read.
+ * signed at every read (signedDownloadUrl).
  */
 export function toFile(row: FileRow, extra: { folder: Pick<FolderRow, 'id' | 'name'> | null; isFavorite: boolean }, links: LinkContext): File {
   const isUpload = row.storageKey !== null;

@@ -36,9 +36,41 @@ export interface DownloadGrant {
   expires: number;
 }
 
-/** How long upload URLs and download links stay valid (the contract's `expires_in`, and File.url's hour). */
+/** How long upload URLs and (at least) download links stay valid (the contract's `expires_in`, and File.url's hour). */
 export const UPLOAD_URL_TTL_SECONDS = 3600;
 export const DOWNLOAD_URL_TTL_SECONDS = 3600;
+/** Download links expire on these marks, so reads within one step share a link (DECISIONS.md, Files and uploads). */
+export const DOWNLOAD_URL_STEP_SECONDS = 300;
+/** Links kept signed per process and step; past it the memo starts again (each entry is a link of ~150 bytes). */
+const SIGNED_LINKS_KEPT = 20_000;
+
+/** The `expires` of a download link read at `nowSeconds`: the first step mark at least DOWNLOAD_URL_TTL_SECONDS later. */
+export function downloadExpiry(nowSeconds: number): number {
+  return Math.ceil((nowSeconds + DOWNLOAD_URL_TTL_SECONDS) / DOWNLOAD_URL_STEP_SECONDS) * DOWNLOAD_URL_STEP_SECONDS;
+}
+
+/** `Cache-Control` of a download whose link expires at `expires`: kept by the browser until then, never by shared caches. */
+export function downloadCacheControl(expires: number, nowSeconds: number): string {
+  return `private, max-age=${Math.max(0, expires - nowSeconds)}, immutable`;
+}
+
+// Links already signed with these keys for one expiry: every read in a step asks for the same ones.
+const signedLinks = new WeakMap<SigningKeys, { expires: number; links: Map<string, string> }>();
+
+/** The link `sign` makes for `id` at `expires`, made once per keys, expiry and id while the memo holds. */
+function memoisedLink(keys: SigningKeys, expires: number, id: string, sign: () => string): string {
+  let memo = signedLinks.get(keys);
+  if (!memo || memo.expires !== expires || memo.links.size >= SIGNED_LINKS_KEPT) {
+    memo = { expires, links: new Map() };
+    signedLinks.set(keys, memo);
+  }
+  let link = memo.links.get(id);
+  if (link === undefined) {
+    link = sign();
+    memo.links.set(id, link);
+  }
+  return link;
+}
 
 const SIGNING_SECRET_NAME = 'upload_signing';
 
@@ -135,8 +167,10 @@ export function verifyFrame(keys: SigningKeys, grant: FrameGrant, signature: str
 
 /** A chunk's `frame_url`: `{base}/video-analyses/{id}/frames/{index}?expires=…&signature=…`. */
 export function frameUrl(baseUrl: string, keys: SigningKeys, grant: FrameGrant): string {
-  const query = new URLSearchParams({ expires: String(grant.expires), signature: signFrame(keys, grant) });
-  return `${baseUrl}/video-analyses/${grant.analysisId}/frames/${grant.chunkIndex}?${query}`;
+  return memoisedLink(keys, grant.expires, `frame\u0000${baseUrl}\u0000${grant.analysisId}\u0000${grant.chunkIndex}`, () => {
+    const query = new URLSearchParams({ expires: String(grant.expires), signature: signFrame(keys, grant) });
+    return `${baseUrl}/video-analyses/${grant.analysisId}/frames/${grant.chunkIndex}?${query}`;
+  });
 }
 
 /** `PUT` target of an upload: `{base}/uploads/{key}?expires=…&signature=…`. */
@@ -147,11 +181,13 @@ export function uploadUrl(baseUrl: string, keys: SigningKeys, grant: UploadGrant
 
 /** A download link (`public_url`, `url`, `thumbnail_url`); the variant is in the query only when not the original. */
 export function downloadUrl(baseUrl: string, keys: SigningKeys, grant: DownloadGrant): string {
-  const query = new URLSearchParams();
-  if (grant.variant !== 'original') query.set('variant', grant.variant);
-  query.set('expires', String(grant.expires));
-  query.set('signature', signDownload(keys, grant));
-  return `${baseUrl}/uploads/${grant.key}?${query}`;
+  return memoisedLink(keys, grant.expires, `${grant.variant}\u0000${baseUrl}\u0000${grant.key}`, () => {
+    const query = new URLSearchParams();
+    if (grant.variant !== 'original') query.set('variant', grant.variant);
+    query.set('expires', String(grant.expires));
+    query.set('signature', signDownload(keys, grant));
+    return `${baseUrl}/uploads/${grant.key}?${query}`;
+  });
 }
 
 /**

@@ -11,7 +11,7 @@ import { CHECKSUM_HEADER, expectedChecksum, storeUpload } from './pipeline.js';
 import { contentRange, parseRange } from './range.js';
 import { findUpload } from './repository.js';
 import { linksAt } from './settings.js';
-import { verifyDownload, verifyUpload } from './signing.js';
+import { downloadCacheControl, verifyDownload, verifyUpload } from './signing.js';
 import { mediaTypeEssence } from './sniff.js';
 import { files, uploads } from './table.js';
 
@@ -108,6 +108,7 @@ export const uploadHandlers = {
       .code(range ? 206 : 200)
       .header('content-type', contentType)
       .headers(downloadHeaders(params.key, contentType))
+      .header('cache-control', downloadCacheControl(query.expires, unixSeconds(now)))
       .header('accept-ranges', 'bytes')
       .header('content-length', range ? range.end - range.start + 1 : info.size);
     if (range) reply.header('content-range', contentRange(info.size, range));

@@ -10,7 +10,7 @@ import type {
 } from '@persona-api/types';
 import { iso } from '../../lib/wire.js';
 import type { LinkContext } from '../files/mappers.js';
-import { DOWNLOAD_URL_TTL_SECONDS, downloadUrl } from '../files/signing.js';
+import { downloadExpiry, downloadUrl } from '../files/signing.js';
 import type { meetingTranscripts, meetings } from './table.js';
 
 export type MeetingRow = typeof meetings.$inferSelect;
@@ -42,13 +42,13 @@ export function toMeeting(row: MeetingRow, links: LinkContext | null = null): Me
     status: row.status as MeetingStatus,
     status_detail: changes[changes.length - 1]!,
     status_changes: changes,
-    // Signed /uploads link valid one hour from this read; none before the media is fetched or after media_expired.
+    // Signed /uploads link valid at least one hour from this read; none before the media is fetched or after media_expired.
     recording_url:
       row.recordingKey && links
         ? downloadUrl(links.baseUrl, links.keys, {
             key: row.recordingKey,
             variant: 'original',
-            expires: Math.floor(links.now.getTime() / 1000) + DOWNLOAD_URL_TTL_SECONDS,
+            expires: downloadExpiry(Math.floor(links.now.getTime() / 1000)),
           })
         : null,
     participant_count: row.participantCount,

@@ -5,7 +5,7 @@ import { errors } from '../../http/errors.js';
 import type { ObjectStorage } from '../../storage/index.js';
 import { downloadHeaders } from '../files/download-headers.js';
 import type { LinkContext } from '../files/mappers.js';
-import { DOWNLOAD_URL_TTL_SECONDS, frameUrl, verifyFrame } from '../files/signing.js';
+import { downloadCacheControl, downloadExpiry, frameUrl, verifyFrame } from '../files/signing.js';
 import { framesPrefix } from './jobs.js';
 import { readVideoAnalysis } from './repository.js';
 
@@ -18,9 +18,9 @@ export const frameObjectKey = (id: string, index: number, position: number) =>
 /** The thumbnail is written after every chunk's frames: its presence says all frames are stored. */
 export const thumbnailObjectKey = (id: string) => `${framesPrefix(id)}thumbnail.jpg`;
 
-/** A fresh one-hour frame link per chunk index. */
+/** A frame link per chunk index, valid at least one hour (downloadExpiry). */
 export function frameLinker(links: LinkContext, analysisId: string): (chunkIndex: number) => string {
-  const expires = unixSeconds(links.now) + DOWNLOAD_URL_TTL_SECONDS;
+  const expires = downloadExpiry(unixSeconds(links.now));
   return (chunkIndex) => frameUrl(links.baseUrl, links.keys, { analysisId, chunkIndex, expires });
 }
 
@@ -37,7 +37,8 @@ export const videoAnalysisFrameHandlers = {
   downloadVideoAnalysisFrame: async ({ params, query }, ctx) => {
     const { files: settings, storage } = ctx.services;
     // The signature first: a forged link learns nothing about which analyses exist.
-    verifyFrame(settings.keys, { analysisId: params.id, chunkIndex: params.index, expires: query.expires }, query.signature, unixSeconds(ctx.now()));
+    const nowSeconds = unixSeconds(ctx.now());
+    verifyFrame(settings.keys, { analysisId: params.id, chunkIndex: params.index, expires: query.expires }, query.signature, nowSeconds);
     const row = await readVideoAnalysis(ctx.db, params.id);
     if (!row) throw errors.notFound('video_analysis', params.id, 'id');
     const key = await representativeFrame(storage, row.id, params.index, row.framesPerChunk);
@@ -47,6 +48,7 @@ export const videoAnalysisFrameHandlers = {
       .code(200)
       .header('content-type', 'image/jpeg')
       .headers(downloadHeaders(`frame_${params.index}.jpg`, 'image/jpeg'))
+      .header('cache-control', downloadCacheControl(query.expires, nowSeconds))
       .header('content-length', object.size)
       .send(object.body);
     return STREAMED;

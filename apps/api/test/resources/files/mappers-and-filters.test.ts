@@ -67,10 +67,24 @@ describe('mappers', () => {
     const url = new URL(file.url);
     expect(ownUploadKey(links.baseUrl, file.url)).toBe('upl_7Qm2Xc9LpR4tVb8NxYz12345.pdf');
     const expires = Number(url.searchParams.get('expires'));
-    expect(expires).toBe(nowSeconds + 3600);
+    // Read at 14:44:02: valid to the first five-minute mark at least an hour later.
+    expect(expires).toBe(Date.parse('2026-11-19T15:45:00Z') / 1000);
     expect(() =>
       verifyDownload(links.keys, { key: 'upl_7Qm2Xc9LpR4tVb8NxYz12345.pdf', variant: 'original', expires }, url.searchParams.get('signature')!, nowSeconds),
     ).not.toThrow();
+  });
+
+  it('gives every read within the same five minutes the same links, and a new link after the mark', () => {
+    const at = (iso: string) => toFile(row({ thumbnailKey: 'thumbnails/t.jpg' }), { folder: null, isFavorite: false }, { ...links, now: new Date(iso) });
+    const first = at('2026-11-19T14:44:02Z');
+    const later = at('2026-11-19T14:44:59Z');
+    expect([later.url, later.thumbnail_url]).toEqual([first.url, first.thumbnail_url]);
+    expect(later.thumbnail_url).not.toBe(later.url);
+    const next = at('2026-11-19T14:45:01Z');
+    expect(new URL(next.url).searchParams.get('expires')).toBe(String(Date.parse('2026-11-19T15:50:00Z') / 1000));
+    // Another signing secret never gets a link signed with the first.
+    const other = toFile(row(), { folder: null, isFavorite: false }, { ...links, keys: deriveSigningKeys('another-secret-of-at-least-32-chars!!') });
+    expect(new URL(other.url).searchParams.get('signature')).not.toBe(new URL(first.url).searchParams.get('signature'));
   });
 
   it('an image in a folder carries folder, folder_id and a thumbnail link; a reference keeps its link and may have no size', () => {
