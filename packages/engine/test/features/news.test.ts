@@ -120,9 +120,13 @@ describe('news analysis', () => {
     const { output } = await engine.run(newsAnalysis, { story: unrelated, persona: CFO });
     expect(output.news_contextualization).toContain("does not touch Dana's stated goals");
     expect(output.risk_and_opportunity).toContain('No direct risk to Dana appears.');
-    // A goal the quick view says it does not address is not "related" in the context either.
+    expect(output.quick_view).toMatch(
+      /^Dana reads this as \w+ \([+-]\d\.\d\d\), with \w+ as the strongest emotion\. It touches none of Dana's stated goals or pains\.$/,
+    );
+    // The quick view names what the context and the risk name, and no pitch's "likely pushback".
     const priced = await engine.run(newsAnalysis, { story: { ...PRICES, source_name: 'Business Wire' }, persona: CFO });
-    expect(priced.output.quick_view).toContain('It does not clearly address the goal to give the board a forecast');
+    expect(priced.output.quick_view).toMatch(/It touches Dana's pain: Vendors who cannot explain their pricing in one sentence\.$/);
+    expect(priced.output.quick_view).not.toContain('pushback');
     expect(priced.output.news_contextualization).toBe("Business Wire reports it. It does not touch Dana's stated goals.");
     // The pain it does share words with (pricing) is named.
     expect(priced.output.risk_and_opportunity).toContain('Vendors who cannot explain their pricing in one sentence');

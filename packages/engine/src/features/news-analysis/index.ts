@@ -66,7 +66,15 @@ export const newsAnalysis = defineFeature<NewsAnalysisInput, NewsAnalysisOutput>
     const themes = analysis.key_themes.slice(0, 3);
     const engaged = intent.score >= 0.55 || analysis.biases.length >= 2;
     return {
-      quick_view: analysis.summary.slice(0, 2000),
+      // The reading, then what of the profile it touches: a pitch's "likely pushback" has no place here.
+      quick_view:
+        `${who} reads this as ${sentiment.label} (${sentiment.score >= 0 ? '+' : ''}${sentiment.score.toFixed(2)}), with ${emotions.dominant_emotion} as the strongest emotion. ${
+          pains[0]
+            ? `It touches ${who}'s pain: ${pains[0]}.`
+            : goals[0]
+              ? `It bears on ${who}'s goal: ${goals[0]}.`
+              : `It touches none of ${who}'s stated goals or pains.`
+        }`.slice(0, 2000),
       emotional_response: `${who} reacts with ${emotions.dominant_emotion} first (intensity ${emotions[emotions.dominant_emotion].toFixed(2)}); the story's tone reads ${sentiment.label} (${sentiment.score.toFixed(2)}) and its arousal is ${emotions.arousal.toFixed(2)}.`,
       cognitive_engagement: `${who} ${engaged ? 'reads closely' : 'skims'}: ${themes.length > 0 ? `the themes ${themes.join(', ')} stand out` : 'no theme stands out'}${analysis.biases[0] ? `, and ${analysis.biases[0].name.toLowerCase()} shapes the reading` : ''}.`,
       behavioral_intent: intent.rationale.slice(0, 4000),
