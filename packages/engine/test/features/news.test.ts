@@ -171,6 +171,21 @@ describe('news analysis', () => {
 });
 
 describe('news digest', () => {
+  it('does not count words of time or quantity as shared topics', () => {
+    const walks = {
+      id: 'story_walks',
+      name: 'Researchers find that short daily walks lower stress in office workers',
+      summary:
+        'A study of 1,200 office workers found that a 15-minute walk each day reduced reported stress by a quarter after eight weeks. The researchers say employers could encourage walking meetings.',
+      topics: ['health'],
+    };
+    // It shared "quarter", "day" and "weeks" with the CFO's goals and ranked high (0.78).
+    const relevance = storyRelevance(walks, CFO);
+    expect(relevance.relevance).toBe('low');
+    expect(relevance.why_it_matters).toBe("Shares no terms with Dana's goals, pains or objections.");
+    expect(storyRelevance(PRICES, CFO).relevance).toBe('high');
+  });
+
   it('computes relevance in code and explains it with the shared words', () => {
     const prices = storyRelevance(PRICES, CFO);
     const energy = storyRelevance(ENERGY, CFO);
