@@ -70,6 +70,24 @@ describe('news classification', () => {
     expect(german.output.topics).toContain('energy');
   });
 
+  it('offline: one passing word is no topic, and a contract renewal is no renewable energy', async () => {
+    const sneakers = await engine.run(newsClassification, {
+      title: 'Sneaker resale prices fall as limited drops become less limited',
+      summary:
+        'Resale prices for limited sneaker releases dropped by a third this year as brands produced larger runs. Collectors on social media say hype has moved to smaller brands and vintage pairs.',
+      categories: ['fashion', 'retail'],
+    });
+    expect(sneakers.output.topics).toContain('retail');
+    expect(sneakers.output.topics).not.toContain('media');
+    const prices = await engine.run(newsClassification, {
+      title: PRICES.name,
+      summary: `${PRICES.summary} Finance leaders say they will push back on mid-contract changes and ask for price locks until renewal.`,
+      categories: ['Business'],
+    });
+    expect(prices.output.topics).toEqual(expect.arrayContaining(['business', 'economy', 'technology']));
+    expect(prices.output.topics).not.toContain('energy');
+  });
+
   it('offline: a story with no cue is world news with no region', async () => {
     const { output } = await engine.run(newsClassification, { title: 'Quokka zeppelin xylophone', summary: 'Nothing here.' });
     expect(output).toEqual({ topics: ['world'], region: null });

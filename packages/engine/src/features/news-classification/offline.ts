@@ -1,6 +1,6 @@
 // The offline news classifier: transparent keyword rules. Each topic has cue stems (Porter stems of the
 // headline, summary and feed categories); a topic's score is its number of cue hits, headline hits counting
-// double; topics with a score are returned best first (at most 5), else `world`. The region is the first
+// double; the best topic and those scoring at least 2 are returned best first (at most 5), else `world`. The region is the first
 // country named (by name, demonym or capital) in the headline, then in the summary; null when none.
 import { stem, words } from '../../text/index.js';
 
@@ -107,7 +107,8 @@ const TOPIC_CUES: Record<NewsTopicName, readonly string[]> = {
     'chancellor',
   ],
   world: ['war', 'unit', 'nation', 'intern', 'border', 'diplomat', 'summit', 'refuge', 'conflict', 'treati', 'un', 'nato', 'foreign'],
-  energy: ['energi', 'oil', 'ga', 'power', 'electr', 'solar', 'wind', 'nuclear', 'grid', 'fuel', 'batteri', 'hydrogen', 'renew'],
+  // Not 'renew': "renewal" (a contract's) and "renewable" share that stem.
+  energy: ['energi', 'oil', 'ga', 'power', 'electr', 'solar', 'wind', 'nuclear', 'grid', 'fuel', 'batteri', 'hydrogen'],
   climate: ['climat', 'emiss', 'carbon', 'warm', 'heatwav', 'flood', 'drought', 'environ', 'sustain', 'co2', 'wildfir', 'biodivers', 'green'],
   retail: ['retail', 'store', 'shop', 'shopper', 'ecommerc', 'e-commerc', 'supermarket', 'groceri', 'checkout', 'brand', 'sale', 'black', 'friday', 'deliveri'],
   marketing: ['market', 'advertis', 'ad', 'campaign', 'brand', 'influenc', 'social', 'seo', 'sponsor', 'loyalti', 'custom'],
@@ -157,6 +158,8 @@ function regionOf(text: string): { region: string; at: number } | null {
   return best;
 }
 
+const MIN_TOPIC_SCORE = 2;
+
 export function classifyStory(title: string, summary: string, categories: readonly string[]): { topics: NewsTopicName[]; region: string | null } {
   const score = new Map<NewsTopicName, number>();
   const count = (text: string, weight: number) => {
@@ -171,6 +174,10 @@ export function classifyStory(title: string, summary: string, categories: readon
   const ranked = NEWS_TOPICS.filter((topic) => (score.get(topic) ?? 0) > 0).sort(
     (a, b) => (score.get(b) ?? 0) - (score.get(a) ?? 0) || NEWS_TOPICS.indexOf(a) - NEWS_TOPICS.indexOf(b),
   );
+  // A topic needs a headline or category hit, or two in the summary: one passing word ("collectors on
+  // social media say") does not make a sneaker story a media story. The best topic stays either way.
+  const [best] = ranked;
+  const kept = ranked.filter((topic) => topic === best || (score.get(topic) ?? 0) >= MIN_TOPIC_SCORE);
   const region = regionOf(title) ?? regionOf(summary);
-  return { topics: ranked.length > 0 ? ranked.slice(0, 5) : ['world'], region: region?.region ?? null };
+  return { topics: kept.length > 0 ? kept.slice(0, 5) : ['world'], region: region?.region ?? null };
 }
