@@ -192,6 +192,22 @@ export function stemSet(text: string): Set<string> {
   return new Set(contentWords(text).map(stem));
 }
 
+// Words any two texts may share without being about the same thing: units of time ("each quarter",
+// "twelve weeks") and who does the work ("busy teams", "the FP&A team").
+const GENERIC_STEMS = new Set(
+  (
+    'day days daily week weeks weekly month months monthly quarter quarters quarterly year years yearly annual ahead today tomorrow ' +
+    'time times hour hours minute minutes morning night team teams people person work works working'
+  )
+    .split(' ')
+    .map((word) => stemmer(word)),
+);
+
+/** Whether a stem can say what a text is about (not a unit of time or a word for people at work). */
+export function isTopicalStem(stemmed: string): boolean {
+  return !GENERIC_STEMS.has(stemmed);
+}
+
 /** Stems two texts share. */
 export function sharedStems(a: ReadonlySet<string>, b: ReadonlySet<string>): string[] {
   return [...a].filter((s) => b.has(s));

@@ -20,6 +20,9 @@ import { countTokens } from '../../src/tokens.js';
 import { startFakeUpstream, type FakeUpstream } from '../../src/testing/index.js';
 
 const BRIEF = 'Our cold brew concentrate is slow-steeped for 18 hours from washed Colombian beans. It saves busy teams ten minutes every morning.';
+// A brief that touches the test persona's (the SaaS CFO's) goals and pains; the cold brew one touches none.
+const CLOSEWISE =
+  'Closewise automates the month-end close for mid-size SaaS finance teams: bank reconciliations, accruals and a close checklist in one place. Teams close in 5 days instead of 9.';
 
 function inputFor(appId: string, extra: Record<string, unknown> = {}, persona = false, voice = false): ContentGenerationInput {
   const app = generationApps.find((candidate) => candidate.id === appId)!;
@@ -145,23 +148,26 @@ describe('the offline content', () => {
   });
 
   it('angles the content at the persona and writes in the voice; the same input gives the same text', async () => {
-    const plain = await collect(engine.streamText(contentGeneration, inputFor('app_blog_article')));
-    const angled = await collect(engine.streamText(contentGeneration, inputFor('app_blog_article', {}, true, true)));
+    const plain = await collect(engine.streamText(contentGeneration, inputFor('app_blog_article', { topic: CLOSEWISE })));
+    const angled = await collect(engine.streamText(contentGeneration, inputFor('app_blog_article', { topic: CLOSEWISE }, true, true)));
     const persona = basePersonas[0]!;
-    expect(angled.text).not.toBe(plain.text);
-    expect(
+    const mentionsAGoal = (text: string) =>
       persona.details.goals.some((goal) =>
-        angled.text.toLowerCase().includes(
+        text.toLowerCase().includes(
           goal
             .toLowerCase()
             .replace(/[.!?]+$/, '')
             .slice(1, 30),
         ),
-      ),
-    ).toBe(true);
+      );
+    // A brief that shares no topic with the persona's goals claims none of them: a cold brew blog for a CFO
+    // said "If you want to automate the manual spreadsheet work of the FP&A team, this is for you" (on "teams").
+    expect(mentionsAGoal((await collect(engine.streamText(contentGeneration, inputFor('app_blog_article', {}, true)))).text)).toBe(false);
+    expect(angled.text).not.toBe(plain.text);
+    expect(mentionsAGoal(angled.text)).toBe(true);
     expect(angled.text).toContain('small-batch');
     expect(angled.text).toContain('Coffee that waits for you.');
-    expect((await collect(engine.streamText(contentGeneration, inputFor('app_blog_article', {}, true, true)))).text).toBe(angled.text);
+    expect((await collect(engine.streamText(contentGeneration, inputFor('app_blog_article', { topic: CLOSEWISE }, true, true)))).text).toBe(angled.text);
     expect(
       (await collect(engine.streamText(contentGeneration, inputFor('app_blog_article', { topic: 'A different brief about cargo bikes for city families.' }))))
         .text,
@@ -169,7 +175,7 @@ describe('the offline content', () => {
   });
 
   it('exclaims only when the voice allows it: a playful voice whose sources never exclaim writes none', async () => {
-    const lively = inputFor('app_promotional_email', {}, true, true);
+    const lively = inputFor('app_promotional_email', { offer: CLOSEWISE }, true, true);
     expect((await collect(engine.streamText(contentGeneration, lively))).text).toContain('!');
     const noExclamations = { ...lively.voice!, tone: { ...lively.voice!.tone, donts: ["Use exclamation marks: 0% of the sources' sentences have one."] } };
     const text = (await collect(engine.streamText(contentGeneration, { ...lively, voice: noExclamations }))).text;
@@ -178,8 +184,36 @@ describe('the offline content', () => {
   });
 
   it('follows the inputs: counts, booleans and lists', async () => {
-    const ads = await collect(engine.streamText(contentGeneration, inputFor('app_search_ad', { headline_count: 7 })));
-    expect(ads.text.split('## Descriptions')[0]!.match(/^- /gm)).toHaveLength(7);
+    const headlinesOf = (text: string) => [...text.split('## Descriptions')[0]!.matchAll(/^- (.+)$/gm)].map((match) => match[1]!);
+    const ads = await collect(
+      engine.streamText(
+        contentGeneration,
+        inputFor('app_search_ad', {
+          product: CLOSEWISE,
+          keywords: 'month-end close software, close automation',
+          unique_selling_points: ['speed', 'free trial'],
+          headline_count: 7,
+        }),
+      ),
+    );
+    // Was "Month-end" and "Close" among them, and a description cut with "…".
+    expect(headlinesOf(ads.text)).toEqual([
+      'Month-End Close Software',
+      'Close Automation',
+      'Close in 5 Days Instead of 9',
+      'Closewise',
+      'Start a Free Trial',
+      'Bank Reconciliations',
+      'Accruals',
+    ]);
+    expect(ads.text.split('## Descriptions\n\n')[1]).toBe(
+      '- Teams close in 5 days instead of 9.\n- Bank reconciliations, accruals and a close checklist in one place.\n- Start your free trial.',
+    );
+    // A brief with fewer distinct claims gets fewer headlines, each whole within 30 characters.
+    const brew = headlinesOf(
+      (await collect(engine.streamText(contentGeneration, inputFor('app_search_ad', { keywords: 'cold brew concentrate', headline_count: 7 })))).text,
+    );
+    expect(brew).toEqual(['Cold Brew Concentrate', 'Slow-Steeped for 18 Hours', 'Saves Busy Teams Ten Minutes']);
     const noTags = await collect(engine.streamText(contentGeneration, inputFor('app_linkedin_post', { include_hashtags: false })));
     expect(noTags.text).not.toMatch(/#\p{Lu}/u);
     const bullets = await collect(

@@ -3,12 +3,14 @@
 // at the persona's own goals and pains, with the brand voice's preferred terms woven in and one of its
 // example phrases quoted. Deterministic: the same input and seed give the same text. Not a language model.
 import type { GenerationInputValue } from '@persona-api/types';
+import { titleCase } from '../../offline/persona-composition.js';
 import { rankedItems, roleLine } from '../../offline/profile.js';
 import {
   asPhrase,
   clip,
   createRandom,
   isCommonVerb,
+  isTopicalStem,
   keySentence,
   keywords,
   sentences,
@@ -83,6 +85,70 @@ function openingSubject(text: string): string | null {
   return subject.length >= 3 && subject.length <= 60 && subject.split(/\s+/).length <= 8 ? subject : null;
 }
 
+// Search ads: every headline and description whole within its limit, never a phrase cut short.
+const SEARCH_HEADLINE_MAX = 30;
+const SEARCH_DESCRIPTION_MAX = 90;
+// Ticked selling points that are offers, stated as such. Price, speed, quality and support need the brief's
+// own evidence (a figure claim above), not a stock line ("Built to Last" for a cold brew).
+const SELLING_POINT_LINES: Record<string, string> = {
+  'free trial': 'Start a Free Trial',
+  'free shipping': 'Free Shipping',
+  guarantee: 'Money-Back Guarantee',
+};
+
+// A figure: digits or a number word ("ten minutes every morning").
+const FIGURE = /\d|\b(?:two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|thirty|fifty|hundred|thousand|half|twice|double)\b/i;
+// Where a clause may end early and still say something whole: before a preposition or a "when"/"every".
+const CLAUSE_BREAK = /\s(?:for|from|with|by|in|at|to|of|on|every|each|per|when|while|because|instead|across|without)\s/gi;
+
+/**
+ * A claim as a headline of at most 30 characters: its subject dropped when it is too long ("Teams close in 5
+ * days instead of 9" → "close in 5 days instead of 9"; "It saves busy teams…"; "… concentrate is slow-steeped
+ * …" → what follows "is"), then cut before a preposition if still too long ("slow-steeped for 18 hours
+ * from washed Colombian beans" → "slow-steeped for 18 hours"); null when no whole part of it fits.
+ */
+function headlineClause(clause: string): string | null {
+  if (clause.length <= SEARCH_HEADLINE_MAX) return clause;
+  const copula = /\s(?:is|are)\s/i.exec(clause);
+  let rest = copula ? clause.slice(copula.index + copula[0].length) : clause.replace(/^\S+\s+/, '');
+  if (rest.length <= SEARCH_HEADLINE_MAX) return rest;
+  let cut: number | null = null;
+  for (const match of rest.matchAll(CLAUSE_BREAK)) if (match.index <= SEARCH_HEADLINE_MAX && match.index > 0) cut = match.index;
+  rest = cut === null ? '' : rest.slice(0, cut);
+  return rest.split(/\s+/).length >= 2 && FIGURE.test(rest) ? rest : null;
+}
+
+/**
+ * A search ad's headlines, best first: the keywords as typed, the brief's claims with a figure ("Close in
+ * 5 Days Instead of 9"), the product's name, the ticked selling points, the items the brief lists, then
+ * its terms of two words or more; each title-cased without a leading article or possessive, distinct, and whole within
+ * 30 characters.
+ */
+function searchHeadlines(main: string, keywordList: readonly string[], subject: string, sellingPoints: readonly string[], terms: readonly string[]): string[] {
+  const claims = sentences(main)
+    .flatMap((line) => line.split(/[:;,—–]\s*/))
+    .map((clause) => clause.trim().replace(/[.!?]+$/, ''))
+    .filter((clause) => FIGURE.test(clause))
+    .map(headlineClause)
+    .filter((clause): clause is string => clause !== null);
+  const pointLines = sellingPoints.map((point) => SELLING_POINT_LINES[point]).filter((line): line is string => line !== undefined);
+  const candidates = [...keywordList, ...claims, subject, ...pointLines, ...enumeration(main), ...terms.filter((term) => /\s/.test(term))];
+  const seen = new Set<string>();
+  const headlines: string[] = [];
+  for (const candidate of candidates) {
+    const line = titleCase(
+      candidate
+        .trim()
+        .replace(/\s+/g, ' ')
+        .replace(/^(?:a|an|the|our|your)\s+/i, ''),
+    );
+    if (line.length < 3 || line.length > SEARCH_HEADLINE_MAX || seen.has(line.toLowerCase())) continue;
+    seen.add(line.toLowerCase());
+    headlines.push(line);
+  }
+  return headlines;
+}
+
 export function composeContent(input: ContentGenerationInput, { seed }: OfflineContext): string {
   const v = input.values;
   const strings = Object.values(v).map(text).filter(Boolean);
@@ -108,8 +174,11 @@ export function composeContent(input: ContentGenerationInput, { seed }: OfflineC
   // The audience: the persona's own goals, pains and objections, ranked by the words the brief shares with them.
   const persona = input.persona;
   const stems = stemSet(all);
-  const goals = persona ? rankedItems(persona.details, 'goals', stems, 2) : [];
-  const pains = persona ? rankedItems(persona.details, 'pains', stems, 2) : [];
+  // Only a goal or pain the brief shares a topical word with: "If you want to automate the spreadsheet work of
+  // the team, this is for you" under a cold brew brief ("busy teams") claimed what the product does not do.
+  const touched = (items: string[]) => items.filter((item) => sharedStems(stemSet(item), stems).some(isTopicalStem));
+  const goals = persona ? touched(rankedItems(persona.details, 'goals', stems, 2)) : [];
+  const pains = persona ? touched(rankedItems(persona.details, 'pains', stems, 2)) : [];
   const objections = persona ? rankedItems(persona.details, 'objections', stems, 2) : [];
   const reader = text(v.audience) || text(v.recipient_role) || (persona ? (roleLine(persona.details) ?? persona.name.split(',')[0]) : '');
   // A persona's role is one person ("Chief Financial Officer in B2B software"); an audience typed in is as written.
@@ -218,11 +287,24 @@ export function composeContent(input: ContentGenerationInput, { seed }: OfflineC
           );
         }).join('\n\n');
       }
+      // As many distinct headlines as the brief supports, up to the count asked for (was "Month-end", "Close").
       const count = Math.max(1, num(v.headline_count, 5));
-      const stock = [...text(v.keywords).split(/,\s*/), ...terms, ...preferred, ...text(v.unique_selling_points).split(/,\s*/)].filter(Boolean);
-      const headlines = Array.from({ length: count }, (_, index) => clip(upperFirst(stock[index % stock.length] ?? subject), 30));
-      const descriptions = [sentence(key), goalLine ?? termsLine ?? sentence(subject), `${cta}${end}`].map((line) => clip(line ?? subject, 90));
-      return join('## Headlines', headlines.map((line) => `- ${line}`).join('\n'), '## Descriptions', descriptions.map((line) => `- ${line}`).join('\n'));
+      const sellingPoints = Array.isArray(v.unique_selling_points)
+        ? v.unique_selling_points.map(String)
+        : text(v.unique_selling_points).split(/,\s*/).filter(Boolean);
+      const headlines = searchHeadlines(main, text(v.keywords).split(/,\s*/), subject, sellingPoints, [...preferred, ...terms]).slice(0, count);
+      // Sentences of the brief that fit whole (a figure first), what it lists, the reader's goal, the call to action.
+      const fitting = (line: string | null) => (line !== null && line.length <= SEARCH_DESCRIPTION_MAX ? line : null);
+      const briefLines = sentences(main)
+        .flatMap((line) => [line, ...line.split(/:\s*/).slice(1)])
+        .map((line) => sentence(upperFirst(line.trim())))
+        .filter((line) => line.length <= SEARCH_DESCRIPTION_MAX)
+        .sort((a, b) => Number(/\d/.test(b)) - Number(/\d/.test(a)));
+      // A ticked free trial is the ad's call to action unless one was typed in.
+      const action = !text(v.call_to_action) && sellingPoints.includes('free trial') ? 'Start your free trial' : cta;
+      const descriptions = [...new Set([...briefLines, fitting(goalLine), fitting(termsLine)].filter((line): line is string => line !== null))];
+      const chosen = [...descriptions.slice(0, 3), `${action}${end}`];
+      return join('## Headlines', headlines.map((line) => `- ${line}`).join('\n'), '## Descriptions', chosen.map((line) => `- ${line}`).join('\n'));
     }
     case 'landing_page': {
       const wanted = Array.isArray(v.sections) ? v.sections : ['benefits', 'how_it_works', 'faq'];

@@ -4,7 +4,7 @@
 // writes the title, the summary and the takeaways over the ranked stories.
 import { z } from 'zod';
 import { firstName } from '../../offline/profile.js';
-import { clamp, clip, round, sharedStems, stem, stemSet, words } from '../../text/index.js';
+import { clamp, clip, isTopicalStem, round, sharedStems, stem, stemSet, words } from '../../text/index.js';
 import type { EnginePersona } from '../../types.js';
 import { defineFeature } from '../define.js';
 
@@ -21,22 +21,21 @@ export interface StoryRelevance {
   why_it_matters: string;
 }
 
-// Words any story and any profile may share without being about the same thing: units of time ("each
-// quarter", "twelve weeks"), and verbs and measures that say how much, not what ("cut", "lower", "record").
-// A walking study shared "quarter", "day" and "weeks" with a CFO's goals and ranked high.
+// Beyond the generic words (isTopicalStem: time, people at work), verbs and measures that say how much,
+// not what ("cut", "lower", "record"). A walking study shared "quarter", "day" and "weeks" with a CFO's
+// goals and ranked high.
 const NOT_TOPICAL = new Set(
   (
-    'day days daily week weeks weekly month months monthly quarter quarters quarterly year years yearly annual ahead today tomorrow ' +
-    'time times hour hours minute minutes morning night early late record records number numbers percent half third ' +
-    'cut cuts cutting close closes closing hold holds find finds found make makes keep keeps start starts end ends ' +
-    'high higher low lower lowers big bigger small smaller more less long short fast slow back grow grows growing stay stays turn turns follow follows bring take'
+    'record records number numbers percent half third cut cuts cutting close closes closing hold holds find finds found make makes ' +
+    'keep keeps start starts end ends high higher low lower lowers big bigger small smaller more less long short fast slow back grow ' +
+    'grows growing stay stays turn turns follow follows bring take early late'
   )
     .split(' ')
     .map((word) => stem(word)),
 );
 
 /** The story's stems that can say what it is about (NOT_TOPICAL left out). */
-const topicalStems = (text: string) => new Set([...stemSet(text)].filter((s) => !NOT_TOPICAL.has(s)));
+const topicalStems = (text: string) => new Set([...stemSet(text)].filter((s) => isTopicalStem(s) && !NOT_TOPICAL.has(s)));
 
 /** How relevant a story is to the persona (0–1), with the reason in words: the profile items it touches. */
 export function storyRelevance(story: DigestStory, persona: EnginePersona): StoryRelevance {
