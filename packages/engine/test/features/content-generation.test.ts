@@ -209,6 +209,24 @@ describe('the offline content', () => {
     expect(ads.text.split('## Descriptions\n\n')[1]).toBe(
       '- Teams close in 5 days instead of 9.\n- Bank reconciliations, accruals and a close checklist in one place.\n- Start your free trial.',
     );
+    // Social variants: whole sentences of the brief within 125 characters, distinct while the brief has more.
+    const social = (
+      await collect(engine.streamText(contentGeneration, inputFor('app_social_ad', { product: CLOSEWISE, platform: 'linkedin', variants: 3 }, true)))
+    ).text;
+    const primaries = [...social.matchAll(/^\*\*Primary text:\*\* (.+)$/gm)].map((match) => match[1]!);
+    expect(primaries).toHaveLength(3);
+    expect(new Set(primaries).size).toBe(3);
+    for (const primary of primaries) {
+      expect(primary.length).toBeLessThanOrEqual(125);
+      expect(primary).not.toContain('…');
+      expect(primary).toMatch(/[.!?]$/);
+    }
+    expect(primaries[0]).toMatch(/^Tired of .+\? Teams close in 5 days instead of 9[.!]$/);
+    expect([...social.matchAll(/^\*\*Headline:\*\* (.+)$/gm)].map((match) => match[1])).toEqual([
+      'Teams Close in 5 Days Instead of 9',
+      'Closewise',
+      'Bank Reconciliations',
+    ]);
     // A brief with fewer distinct claims gets fewer headlines, each whole within 30 characters.
     const brew = headlinesOf(
       (await collect(engine.streamText(contentGeneration, inputFor('app_search_ad', { keywords: 'cold brew concentrate', headline_count: 7 })))).text,

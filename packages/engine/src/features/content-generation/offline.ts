@@ -107,29 +107,45 @@ const CLAUSE_BREAK = /\s(?:for|from|with|by|in|at|to|of|on|every|each|per|when|w
  * …" → what follows "is"), then cut before a preposition if still too long ("slow-steeped for 18 hours
  * from washed Colombian beans" → "slow-steeped for 18 hours"); null when no whole part of it fits.
  */
-function headlineClause(clause: string): string | null {
-  if (clause.length <= SEARCH_HEADLINE_MAX) return clause;
+function headlineClause(clause: string, max = SEARCH_HEADLINE_MAX): string | null {
+  if (clause.length <= max) return clause;
   const copula = /\s(?:is|are)\s/i.exec(clause);
   let rest = copula ? clause.slice(copula.index + copula[0].length) : clause.replace(/^\S+\s+/, '');
-  if (rest.length <= SEARCH_HEADLINE_MAX) return rest;
+  if (rest.length <= max) return rest;
   let cut: number | null = null;
-  for (const match of rest.matchAll(CLAUSE_BREAK)) if (match.index <= SEARCH_HEADLINE_MAX && match.index > 0) cut = match.index;
+  for (const match of rest.matchAll(CLAUSE_BREAK)) if (match.index <= max && match.index > 0) cut = match.index;
   rest = cut === null ? '' : rest.slice(0, cut);
   return rest.split(/\s+/).length >= 2 && FIGURE.test(rest) ? rest : null;
+}
+
+/** The brief's sentences, and of one with a colon its two halves, each a whole sentence: what an ad may quote. */
+function briefClauses(main: string): string[] {
+  const clauses = sentences(main).flatMap((line) => {
+    const [before, ...after] = line.split(/:\s*/);
+    return after.length > 0 ? [line, before!, after.join(': ')] : [line];
+  });
+  return [...new Set(clauses.map((clause) => sentence(upperFirst(clause.trim()))))];
 }
 
 /**
  * A search ad's headlines, best first: the keywords as typed, the brief's claims with a figure ("Close in
  * 5 Days Instead of 9"), the product's name, the ticked selling points, the items the brief lists, then
  * its terms of two words or more; each title-cased without a leading article or possessive, distinct, and whole within
- * 30 characters.
+ * `max` characters (30 on a search ad).
  */
-function searchHeadlines(main: string, keywordList: readonly string[], subject: string, sellingPoints: readonly string[], terms: readonly string[]): string[] {
+function adHeadlines(
+  main: string,
+  keywordList: readonly string[],
+  subject: string,
+  sellingPoints: readonly string[],
+  terms: readonly string[],
+  max = SEARCH_HEADLINE_MAX,
+): string[] {
   const claims = sentences(main)
     .flatMap((line) => line.split(/[:;,—–]\s*/))
     .map((clause) => clause.trim().replace(/[.!?]+$/, ''))
     .filter((clause) => FIGURE.test(clause))
-    .map(headlineClause)
+    .map((clause) => headlineClause(clause, max))
     .filter((clause): clause is string => clause !== null);
   const pointLines = sellingPoints.map((point) => SELLING_POINT_LINES[point]).filter((line): line is string => line !== undefined);
   const candidates = [...keywordList, ...claims, subject, ...pointLines, ...enumeration(main), ...terms.filter((term) => /\s/.test(term))];
@@ -142,7 +158,7 @@ function searchHeadlines(main: string, keywordList: readonly string[], subject: 
         .replace(/\s+/g, ' ')
         .replace(/^(?:a|an|the|our|your)\s+/i, ''),
     );
-    if (line.length < 3 || line.length > SEARCH_HEADLINE_MAX || seen.has(line.toLowerCase())) continue;
+    if (line.length < 3 || line.length > max || seen.has(line.toLowerCase())) continue;
     seen.add(line.toLowerCase());
     headlines.push(line);
   }
@@ -276,13 +292,31 @@ export function composeContent(input: ContentGenerationInput, { seed }: OfflineC
     }
     case 'ad_copy': {
       if (v.platform) {
+        // Each variant: a question to the reader's pain or goal, then a sentence of the brief, whole within 125
+        // characters (was "No more … Closewise." and a brief cut with "…"); a headline of the brief within 40.
         const variants = Math.max(1, num(v.variants, 2));
+        const openers = [pains[0] ? `Tired of ${asPhrase(pains[0])}?` : null, goals[0] ? `Want to ${asPhrase(goals[0])}?` : null, null];
+        const lines = briefClauses(main).sort((a, b) => Number(FIGURE.test(b)) - Number(FIGURE.test(a)));
+        const headlines = adHeadlines(main, [], subject, [], [...preferred, ...terms], 40);
+        const used = new Set<string>();
         return Array.from({ length: variants }, (_, index) => {
-          const angle = [painLine, goalLine, termsLine, sentence(key)].filter(Boolean)[index % 4] ?? sentence(key);
+          const opener = openers[index % openers.length] ?? null;
+          const line = lines[index % Math.max(lines.length, 1)] ?? sentence(subject);
+          // A sentence of the brief no earlier variant used (this variant's first), after the opener if both fit,
+          // else alone; only then one already used.
+          const fresh = [line, ...lines].filter((candidate) => !used.has(candidate));
+          const options = [
+            ...fresh.map((candidate) => [opener, candidate] as const),
+            ...fresh.map((candidate) => [null, candidate] as const),
+            ...lines.map((candidate) => [opener, candidate] as const),
+          ];
+          const [lead, chosen] = options.find(([first, candidate]) => (first ? `${first} ${candidate}` : candidate).length <= 125) ?? [null, clip(line, 125)];
+          used.add(chosen);
+          const primary = lead ? `${lead} ${chosen}` : chosen;
           return join(
             `## Variant ${index + 1}`,
-            `**Primary text:** ${clip(`${angle} ${subject}${end}`, 125)}`,
-            `**Headline:** ${clip(upperFirst(terms[index % Math.max(terms.length, 1)] ?? subject), 40)}`,
+            `**Primary text:** ${lively ? primary.replace(/\.$/, '!') : primary}`,
+            `**Headline:** ${headlines[index % Math.max(headlines.length, 1)] ?? clip(subject, 40)}`,
             `**Button:** ${clip(cta, 20)}`,
           );
         }).join('\n\n');
@@ -292,7 +326,7 @@ export function composeContent(input: ContentGenerationInput, { seed }: OfflineC
       const sellingPoints = Array.isArray(v.unique_selling_points)
         ? v.unique_selling_points.map(String)
         : text(v.unique_selling_points).split(/,\s*/).filter(Boolean);
-      const headlines = searchHeadlines(main, text(v.keywords).split(/,\s*/), subject, sellingPoints, [...preferred, ...terms]).slice(0, count);
+      const headlines = adHeadlines(main, text(v.keywords).split(/,\s*/), subject, sellingPoints, [...preferred, ...terms]).slice(0, count);
       // Sentences of the brief that fit whole (a figure first), what it lists, the reader's goal, the call to action.
       const fitting = (line: string | null) => (line !== null && line.length <= SEARCH_DESCRIPTION_MAX ? line : null);
       const briefLines = sentences(main)
