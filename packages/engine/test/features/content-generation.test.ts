@@ -87,6 +87,10 @@ describe('the offline content', () => {
     expect(ad).not.toMatch(/^- Automates$/m);
     expect(post).toMatch(/#Closewise/);
     expect(post).not.toContain('#Automates');
+    // A hashtag is written as the brief writes the word (was "#Saas").
+    const caption = (await collect(engine.streamText(contentGeneration, inputFor('app_instagram_caption', { image_description: CLOSEWISE, hashtag_count: 5 }))))
+      .text;
+    expect(caption).toContain('#SaaS');
 
     // Was seven items that repeated the brief's two sentences in turn, under "# 7 Closewise".
     const listicle = (await collect(engine.streamText(contentGeneration, inputFor('app_listicle', { topic: brief, item_count: 7 }, true)))).text;
@@ -99,7 +103,9 @@ describe('the offline content', () => {
     const description = (
       await collect(engine.streamText(contentGeneration, inputFor('app_product_description', { product_name: 'Closewise', features: brief })))
     ).text;
-    expect(description).toMatch(/^\*\*Closewise\*\* — Closewise automates/);
+    // Was "**Closewise** — Closewise automates …", and one bullet holding the whole brief.
+    expect(description).toMatch(/^\*\*Closewise\*\* automates the month-end close/);
+    expect(description).toContain('\n- Bank reconciliations\n- Accruals\n- Variance reports in one workspace');
 
     const script = (await collect(engine.streamText(contentGeneration, inputFor('app_explainer_video_script', { product: brief }, true)))).text;
     expect(script).not.toContain('closewise');
@@ -241,7 +247,9 @@ describe('the offline content', () => {
       ),
     );
     expect(bullets.text.match(/^- \*\*/gm)).toHaveLength(3);
-    expect(bullets.text).toContain('Dishwasher safe');
+    // A short feature is its own header, said once (was "**DISHWASHER SAFE** — Dishwasher safe, so you can …").
+    expect(bullets.text).toContain('- **DISHWASHER SAFE**');
+    expect(bullets.text).not.toMatch(/Dishwasher safe/);
   });
 
   it('stops streaming when the signal fires', async () => {

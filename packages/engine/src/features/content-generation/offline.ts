@@ -31,12 +31,16 @@ const LIVELY = /playful|enthusiastic|energetic|bold|fun|upbeat|excited|friendly/
 const text = (value: GenerationInputValue | undefined): string => (typeof value === 'string' ? value.trim() : Array.isArray(value) ? value.join(', ') : '');
 const num = (value: GenerationInputValue | undefined, fallback: number): number => (typeof value === 'number' ? Math.round(value) : fallback);
 const sentence = (phrase: string) => (/[.!?…:]$/.test(phrase.trim()) ? phrase.trim() : `${phrase.trim()}.`);
-const hashtag = (term: string) =>
-  `#${term
+/** A term as a hashtag, each word capitalised, written as the brief writes it ("SaaS", not "Saas"). */
+const hashtag = (term: string, source: string) => {
+  const escaped = term.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const written = new RegExp(escaped, 'iu').exec(source)?.[0] ?? term;
+  return `#${written
     .split(/[^\p{L}\p{N}]+/u)
     .filter(Boolean)
-    .map((word) => upperFirst(word))
+    .map((word) => (/\p{Lu}/u.test(word.slice(1)) ? word : upperFirst(word)))
     .join('')}`;
+};
 
 /** The items of the first list a text enumerates ("…: bank reconciliations, accruals and variance reports"). */
 function enumeration(text: string): string[] {
@@ -186,6 +190,24 @@ export function composeContent(input: ContentGenerationInput, { seed }: OfflineC
     .map((item) => item.replace(/^\s*(?:[-*•]|\d+[.)])\s*/, '').trim())
     .filter(Boolean);
   const points = listed.length > 0 ? listed : sentences(main).length > 1 ? sentences(main) : terms.map((term) => `${upperFirst(term)}`);
+  // The brief's distinct points for a list of features: a list field's items when it has several; else the
+  // items the brief enumerates and its other sentences (the enumerating sentence only up to its colon),
+  // so one paragraph typed into "features" is no single bullet of the whole brief.
+  const items = enumeration(main);
+  const featurePoints =
+    listed.length > 1
+      ? listed
+      : [
+          ...new Map(
+            [
+              ...sentences(main).flatMap((line) => (items.length > 0 && line.includes(items.at(-1)!) ? [line.split(/:\s*/)[0]!] : [line])),
+              ...items.map((item) => upperFirst(item)),
+            ]
+              .map((point) => point.trim().replace(/[.!?]+$/, ''))
+              .filter((point) => point.length > 0)
+              .map((point) => [point.toLowerCase(), point]),
+          ).values(),
+        ];
 
   // The audience: the persona's own goals, pains and objections, ranked by the words the brief shares with them.
   const persona = input.persona;
@@ -212,7 +234,8 @@ export function composeContent(input: ContentGenerationInput, { seed }: OfflineC
   const cta = text(v.call_to_action) || text(v.ask) || random.pick(['Learn more', 'Get started', 'Find out more']);
 
   const goalLine = goals[0] ? `If you want to ${asPhrase(goals[0])}, this is for you${end}` : null;
-  const painLine = pains[0] ? `No more ${asPhrase(pains[0])}${end}` : null;
+  // A question, not "No more …": the brief shares a word with the pain, which does not say the product ends it.
+  const painLine = pains[0] ? `Tired of ${asPhrase(pains[0])}?` : null;
   const termsLine = preferred.length
     ? `It comes down to ${preferred.length > 1 ? `${preferred.slice(0, -1).join(', ')} and ${preferred.at(-1)}` : preferred[0]}.`
     : null;
@@ -234,7 +257,13 @@ export function composeContent(input: ContentGenerationInput, { seed }: OfflineC
       const body =
         size === 'short' ? [sentence(key)] : [sentence(key), goalLine, painLine, size === 'long' ? termsLine : null, size === 'long' ? exampleLine : null];
       const closing = text(v.goal) === 'sales' || text(v.call_to_action) ? `${cta}${end}` : 'What do you think?';
-      const tags = count > 0 ? terms.slice(0, count).map(hashtag).join(' ') : null;
+      const tags =
+        count > 0
+          ? terms
+              .slice(0, count)
+              .map((term) => hashtag(term, all))
+              .join(' ')
+          : null;
       return join(hook, ...body, size !== 'long' ? termsLine : null, closing, tags);
     }
     case 'blog_article': {
@@ -407,20 +436,30 @@ export function composeContent(input: ContentGenerationInput, { seed }: OfflineC
     case 'product_description': {
       if (v.bullet_count !== undefined || input.app.id.includes('bullets')) {
         const count = Math.max(1, num(v.bullet_count, 5));
-        return points
+        return featurePoints
           .slice(0, count)
-          .map((point, index) => {
-            const lead = clip((keywords(point, 2).join(' ') || subject).toUpperCase(), 40);
-            const why = goals[index % Math.max(goals.length, 1)];
+          .map((point) => {
+            // The point itself when short, else its first whole phrase ("close in 5 days"), else its keywords.
+            const words = point.split(/\s+/).length;
+            const lead = clip((words <= 4 ? point : (headlineClause(point, 24) ?? keywords(point, 2).join(' ')) || subject).toUpperCase(), 40);
+            // A goal only where this point shares a topical word with it: no "Accruals, so you can consolidate SaaS tools".
+            const why = goals.find((goal) => sharedStems(stemSet(goal), stemSet(point)).some(isTopicalStem));
+            // A short point is its own header: "**STEEL BODY** — Steel body." said it twice.
+            if (words <= 4) return `- **${lead}**${why ? ` — so you can ${asPhrase(why)}.` : ''}`;
             return `- **${lead}** — ${clip(`${upperFirst(asPhrase(point))}${why ? `, so you can ${asPhrase(why)}` : ''}.`, 180)}`;
           })
           .join('\n');
       }
       const size = text(v.length) || 'medium';
+      // "**Closewise** automates …" when the brief opens with the name, not "**Closewise** — Closewise automates …".
+      const opening = points[0] ?? key;
+      const lead = opening.startsWith(subject)
+        ? `**${subject}**${opening.slice(subject.length).replace(/[.!?]+$/, '')}`
+        : `**${subject}** — ${inline(opening)}`;
       return join(
-        `**${subject}** — ${inline(points[0] ?? key)}${end}`,
+        `${lead}${end}`,
         size === 'short' ? null : join(goalLine ?? sentence(key), painLine, termsLine),
-        points.map((point) => `- ${upperFirst(asPhrase(point))}`).join('\n'),
+        featurePoints.map((point) => `- ${upperFirst(asPhrase(point))}`).join('\n'),
       );
     }
     case 'video_script': {
