@@ -20,6 +20,7 @@ import { countTokens } from '../../src/tokens.js';
 import { startFakeUpstream, type FakeUpstream } from '../../src/testing/index.js';
 
 const BRIEF = 'Our cold brew concentrate is slow-steeped for 18 hours from washed Colombian beans. It saves busy teams ten minutes every morning.';
+const sentenceOf = (brief: string) => brief.split(/(?<=\.)\s/)[0]!;
 // A brief that touches the test persona's (the SaaS CFO's) goals and pains; the cold brew one touches none.
 const CLOSEWISE =
   'Closewise automates the month-end close for mid-size SaaS finance teams: bank reconciliations, accruals and a close checklist in one place. Teams close in 5 days instead of 9.';
@@ -111,6 +112,48 @@ describe('the offline content', () => {
     expect(script).not.toContain('closewise');
     const voiceover = [...script.matchAll(/\[Voiceover\] (.+)/g)].map((match) => match[1]!);
     expect(new Set(voiceover).size).toBe(voiceover.length);
+  });
+
+  it('writes a funding announcement, a blog article and a webinar page that say each thing once, in its place', async () => {
+    const release = (
+      await collect(
+        engine.streamText(
+          contentGeneration,
+          inputFor('app_funding_announcement', {
+            company_name: 'Closewise',
+            round: 'series A',
+            amount: '$12 million',
+            investors: 'Northstar Ventures and Elm Capital',
+            use_of_funds: 'Closewise will use the funding to double its engineering team and launch a multi-entity close.',
+            traction: 'More than 300 finance teams use Closewise.',
+          }),
+        ),
+      )
+    ).text;
+    expect(release).toContain('# Closewise raises $12 million Series A round led by Northstar Ventures and Elm Capital\n');
+    expect(release).toContain('Closewise has raised $12 million in a Series A round led by Northstar Ventures and Elm Capital.\n');
+    // The founder speaks of the plan in the first person, not the lead again; About is not the use of funds.
+    expect(release).toContain('“With this round we will double our engineering team and launch a multi-entity close,” said the founder of Closewise.');
+    expect(release.split('## About Closewise\n\n')[1]).toBe(
+      'More than 300 finance teams use Closewise. Closewise is backed by Northstar Ventures and Elm Capital.\n\n###',
+    );
+
+    const article = (await collect(engine.streamText(contentGeneration, inputFor('app_blog_article', { topic: CLOSEWISE })))).text;
+    // Was a heading cut with "…" over a body that repeated the opening sentence.
+    expect(article).toContain(
+      '## Closewise automates the month-end close for mid-size SaaS finance teams\n\nBank reconciliations, accruals and a close checklist in one place.',
+    );
+    expect(article).not.toContain('…');
+    expect(article.split(sentenceOf(CLOSEWISE)).length).toBe(2);
+
+    const webinar = (
+      await collect(
+        engine.streamText(contentGeneration, inputFor('app_webinar_page', { event_title: 'Close the books in 5 days', topic: CLOSEWISE, learning_points: 4 })),
+      )
+    ).text;
+    expect(webinar).toContain(
+      '## What you will learn\n\n- How Closewise automates the month-end close for mid-size SaaS finance teams\n- How teams close in 5 days instead of 9\n- Bank reconciliations\n- Accruals',
+    );
   });
 
   it('writes a cold email whose opener reads for any role and any way the pain is put', async () => {

@@ -78,6 +78,21 @@ function headlineOf(company: string, subject: string, main: string): string {
   return lead.toLowerCase().startsWith(company.toLowerCase()) ? lead : `${company}: ${lead}`;
 }
 
+/**
+ * What the money is for, as the founder says it: "Closewise will use the funding to double its engineering
+ * team…" → "With this round we will double our engineering team…"; null when the sentence is not of that form.
+ */
+function firstPersonPlan(useOfFunds: string, company: string): string | null {
+  const escaped = company.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const plan = new RegExp(
+    `^(?:${escaped}|the company|we)\\s+(?:will|plans to|intends to)\\s+use\\s+(?:the|this|its|these|our)?\\s*(?:new\\s+)?(?:funding|funds|money|capital|round|investment|proceeds)\\s+to\\s+(.+)$`,
+    'i',
+  ).exec(useOfFunds.trim());
+  if (!plan) return null;
+  const rest = plan[1]!.replace(/\bits\b/gi, 'our').replace(/[.!?]+$/, '');
+  return `With this round we will ${rest}.`;
+}
+
 /** The noun phrase a brief opens with ("Our new cold brew concentrate is …" → its subject), if short. */
 function openingSubject(text: string): string | null {
   const first = sentences(text)[0] ?? '';
@@ -240,6 +255,9 @@ export function composeContent(input: ContentGenerationInput, { seed }: OfflineC
     ? `It comes down to ${preferred.length > 1 ? `${preferred.slice(0, -1).join(', ')} and ${preferred.at(-1)}` : preferred[0]}.`
     : null;
   const exampleLine = example ? `> ${clip(example, 300)}` : null;
+  // The brief's product name when it opens the brief as one capitalised word ("Closewise automates …").
+  const opener = openingSubject(main);
+  const startsWithName = (phrase: string) => opener !== null && /^\p{Lu}\S*$/u.test(opener) && phrase.startsWith(`${opener} `);
   // A phrase of the brief inside a sentence of ours; one that opens with the product's name keeps its capital.
   const inline = (phrase: string) => (phrase.startsWith(subject) ? phrase.trim().replace(/[.!?]+$/, '') : asPhrase(phrase));
   const join = (...blocks: (string | null | false | undefined)[]) =>
@@ -284,11 +302,22 @@ export function composeContent(input: ContentGenerationInput, { seed }: OfflineC
           `${cta}${end}`,
         );
       }
+      // A section per point: headed by the point up to its colon, its body what the point says after it (or the
+      // point itself, or a sentence of the brief on it) that the article has not said yet: the key sentence
+      // opened it, and a section that repeated it read as padding.
+      const said = new Set([sentence(key)]);
       const sections = points.slice(0, 5).map((point, index) => {
-        const heading = clip(upperFirst(asPhrase(point)), 80);
+        const [head, ...tail] = point.split(/:\s*/);
+        const heading = clip(upperFirst(asPhrase(head!)), 80);
+        const related = sentences(all).filter((line) => line !== point && stemSet(line).has([...stemSet(point)][0] ?? ''));
+        const body =
+          [tail.length > 0 ? upperFirst(tail.join(': ')) : null, tail.length > 0 || asPhrase(point) !== asPhrase(heading) ? point : null, ...related]
+            .filter((line): line is string => line !== null)
+            .map(sentence)
+            .find((line) => !said.has(line)) ?? null;
+        if (body) said.add(body);
         const angle = index === 0 && painLine ? painLine : goals[index - 1] ? `It helps you ${asPhrase(goals[index - 1]!)}.` : null;
-        const related = sentences(all).find((line) => line !== point && stemSet(line).has([...stemSet(point)][0] ?? ''));
-        return join(`## ${heading}`, related ? sentence(related) : sentence(point), angle);
+        return join(`## ${heading}`, body, angle);
       });
       return join(
         `# ${subject}`,
@@ -379,9 +408,13 @@ export function composeContent(input: ContentGenerationInput, { seed }: OfflineC
             text(v.date_time) && `**When:** ${text(v.date_time)}`,
             text(v.speakers) && `**Speakers:** ${text(v.speakers)}`,
             '## What you will learn',
-            points
+            // The brief's points, a statement as what the session shows ("How teams close in 5 days instead of 9").
+            featurePoints
               .slice(0, count)
-              .map((point) => `- ${upperFirst(asPhrase(point))}`)
+              .map(
+                (point) =>
+                  `- ${point.split(/\s+/).length > 4 ? `How ${startsWithName(point) ? point.replace(/[.!?]+$/, '') : inline(point)}` : upperFirst(asPhrase(point))}`,
+              )
               .join('\n'),
             goalLine,
             `**Save my seat**`,
@@ -503,30 +536,51 @@ export function composeContent(input: ContentGenerationInput, { seed }: OfflineC
     }
     case 'press_release': {
       const company = text(v.company_name) || subject;
+      // "series A" → "Series A"; "seed" stays.
+      const round = text(v.round).replace(/^series\b/i, 'Series');
+      const investors = text(v.investors);
       const headline = v.round
-        ? `${company} raises ${text(v.amount)} ${text(v.round)} round${text(v.investors) ? ` led by ${text(v.investors)}` : ''}`
+        ? `${company} raises ${text(v.amount)} ${round} round${investors ? ` led by ${investors}` : ''}`
         : headlineOf(company, subject, main);
       const place = text(v.location) ? `**${text(v.location).toUpperCase()}** — ` : '';
       const speaker = text(v.quote_from) || (v.round ? `the founder of ${company}` : `a spokesperson for ${company}`);
-      return join(
-        'FOR IMMEDIATE RELEASE',
-        `# ${clip(headline, 150)}`,
-        `${place}${sentence(key)}`,
-        ...sentences(main)
-          .filter((line) => line !== key)
-          .slice(0, 3)
-          .map(sentence),
-        text(v.traction) ? sentence(text(v.traction)) : null,
-        // A quote that ends a statement takes a comma before "said".
-        `“${goals[0] ? `Our customers want to ${asPhrase(goals[0])}. ` : ''}${sentence(key).replace(/\.$/, ',')}” said ${speaker}.`,
-        termsLine,
-        `## About ${company}`,
-        text(v.boilerplate)
-          ? sentence(text(v.boilerplate))
+      // A funding round's lead says what was raised; what the money is for follows. The founder speaks in the
+      // first person about the plan ("With this round we will double our engineering team…") rather than
+      // repeating the lead.
+      const lead = v.round ? `${company} has raised ${text(v.amount)} in a ${round} round${investors ? ` led by ${investors}` : ''}.` : sentence(key);
+      const plan = v.round ? firstPersonPlan(key, company) : null;
+      const quote = plan ?? `${goals[0] ? `Our customers want to ${asPhrase(goals[0])}. ` : ''}${sentence(key)}`;
+      const tractionLines = sentences(text(v.traction));
+      // A round's About is who the company serves and who backs it, not what the money is for.
+      const fundingAbout = [
+        tractionLines.find((line) => line.toLowerCase().includes(company.toLowerCase())),
+        investors ? `${company} is backed by ${investors}` : undefined,
+      ]
+        .filter((line): line is string => line !== undefined)
+        .map(sentence)
+        .join(' ');
+      const about = text(v.boilerplate)
+        ? sentence(text(v.boilerplate))
+        : v.round
+          ? fundingAbout || `${company} is backed by its ${round} investors.`
           : sentence(
               sentences(main).find((line) => line.toLowerCase().includes(company.toLowerCase()) && line.length > company.length + 10) ??
                 `${company} makes ${subjectInline}`,
-            ),
+            );
+      return join(
+        'FOR IMMEDIATE RELEASE',
+        `# ${clip(headline, 150)}`,
+        `${place}${lead}`,
+        ...sentences(main)
+          .filter((line) => v.round || line !== key)
+          .slice(0, 3)
+          .map(sentence),
+        tractionLines.length > 0 ? tractionLines.map(sentence).join(' ') : null,
+        // A quote that ends a statement takes a comma before "said".
+        `“${quote.replace(/\.$/, ',')}” said ${speaker}.`,
+        termsLine,
+        `## About ${company}`,
+        about,
         '###',
       );
     }
