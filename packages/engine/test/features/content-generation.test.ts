@@ -156,6 +156,32 @@ describe('the offline content', () => {
     );
   });
 
+  it("puts the brief's figure where it proves something, and never cuts a sentence of the brief", async () => {
+    const email = (
+      await collect(
+        engine.streamText(contentGeneration, inputFor('app_promotional_email', { offer: CLOSEWISE, call_to_action: 'Start your free trial' }, true)),
+      )
+    ).text;
+    // Was "Subject: Closewise" over "Preview: Closewise automates … finance teams: bank…".
+    expect(email).toMatch(
+      /^Subject: Closewise: teams close in 5 days instead of 9\n\nPreview: Closewise automates the month-end close for mid-size SaaS finance teams\.\n/,
+    );
+    const script = (await collect(engine.streamText(contentGeneration, inputFor('app_short_video_script', { topic: CLOSEWISE }, true)))).text;
+    const beat = (label: string) => new RegExp(`· ${label}\\*\\*\\n\\n\\[Visual\\] [^\\n]+\\n\\n\\[Voiceover\\] ([^\\n]+)`).exec(script)?.[1];
+    // The problem was "Teams close in 5 days instead of 9." — a result; it is the proof.
+    expect(beat('Problem')).not.toContain('5 days');
+    expect(beat('Proof')).toBe('Teams close in 5 days instead of 9.');
+    const listicle = (await collect(engine.streamText(contentGeneration, inputFor('app_listicle', { topic: CLOSEWISE }, true)))).text;
+    expect(listicle).toContain('1. **Closewise automates the month-end close for mid-size SaaS finance teams**');
+    expect(listicle).not.toContain('…');
+    // A goal follows only the item it shares a word with: none beside "Accruals".
+    expect(listicle).toMatch(/^\d\. \*\*Accruals\*\*$/m);
+    const page = (await collect(engine.streamText(contentGeneration, inputFor('app_landing_page', { product: CLOSEWISE }, true)))).text;
+    expect(page).toContain('## Benefits\n\n- Closewise automates the month-end close for mid-size SaaS finance teams\n- Teams close in 5 days instead of 9\n');
+    // "Who maintains this after your implementation team leaves?" shares only "team" with the brief: not answered with it.
+    expect(page).not.toContain('implementation team leaves');
+  });
+
   it('writes a cold email whose opener reads for any role and any way the pain is put', async () => {
     const { text } = await collect(
       engine.streamText(

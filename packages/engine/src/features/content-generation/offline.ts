@@ -56,13 +56,13 @@ function enumeration(text: string): string[] {
   return [];
 }
 
-/** The sentence of `candidates` that shares most word stems with `text`, if any shares one. */
+/** The sentence of `candidates` that shares most topical word stems with `text` (not "team"), if any shares one. */
 function closestSentence(text: string, candidates: readonly string[], skip: ReadonlySet<string>): string | null {
   const wanted = stemSet(text);
   let best: { line: string; shared: number } | null = null;
   for (const line of candidates) {
     if (skip.has(line)) continue;
-    const shared = sharedStems(stemSet(line), wanted).length;
+    const shared = sharedStems(stemSet(line), wanted).filter(isTopicalStem).length;
     if (shared > 0 && (!best || shared > best.shared)) best = { line, shared };
   }
   return best?.line ?? null;
@@ -208,6 +208,9 @@ export function composeContent(input: ContentGenerationInput, { seed }: OfflineC
   // The brief's distinct points for a list of features: a list field's items when it has several; else the
   // items the brief enumerates and its other sentences (the enumerating sentence only up to its colon),
   // so one paragraph typed into "features" is no single bullet of the whole brief.
+  // The brief's first claim with a figure other than its key sentence ("Teams close in 5 days instead of 9."):
+  // a proof, an email's subject, a script's hook.
+  const figureClaim = briefClauses(main).find((clause) => FIGURE.test(clause) && clause !== sentence(key)) ?? null;
   const items = enumeration(main);
   const featurePoints =
     listed.length > 1
@@ -223,6 +226,8 @@ export function composeContent(input: ContentGenerationInput, { seed }: OfflineC
               .map((point) => [point.toLowerCase(), point]),
           ).values(),
         ];
+  // Of those, the statements (not the listed items): a landing page's benefits, its list being the steps.
+  const statements = featurePoints.filter((point) => !items.some((item) => upperFirst(item) === point) && point.split(/\s+/).length > 4);
 
   // The audience: the persona's own goals, pains and objections, ranked by the words the brief shares with them.
   const persona = input.persona;
@@ -290,9 +295,14 @@ export function composeContent(input: ContentGenerationInput, { seed }: OfflineC
         // to the count asked for: repeating them round to fill the count is no list.
         const distinct = [...new Map([...points, ...enumeration(main)].map((point) => [point.toLowerCase(), point])).values()];
         const count = Math.min(Math.max(1, num(v.item_count, 5)), Math.max(1, distinct.length));
+        const supported = new Set<string>();
         const items = distinct.slice(0, count).map((point, index) => {
-          const support = goals[index];
-          return `${index + 1}. **${clip(upperFirst(inline(point)), 80)}**${support ? ` — It helps you ${asPhrase(support)}.` : ''}`;
+          // A goal only beside the point that shares a topical word with it, each goal once.
+          const support = goals.find((goal) => !supported.has(goal) && sharedStems(stemSet(goal), stemSet(point)).some(isTopicalStem));
+          if (support) supported.add(support);
+          // Headed by the point up to its colon, whole (was cut with "…" at 80 characters).
+          const head = point.split(/:\s*/)[0]!;
+          return `${index + 1}. **${head.length <= 100 ? upperFirst(inline(head)) : clip(upperFirst(inline(head)), 100)}**${support ? ` — It helps you ${asPhrase(support)}.` : ''}`;
         });
         return join(
           `# ${subject}: ${count} ${count === 1 ? 'thing' : 'things'} to know`,
@@ -334,9 +344,16 @@ export function composeContent(input: ContentGenerationInput, { seed }: OfflineC
       const greeting = 'Hi,';
       const proof = text(v.proof) ? `${sentence(text(v.proof))}` : null;
       const deadline = text(v.deadline) ? `The offer ends ${text(v.deadline)}.` : null;
+      // The subject adds the brief's figure when it has one ("Closewise: teams close in 5 days instead of 9"); the
+      // preview is a whole sentence of the brief within 90 characters, not the key sentence cut with "…".
+      const claimed = figureClaim
+        ? `${subject}: ${startsWithName(figureClaim) ? figureClaim : figureClaim.charAt(0).toLowerCase() + figureClaim.slice(1)}`.replace(/[.!?]+$/, '')
+        : null;
+      const subjectLine = claimed && claimed.length <= 70 ? claimed : clip(subject, 70);
+      const preview = briefClauses(main).find((clause) => clause.length <= 90 && clause !== figureClaim) ?? clip(key, 90);
       return join(
-        `Subject: ${clip(subject, 70)}`,
-        cold ? null : `Preview: ${clip(key, 90)}`,
+        `Subject: ${subjectLine}`,
+        cold ? null : `Preview: ${preview}`,
         greeting,
         // The role is a free phrase ("Head of Finance at a 200-person SaaS company") and the pain a noun phrase
         // or a clause: neither fits inside a sentence of ours, both fit after a colon.
@@ -427,9 +444,10 @@ export function composeContent(input: ContentGenerationInput, { seed }: OfflineC
           blocks.push(
             join(
               '## Benefits',
-              points
+              // The brief's statements, an enumerating one up to its colon (its list is the steps below).
+              (statements.length > 0 ? statements : points)
                 .slice(0, 5)
-                .map((point) => `- ${upperFirst(asPhrase(point))}`)
+                .map((point) => `- ${startsWithName(point) ? point.replace(/[.!?]+$/, '') : upperFirst(asPhrase(point))}`)
                 .join('\n'),
               termsLine,
             ),
@@ -498,14 +516,15 @@ export function composeContent(input: ContentGenerationInput, { seed }: OfflineC
     case 'video_script': {
       const short = v.duration_seconds !== undefined;
       const total = short ? num(v.duration_seconds, 30) : num(v.duration_minutes, 2) * 60;
+      // Hook: the first pain asked, else the brief's figure. Problem: another pain stated, else the goal the
+      // reader has (was the brief's second sentence, a result, as "the problem"). Proof: the figure, if the
+      // hook did not use it. A beat with nothing of the brief or the persona to say is left out.
+      const hook = pains[0] ? `Tired of ${asPhrase(pains[0])}?` : (figureClaim ?? `${subject}${lively ? '!' : '?'}`);
+      const problem = pains[1] ? sentence(upperFirst(asPhrase(pains[1]))) : goals[0] ? `You want to ${asPhrase(goals[0])}${end}` : null;
+      const proof = figureClaim && hook !== figureClaim ? figureClaim : problem?.startsWith('You want') ? termsLine : (goalLine ?? termsLine);
       const beats = [
-        { label: 'Hook', line: pains[0] ? `Tired of ${asPhrase(pains[0])}?` : `${subject}${lively ? '!' : '?'}`, visual: `Close-up on ${subjectInline}` },
-        // The hook names the first pain; the problem beat, another (or the brief's second sentence).
-        {
-          label: 'Problem',
-          line: pains[0] ? (pains[1] ? `No more ${asPhrase(pains[1])}${end}` : sentence(sentences(main)[1] ?? key)) : sentence(key),
-          visual: 'The everyday situation, before',
-        },
+        { label: 'Hook', line: hook, visual: `Close-up on ${subjectInline}` },
+        { label: 'Problem', line: problem, visual: 'The everyday situation, before' },
         { label: 'Solution', line: sentence(key), visual: `${upperFirst(terms[0] ?? subject)} in use` },
         ...(short
           ? []
@@ -519,9 +538,9 @@ export function composeContent(input: ContentGenerationInput, { seed }: OfflineC
                 visual: 'Step-by-step screen',
               },
             ]),
-        { label: 'Proof', line: goalLine ?? termsLine ?? sentence(key), visual: 'Result on screen' },
+        { label: 'Proof', line: proof, visual: 'Result on screen' },
         { label: 'Call to action', line: `${cta}${end}`, visual: 'Logo and call to action' },
-      ];
+      ].filter((beat): beat is { label: string; line: string; visual: string } => Boolean(beat.line));
       const step = Math.max(1, Math.floor(total / beats.length));
       return join(
         `# ${subject} — ${short ? `${total}-second` : `${total / 60}-minute`} script`,
