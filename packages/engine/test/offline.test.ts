@@ -107,6 +107,33 @@ describe('offline engine: persona voice', () => {
     }
   });
 
+  it('names a topic by what it is, not by a word of time ("month next quarter")', () => {
+    expect(topicReference('We are raising the price of our POS subscription from 79 to 99 euros per month next quarter. How do you feel about that?')).toBe(
+      'your POS subscription',
+    );
+  });
+
+  it('answers a greeting as a person: hello back, the week it had, a question back; never a pitch verdict', async () => {
+    for (const seed of [1, 2, 3]) {
+      const engine = createOfflineEngine({ seed });
+      const hello = (await engine.generate(ask(cfo, 'Hi'))).text;
+      expect(hello).toMatch(/^(Hi,|Good to hear from you\.) Dana here\. [^\n]+\?$/);
+      const week = (await engine.generate(ask(cfo, 'Hi Dana, how was your week?'))).text;
+      // Was "When I look at Dana, I ask one thing: does it help me…".
+      expect(week).not.toMatch(/does it help me|push back/);
+      expect(week).toContain(lowerFirst(cfo.details.pains[0]!).slice(0, 20));
+      expect((await engine.generate(ask(sneakers, 'hey whats up'))).text).toMatch(/^(Hey!|Heyyy,) Kai here\./);
+    }
+    // A greeting that goes on to a pitch is answered as the pitch.
+    expect((await createOfflineEngine().generate(ask(cfo, `Hi Dana! ${pitch}`))).text).not.toMatch(/Dana here/);
+  });
+
+  it('answers what it measures from its goals', async () => {
+    const { text } = await createOfflineEngine().generate(ask(cfo, 'Which three metrics do you check first every Monday?', { verbosity: 'low' }));
+    expect(cfo.details.goals.some((goal) => text.includes(lowerFirst(goal).replace(/[.!?]$/, '')))).toBe(true);
+    expect(text).not.toMatch(/When I look at three metrics/);
+  });
+
   it('keeps the article "A" of a profile item lower-case inside a sentence', async () => {
     expect(lowerFirst('A named customer success manager')).toBe('a named customer success manager');
     expect(lowerFirst('AI tools')).toBe('AI tools');

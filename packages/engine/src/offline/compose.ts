@@ -4,7 +4,7 @@
 // breaks ties and picks among equivalent phrasings.
 import type { EnginePersona, Level } from '../types.js';
 import { topicPhrase, topicReference } from '../text/topic.js';
-import { affinity, bestMatch, rankedItems, registerOf, roleLine, type Register } from './profile.js';
+import { affinity, bestMatch, firstName, rankedItems, registerOf, roleLine, type Register } from './profile.js';
 import { asPhrase, clip, keySentence, keywords, lowerFirst, sentences, stemSet, upperFirst, valence, withArticle, type Random } from '../text/index.js';
 
 type Mood = 'positive' | 'neutral' | 'negative';
@@ -135,8 +135,39 @@ const SELF_LEADS: Record<'pains' | 'goals' | 'objections' | 'channels' | 'values
   win_factors: ['What wins me over is {item}.', 'I say yes when I see {item}.'],
 };
 
+// A greeting or "how are you" with nothing else in it: answered as a person would, not as a pitch to weigh.
+const SMALL_TALK =
+  /^(?:(?:hi|hello|hey|hiya|good (?:morning|afternoon|evening))\b[\s,!.]*(?:\p{Lu}\p{L}*)?[\s,!.]*)?(?:how (?:are you|are things|is it going|was your (?:week|day|weekend)|is your (?:week|day) going)|how'?s it going|what'?s up|sup)?[\s?!.]*$/iu;
+const SMALL_TALK_REPLIES: Record<Register, { hello: readonly string[]; busy: readonly string[]; back: readonly string[] }> = {
+  executive: {
+    hello: ['Hi, {name} here.', 'Good to hear from you. {name} here.'],
+    busy: ['Busy, as always, mostly with {pain}.'],
+    back: ['What did you want to run by me?'],
+  },
+  technical: { hello: ['Hi, {name} here.'], busy: ['Busy week, mostly {pain}.'], back: ['What are you working on?'] },
+  casual: { hello: ['Hey! {name} here.', 'Heyyy, {name} here.'], busy: ['Honestly? Been dealing with {pain}.'], back: ['What is up?'] },
+  warm: {
+    hello: ['Hi! {name} here.', 'Hello! {name} here, nice of you to ask.'],
+    busy: ['It has been a full week, mostly {pain}.'],
+    back: ['What can I do for you?'],
+  },
+  courteous: {
+    hello: ['Hello, {name} speaking.', 'Good day, {name} here.'],
+    busy: ['It has been a busy week, I must say, mostly {pain}.'],
+    back: ['How may I help?'],
+  },
+  plain: { hello: ['Hi, {name} here.'], busy: ['It has been a busy week, mostly {pain}.'], back: ['What did you want to ask?'] },
+};
+
+function isSmallTalk(input: string): boolean {
+  const trimmed = input.trim();
+  return trimmed.length > 0 && trimmed.split(/\s+/).length <= 10 && SMALL_TALK.test(trimmed);
+}
+
 // Words that say what a question about the persona is after.
 const SELF_TOPICS: ReadonlyArray<[RegExp, keyof typeof SELF_LEADS]> = [
+  // What a person measures is what their goals name ("a forecast that lands within 3% of actuals").
+  [/metric|kpi|number|measure|track|dashboard/i, 'goals'],
   [/challeng|problem|frustrat|pain|struggl|hard|difficult|annoy|headache/i, 'pains'],
   [/worr|concern|hesitat|object|doubt|risk|afraid|push ?back/i, 'objections'],
   [/goal|want|priorit|objective|aim|hope|achiev|need/i, 'goals'],
@@ -203,6 +234,18 @@ export function composeReply(args: ComposeInput): string {
   const verbosity = effectiveVerbosity(args.verbosity, args.instructions, args.input);
   const details = persona.details;
   const register = registerOf(details);
+  if (isSmallTalk(args.input)) {
+    // "Hi" or "how was your week?": a greeting back, how the week went (the persona's first pain), a question back.
+    const lines = SMALL_TALK_REPLIES[register];
+    const pain = details.pains[0];
+    return [
+      fill(random.pick(lines.hello), { name: firstName(persona) }),
+      /\bhow\b|what'?s up|\bsup\b/i.test(args.input) && pain ? fill(random.pick(lines.busy), { pain: asPhrase(pain) }) : null,
+      random.pick(lines.back),
+    ]
+      .filter(Boolean)
+      .join(' ');
+  }
   const text = stemSet(`${args.input} ${args.instructions}`);
   const topic = topicReference(args.input) ?? 'this';
   const feeling = mood(args.input, persona);

@@ -21,6 +21,8 @@ const EXTRA_STOPWORDS = [
   'less',
   'fewer',
   'least',
+  'next',
+  'last',
   'please',
   'thanks',
   'thank',

@@ -1,5 +1,5 @@
 // The topic of a text, for titles and fillers (an artifact's title on either engine, offline fillers).
-import { contentWords, rankedKeywords, sentences, stem, VERB_SUFFIX } from './index.js';
+import { contentWords, isCommonVerb, isTopicalStem, rankedKeywords, sentences, stem, VERB_SUFFIX } from './index.js';
 
 /** The input's topic: a run of up to three content words around its most salient keyword. */
 export function topicPhrase(text: string): string | null {
@@ -41,7 +41,10 @@ export function topicReference(text: string): string | null {
 }
 
 function topicRun(text: string): { tokens: string[]; start: number; phrase: string } | null {
-  const lead = rankedKeywords(text, 1)[0];
+  // Led by the most salient word that names a topic: "raising the price … per month next quarter" is about
+  // the price, not "month next quarter".
+  const ranked = rankedKeywords(text, 6);
+  const lead = ranked.find((word) => isTopicalStem(stem(word)) && !isCommonVerb(word)) ?? ranked[0];
   if (!lead) return null;
   const leadStem = stem(lead);
   const sentence = sentences(text).find((candidate) => contentWords(candidate).some((word) => stem(word) === leadStem)) ?? text;
@@ -51,8 +54,9 @@ function topicRun(text: string): { tokens: string[]; start: number; phrase: stri
   if (index < 0) return { tokens: [lead], start: 0, phrase: lead };
   let start = index;
   let end = index;
-  while (start > 0 && end - start < 2 && content.has((tokens[start - 1] ?? '').toLowerCase())) start -= 1;
-  while (end < tokens.length - 1 && end - start < 2 && content.has((tokens[end + 1] ?? '').toLowerCase())) end += 1;
+  const joins = (token: string | undefined) => token !== undefined && content.has(token.toLowerCase()) && isTopicalStem(stem(token.toLowerCase()));
+  while (start > 0 && end - start < 2 && joins(tokens[start - 1])) start -= 1;
+  while (end < tokens.length - 1 && end - start < 2 && joins(tokens[end + 1])) end += 1;
   // A run that starts with a verb form ("automates month-end close") reads better without it.
   while (end > start && VERB_SUFFIX.test(tokens[start] ?? '')) start += 1;
   return { tokens, start, phrase: tokens.slice(start, end + 1).join(' ') };
