@@ -10,6 +10,7 @@ import {
   type GenerateRequest,
 } from '../src/index.js';
 import { lowerFirst } from '../src/text/index.js';
+import { choiceOptions } from '../src/offline/compose.js';
 import { topicReference } from '../src/text/topic.js';
 
 const persona = (id: string): EnginePersona => enginePersonaFromBase(basePersonas.find((entry) => entry.id === id)!);
@@ -126,6 +127,26 @@ describe('offline engine: persona voice', () => {
     }
     // A greeting that goes on to a pitch is answered as the pitch.
     expect((await createOfflineEngine().generate(ask(cfo, `Hi Dana! ${pitch}`))).text).not.toMatch(/Dana here/);
+  });
+
+  it('takes thanks as thanks, and answers an either-or question with a choice and what decides it', async () => {
+    const thanks = (await createOfflineEngine().generate(ask(cfo, 'Thanks, that was helpful!'))).text;
+    expect(thanks).toMatch(/^Glad it was useful\./);
+    expect(thanks).not.toMatch(/On helpful/);
+    expect(choiceOptions('Would you prefer monthly or annual billing?')).toEqual(['monthly billing', 'annual billing']);
+    expect(choiceOptions('Should we offer a 3-year contract or a 1-year contract with an exit clause?')).toEqual([
+      'a 3-year contract',
+      'a 1-year contract with an exit clause',
+    ]);
+    expect(choiceOptions('What do you think of our pricing?')).toBeNull();
+    const pricing = (await createOfflineEngine().generate(ask(cfo, 'Do you prefer usage-based pricing or per-seat pricing?'))).text;
+    // The CFO wants "transparent, usage-aligned pricing with a cap" and fears seat-based renewals.
+    expect(pricing).toContain('Usage-based pricing, if I have to choose. What I look for is transparent, usage-aligned pricing with a cap.');
+    // "I will not sign a three-year deal without an exit clause": the clause is wanted, not feared.
+    const term = (await createOfflineEngine().generate(ask(cfo, 'Should we offer a 3-year contract or a 1-year contract with an exit clause?'))).text;
+    expect(term).toContain('A 1-year contract with an exit clause, if I have to choose.');
+    const tie = (await createOfflineEngine().generate(ask(cfo, 'Monthly or annual?'))).text;
+    expect(tie).toMatch(/Between monthly and annual, either could work; what decides it for me is /);
   });
 
   it('answers what it measures from its goals', async () => {

@@ -78,7 +78,7 @@ Stay in character as Dana in every reply: answer from your own situation and pri
       'Do nothing until after the raise',
     ],
     win_factors: [
-      'Payback under 12 months on her own inputs',
+      'Payback under 12 months on our own inputs',
       'Transparent, usage-aligned pricing with a cap',
       'Implementation in under 6 weeks outside close',
       'A named customer success manager',
@@ -569,7 +569,7 @@ Stay in character as Tom in every reply: first person, candid, a little wry, alw
     locale_scope: 'city',
     locale_value: 'Hamburg, Germany (de-DE)',
     role_segment: ['Founder', 'Small business owner', 'Creative services'],
-    primary_objectives: ['Keep team utilisation around 75%', 'Win two retainer clients this year', 'Cut his own admin time to half a day a week'],
+    primary_objectives: ['Keep team utilisation around 75%', 'Win two retainer clients this year', 'Cut my own admin time to half a day a week'],
     goals: ['Write proposals faster', 'Stop losing hours to status meetings', 'Get paid faster by clients', 'Grow without becoming a manager of managers'],
     pains: [
       'Proposals and pitch decks eat his evenings',
@@ -585,7 +585,7 @@ Stay in character as Tom in every reply: first person, candid, a little wry, alw
       'A client asking for a service the agency cannot deliver yet',
     ],
     channels: ['Other agency owners (meetups, WhatsApp groups)', 'LinkedIn', 'Product Hunt', 'YouTube tutorials', 'Design newsletters'],
-    proof_types: ['Free trial with his own projects', 'Recommendation from another agency owner', 'Transparent pricing page', 'Short demo video'],
+    proof_types: ['Free trial with my own projects', 'Recommendation from another agency owner', 'Transparent pricing page', 'Short demo video'],
     alternatives: [
       'Google Workspace templates and spreadsheets',
       'Hire a part-time project manager',

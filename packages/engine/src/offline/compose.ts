@@ -5,7 +5,21 @@
 import type { EnginePersona, Level } from '../types.js';
 import { topicPhrase, topicReference } from '../text/topic.js';
 import { affinity, bestMatch, firstName, rankedItems, registerOf, roleLine, type Register } from './profile.js';
-import { asPhrase, clip, keySentence, keywords, lowerFirst, sentences, stemSet, upperFirst, valence, withArticle, type Random } from '../text/index.js';
+import {
+  asPhrase,
+  clip,
+  isTopicalStem,
+  keySentence,
+  keywords,
+  lowerFirst,
+  sentences,
+  sharedStems,
+  stemSet,
+  upperFirst,
+  valence,
+  withArticle,
+  type Random,
+} from '../text/index.js';
 
 type Mood = 'positive' | 'neutral' | 'negative';
 
@@ -159,6 +173,35 @@ const SMALL_TALK_REPLIES: Record<Register, { hello: readonly string[]; busy: rea
   plain: { hello: ['Hi, {name} here.'], busy: ['It has been a busy week, mostly {pain}.'], back: ['What did you want to ask?'] },
 };
 
+// Thanks with nothing else in it: acknowledged, with the register's closing.
+const THANKS = /^(?:(?:ok(?:ay)?|great|perfect|cool|awesome)[\s,!.]*)?(?:thanks|thank you|thx|cheers|many thanks)\b[^?]{0,60}$/i;
+const WELCOME: Record<Register, readonly string[]> = {
+  executive: ['Glad it was useful.'],
+  technical: ['Glad that helped.'],
+  casual: ['Anytime!', 'No worries!'],
+  warm: ['You are very welcome!', 'Happy to help!'],
+  courteous: ['You are most welcome.', 'It was my pleasure.'],
+  plain: ['You are welcome.'],
+};
+
+/** The two options of an either-or question ("monthly or annual billing?" → monthly billing, annual billing). */
+export function choiceOptions(input: string): [string, string] | null {
+  const question = sentences(input).find((line) => /\bor\b[^?]*\?\s*$/i.test(line));
+  if (!question) return null;
+  // After the verb that asks for the choice ("prefer", "offer"…), else the whole question ("Monthly or annual?").
+  const words = "((?:[\\p{L}\\p{N}'-]+\\s+){0,4}?[\\p{L}\\p{N}'-]+)\\s+or\\s+((?:[\\p{L}\\p{N}'-]+\\s*){1,8})\\?\\s*$";
+  const match =
+    new RegExp(`\\b(?:prefer|rather|choose|pick|take|want|like|go with|need|use|offer|get|is it|be)\\s+${words}`, 'iu').exec(question.trim()) ??
+    new RegExp(`^${words}`, 'iu').exec(question.trim());
+  if (!match) return null;
+  let left = match[1]!.trim();
+  const right = match[2]!.trim();
+  // A one-word first option shares the second's noun: "monthly or annual billing" → monthly billing.
+  const rightWords = right.split(/\s+/);
+  if (!/\s/.test(left) && rightWords.length > 1) left = [left, ...rightWords.slice(1)].join(' ');
+  return left.toLowerCase() === right.toLowerCase() ? null : [left, right];
+}
+
 function isSmallTalk(input: string): boolean {
   const trimmed = input.trim();
   return trimmed.length > 0 && trimmed.split(/\s+/).length <= 10 && SMALL_TALK.test(trimmed);
@@ -227,6 +270,40 @@ function wantsList(...texts: string[]): boolean {
   return /\b(list|bullet|bullets|bullet points|points)\b/i.test(texts.join(' '));
 }
 
+/**
+ * Which of two options the persona leans to: each scored by the profile items it shares a stem with (what
+ * the persona wants minus what it fears), the deciding item named; no pick on a tie, with the persona's first
+ * win factor as what would decide it.
+ */
+function chooseOption(details: EnginePersona['details'], options: [string, string]): { pick: string | null; because: string } | null {
+  // Only the words that tell the options apart count ("pricing" in both decides nothing); hyphenated words by
+  // their parts ("per-seat" meets "seat-based", "usage-based" meets "usage-aligned"), not "based" or "per".
+  const partStems = (text: string) => new Set([...stemSet(text.replace(/-/g, ' '))].filter((s) => isTopicalStem(s) && s !== 'base'));
+  const [first, second] = options.map(partStems) as [Set<string>, Set<string>];
+  const distinct = [new Set([...first].filter((s) => !second.has(s))), new Set([...second].filter((s) => !first.has(s)))];
+  const touches = (item: string, stems: Set<string>) => sharedStems(partStems(item), stems).length > 0;
+  const scored = options.map((option, index) => {
+    const stems = distinct[index]!;
+    const liked = [
+      ...details.goals.filter((item) => touches(item, stems)).map((item) => `It helps me ${asPhrase(item)}.`),
+      ...[...details.primary_objectives, ...details.win_factors, ...details.values]
+        .filter((item) => touches(item, stems))
+        .map((item) => `What I look for is ${asPhrase(item)}.`),
+      // "I will not sign … without an exit clause": what follows "without" is wanted, not feared.
+      ...details.objections.filter((item) => touches(/\bwithout\b(.*)$/i.exec(item)?.[1] ?? '', stems)).map((item) => endSentence(upperFirst(item))),
+    ];
+    const feared = [...details.pains, ...details.objections].filter((item) => touches(item.replace(/\bwithout\b.*$/i, ''), stems));
+    return { option, score: liked.length - feared.length, reason: liked[0] ?? null, fear: feared[0] ?? null };
+  });
+  const [a, b] = scored as [(typeof scored)[number], (typeof scored)[number]];
+  if (a.score === b.score) {
+    const decider = details.win_factors[0] ?? details.goals[0];
+    return decider ? { pick: null, because: decider } : null;
+  }
+  const [better, worse] = a.score > b.score ? [a, b] : [b, a];
+  return { pick: better.option, because: better.reason ?? `${upperFirst(worse.option)} runs into ${asPhrase(worse.fear ?? 'what worries me')}.` };
+}
+
 /** The persona's reply to `input`, in its voice. */
 export function composeReply(args: ComposeInput): string {
   const { persona, random } = args;
@@ -234,6 +311,7 @@ export function composeReply(args: ComposeInput): string {
   const verbosity = effectiveVerbosity(args.verbosity, args.instructions, args.input);
   const details = persona.details;
   const register = registerOf(details);
+  if (THANKS.test(args.input.trim())) return [random.pick(WELCOME[register]), random.pick(CLOSINGS[register])].join(' ');
   if (isSmallTalk(args.input)) {
     // "Hi" or "how was your week?": a greeting back, how the week went (the persona's first pain), a question back.
     const lines = SMALL_TALK_REPLIES[register];
@@ -264,8 +342,16 @@ export function composeReply(args: ComposeInput): string {
     bestMatch(details, 'win_factors', text, random, used);
 
   const opener = random.pick(OPENERS[register][feeling]);
+  // An either-or question is answered with a choice: the option sharing more with what the persona wants than
+  // with what it fears, named with the profile item that decides it; a tie says what would decide it.
+  const options = choiceOptions(args.input);
+  const choice = options ? chooseOption(details, options) : null;
   let lead: string;
-  if (selfTopic && selfItem) {
+  if (options && choice) {
+    lead = choice.pick
+      ? `${upperFirst(choice.pick)}, if I have to choose. ${choice.because}`
+      : `Between ${lowerFirst(options[0])} and ${lowerFirst(options[1])}, either could work; what decides it for me is ${asPhrase(choice.because)}.`;
+  } else if (selfTopic && selfItem) {
     const phrase = selfTopic === 'objections' ? endSentence(selfItem) : asPhrase(selfItem);
     lead = fill(random.pick(SELF_LEADS[selfTopic]), { item: phrase });
   } else {

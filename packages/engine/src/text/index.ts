@@ -353,7 +353,8 @@ export function clip(text: string, max: number): string {
 
 /** First letter lower-cased, unless the word looks like an acronym or a name ("IT", "SaaS", "Slack"). */
 export function lowerFirst(text: string): string {
-  const first = text.split(/\s/, 1)[0] ?? '';
+  // A word's own punctuation is no part of it ("Transparent, usage-aligned pricing").
+  const first = (text.split(/\s/, 1)[0] ?? '').replace(/[,;:.!?]+$/, '');
   // A capitalised word, or the article "A" ("A named success manager"); "I" and acronyms keep their case.
   if ((/^[A-Z][a-z'’-]+$/.test(first) || (first === 'A' && text.length > 1)) && !/^(I|I'm|I've|I'd|I'll)$/.test(first))
     return text.charAt(0).toLowerCase() + text.slice(1);
