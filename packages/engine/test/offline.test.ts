@@ -149,6 +149,25 @@ describe('offline engine: persona voice', () => {
     expect(tie).toMatch(/Between monthly and annual, either could work; what decides it for me is /);
   });
 
+  it('recaps the conversation and recalls what the user said, quoting it; says so when it was never said', async () => {
+    const engine = createOfflineEngine();
+    const messages: GenerateRequest['messages'] = [];
+    const turn = async (content: string) => {
+      messages.push({ role: 'user', content });
+      const { text } = await engine.generate({ persona: cfo, messages: [...messages] });
+      messages.push({ role: 'assistant', content: text });
+      return text;
+    };
+    expect(await turn('Can you summarize what we discussed?')).toBe('We have not discussed anything yet. What would you like to start with?');
+    await turn('Our tool automates the month-end close. Our budget for the pilot is 20,000 dollars.');
+    await turn('The pilot would start in January with two entities.');
+    const recap = await turn('Can you recap where we are?');
+    expect(recap).toMatch(/^Here is where we are:\n\n- You: “[^”]+”\n- I: “[^”]+”/);
+    expect(recap).toContain('- You: “The pilot would start in January with two entities.”');
+    expect(await turn('What did I say the pilot budget was?')).toBe('You said: “Our budget for the pilot is 20,000 dollars.”');
+    expect(await turn('Did I mention the number of users?')).toBe('I do not think you mentioned that so far.');
+  });
+
   it('answers what it measures from its goals', async () => {
     const { text } = await createOfflineEngine().generate(ask(cfo, 'Which three metrics do you check first every Monday?', { verbosity: 'low' }));
     expect(cfo.details.goals.some((goal) => text.includes(lowerFirst(goal).replace(/[.!?]$/, '')))).toBe(true);

@@ -224,6 +224,8 @@ export interface ComposeInput {
   instructions: string;
   /** The text the persona reacts to (the last user message). */
   input: string;
+  /** The conversation before it: earlier user and assistant turns, oldest first (none on a first message). */
+  history?: readonly { role: 'user' | 'assistant'; content: string }[];
   verbosity: Level;
   effort: Level;
   random: Random;
@@ -304,6 +306,41 @@ function chooseOption(details: EnginePersona['details'], options: [string, strin
   return { pick: better.option, because: better.reason ?? `${upperFirst(worse.option)} runs into ${asPhrase(worse.fear ?? 'what worries me')}.` };
 }
 
+// A request to go over the conversation so far, and a question about what the user said earlier.
+const RECAP = /\b(?:summari[sz]e|recap|sum up)\b|\bwhat (?:did|have) we (?:discuss|talk|cover|agree)|\bwhere are we\b/i;
+const RECALL = /\b(?:did I|I (?:said|told you|mentioned)|what was my|what is my|what's my|remind me)\b/i;
+const RECAP_TURNS = 6;
+
+/**
+ * A recap of the conversation (the last turns, each by its key sentence, quoted as said), or the earlier user
+ * sentence a recall question asks about; null when the input asks for neither. Offline, memory is the
+ * conversation the request carries: quoted, never paraphrased.
+ */
+function recallFromHistory(input: string, history: readonly { role: 'user' | 'assistant'; content: string }[]): string | null {
+  const earlier = history.filter((turn) => turn.content.trim().length > 0);
+  if (RECAP.test(input)) {
+    if (earlier.length === 0) return 'We have not discussed anything yet. What would you like to start with?';
+    const lines = earlier.slice(-RECAP_TURNS).map((turn) => {
+      const said = clip(keySentence(turn.content) ?? turn.content, 200);
+      return `- ${turn.role === 'user' ? 'You' : 'I'}: “${said}”`;
+    });
+    return `Here is where we are:\n\n${lines.join('\n')}`;
+  }
+  if (RECALL.test(input)) {
+    const wanted = new Set([...stemSet(input)].filter(isTopicalStem));
+    let best: { line: string; shared: number } | null = null;
+    for (const turn of earlier.filter((entry) => entry.role === 'user')) {
+      for (const line of sentences(turn.content)) {
+        const shared = sharedStems(stemSet(line), wanted).filter(isTopicalStem).length;
+        if (shared > 0 && (!best || shared >= best.shared)) best = { line, shared };
+      }
+    }
+    if (best) return `You said: “${clip(best.line, 300)}”`;
+    return earlier.some((turn) => turn.role === 'user') ? 'I do not think you mentioned that so far.' : null;
+  }
+  return null;
+}
+
 /** The persona's reply to `input`, in its voice. */
 export function composeReply(args: ComposeInput): string {
   const { persona, random } = args;
@@ -312,6 +349,8 @@ export function composeReply(args: ComposeInput): string {
   const details = persona.details;
   const register = registerOf(details);
   if (THANKS.test(args.input.trim())) return [random.pick(WELCOME[register]), random.pick(CLOSINGS[register])].join(' ');
+  const recalled = recallFromHistory(args.input, args.history ?? []);
+  if (recalled !== null) return recalled;
   if (isSmallTalk(args.input)) {
     // "Hi" or "how was your week?": a greeting back, how the week went (the persona's first pain), a question back.
     const lines = SMALL_TALK_REPLIES[register];

@@ -98,7 +98,12 @@ export function createOfflineEngine(options: OfflineEngineOptions = {}): Engine 
       finish = 'tool_calls';
     } else {
       const toolOutput = last?.role === 'tool' ? last : null;
-      const compose = { persona, instructions, input, verbosity, effort, random };
+      // The turns before the last user message, for a recap or a recall question.
+      const lastUser = messages.findLastIndex((m) => m.role === 'user');
+      const history = messages
+        .slice(0, Math.max(0, lastUser))
+        .flatMap((m) => (m.role === 'user' || (m.role === 'assistant' && m.content) ? [{ role: m.role, content: m.content ?? '' }] : []));
+      const compose = { persona, instructions, input, history, verbosity, effort, random };
       let doc: ReturnType<typeof composeDocument> | null = null;
       if (format.type === 'json_schema') {
         const source = toolOutput ? `${input}\n${toolOutput.content}` : input;
