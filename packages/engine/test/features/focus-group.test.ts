@@ -170,6 +170,19 @@ describe('offline focus group: how an answer reads', () => {
     for (const functionWord of ['within', 'already', 'without']) expect(output.key_themes).not.toContain(functionWord);
     expect(output.recommendations.every((item) => !/^Show /.test(item))).toBe(true);
   });
+
+  it('keeps units of time out of the themes of a price question', async () => {
+    const question = 'We are raising the price of our plan from 79 to 99 euros per month in January. Would you stay?';
+    const answers = [];
+    for (const id of ['persona_restaurant_owner', 'persona_saas_cfo', 'persona_budget_parent_of_three']) {
+      const { output } = await engine.run(focusGroupAnswer, { question, instructions: null, persona: persona(id) });
+      answers.push({ persona_name: persona(id).name, answer: output.answer, sentiment: output.sentiment, key_points: output.key_points });
+    }
+    const { output } = await engine.run(focusGroupSummary, { question, instructions: null, answers });
+    // Were "time" and "monthly" among them.
+    expect(output.key_themes[0]).toBe('price');
+    for (const generic of ['time', 'monthly', 'month', 'every']) expect(output.key_themes).not.toContain(generic);
+  });
 });
 
 describe('upstream focus group', () => {

@@ -10,6 +10,8 @@ import {
   clip,
   createRandom,
   lowerFirst,
+  isCommonVerb,
+  isTopicalStem,
   rankedKeywords,
   round,
   stem,
@@ -130,7 +132,12 @@ export function summaryOffline({ answers }: FocusGroupSummaryInput): FocusGroupS
   // Themes: keywords of each answer's key points (without the frames around them), most salient first. Those
   // several answers share come first, by how many share them; then each answer's own, in turns (its most
   // salient first), so every participant's main point is there before anyone's third.
-  const ranked = answers.map((entry) => rankedKeywords(entry.key_points.map(unframed).join('. ') || entry.answer, 8));
+  // Not a unit of time or a word for people ("time", "monthly" were themes of a price question), nor a verb.
+  const ranked = answers.map((entry) =>
+    rankedKeywords(entry.key_points.map(unframed).join('. ') || entry.answer, 12)
+      .filter((keyword) => isTopicalStem(stem(keyword.toLowerCase())) && !isCommonVerb(keyword))
+      .slice(0, 8),
+  );
   const themeCounts = new Map<string, { label: string; count: number; first: number }>();
   ranked.forEach((list, index) => {
     const seen = new Set<string>();
