@@ -197,6 +197,23 @@ describe('answers on the offline engine', () => {
     expect(next.data.map((message: any) => message.role)).toEqual(['user']);
   });
 
+  it('answers a question about the personas from their profiles, one labelled item each', async () => {
+    const tenant = await h.tenant({ credits: 10_000 });
+    const thread = await newThread(tenant);
+    const answer = (await h.post(`/agent/threads/${thread.id}/messages`, tenant.key, { content: 'Which personas care about sustainability?' })).body;
+    const quoted = answer.content.split('\n').filter((line: string) => line.startsWith('- '));
+    expect(quoted.length).toBeGreaterThan(0);
+    // Every quoted source is a persona's address (the news stories mention no sustainability either way), and
+    // "care" (medical care abroad) found nothing: it frames the question.
+    for (const line of quoted) {
+      const ref = Number(/\[(\d+)\]$/.exec(line)![1]);
+      expect(answer.sources[ref - 1].url).toMatch(/\/api\/v1\/personas\/persona_[a-z_]+$/);
+      expect(line.toLowerCase()).toContain('sustainab');
+    }
+    expect(answer.content).not.toContain('medical care');
+    expectCitationsResolve(answer);
+  });
+
   it('says so when nothing matched, with no citation', async () => {
     const tenant = await h.tenant();
     const thread = await newThread(tenant, { title: 'Kept title' });

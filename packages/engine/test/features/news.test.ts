@@ -307,6 +307,29 @@ describe('research agent parts', () => {
     ]);
   });
 
+  it('answers a question about the personas from the personas, and reads "care about" as framing, not topic', () => {
+    expect(researchKeywords('Which personas care about sustainability?')).toEqual(['sustainability']);
+    expect(researchKeywords('What do our personas say about pricing?')).toEqual(['pricing']);
+    const answer = composeResearchAnswer({
+      question: 'What do our personas say about pricing?',
+      sources: [
+        { ref: 1, title: 'SaaS vendors raise prices', snippet: 'Most vendors plan pricing changes next year.' },
+        {
+          ref: 2,
+          title: 'Dana Whitfield, SaaS CFO (Finance)',
+          snippet: 'A CFO.\npains: Vendors who cannot explain their pricing in one sentence; Tool sprawl',
+          persona: true,
+        },
+        // A list item holding a sentence end ("6 a.m. starts") stays one item with its label.
+        { ref: 3, title: 'Helen Fischer (Travel)', snippet: 'A retiree.\npains: Early 6 a.m. starts with confusing pricing; Small print', persona: true },
+      ],
+    });
+    expect(answer.split('\n').filter((line) => line.startsWith('- '))).toEqual([
+      '- **Dana Whitfield, SaaS CFO (Finance)** (pains): "Vendors who cannot explain their pricing in one sentence" [2]',
+      '- **Helen Fischer (Travel)** (pains): "Early 6 a.m. starts with confusing pricing" [3]',
+    ]);
+  });
+
   it('says nothing matched rather than quote sources sharing one word of a longer question', () => {
     const question = 'Any news on electric vehicle sales?';
     expect(researchKeywords(question)).toEqual(['electric', 'vehicle', 'sales']);

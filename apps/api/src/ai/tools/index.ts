@@ -10,6 +10,7 @@ import { QUERY_PARAMETERS, type ResearchTool } from './types.js';
 import { webSearchTool } from './web-search.js';
 
 export type { FoundSource, ResearchTool, ToolOutcome, ToolScope } from './types.js';
+export { researchSourcesOf } from './types.js';
 export { documentSearch, newsSearch, personaSearch };
 
 /** The tools a server offers: the three over the caller's data, and web search only with a provider. */

@@ -12,7 +12,9 @@ function profileText(details: PersonaDetails): string {
     else if (Array.isArray(value) && value.length > 0)
       parts.push(`${field.replace(/_/g, ' ')}: ${value.filter((item) => typeof item === 'string').join('; ')}`);
   }
-  return parts.join('. ');
+  // A field per line: the research answer quotes a labelled list one item at a time (its items may hold a
+  // sentence end, "6 a.m. starts").
+  return parts.join('\n');
 }
 
 /** The base catalog and the workspace's custom personas, ranked by the query's word stems in name, description and profile. */
@@ -38,7 +40,7 @@ export const personaSearch: ResearchTool = {
       sources: ranked.map(({ row, profile }) => ({
         title: `${row.name} (${row.category})`.slice(0, 500),
         url: `${services.files.baseUrl}/personas/${row.id}`,
-        snippet: clipText(`${row.description} ${profile}`, 2000),
+        snippet: clipText(`${row.description}\n${profile}`, 2000),
         publishedAt: null,
       })),
     };

@@ -19,7 +19,7 @@ import { newId } from '../../lib/ids.js';
 import { documentSearch } from './document-search.js';
 import { engineToolOf, queryOf } from './index.js';
 import { newsSearch } from './news-search.js';
-import type { FoundSource, ResearchTool } from './types.js';
+import { type FoundSource, type ResearchTool, researchSourcesOf } from './types.js';
 import { webSearchTool } from './web-search.js';
 
 type ServerToolCall = components['schemas']['ServerToolCall'];
@@ -133,7 +133,7 @@ export function sourcesMessage(research: ServerResearch): EngineMessage | null {
 export function offlineResearchResult(question: string, research: ServerResearch, inputTokens: number): GenerateResult {
   const text = composeResearchAnswer({
     question,
-    sources: research.sources.map((source, index) => ({ ref: index + 1, title: source.title, snippet: source.snippet })),
+    sources: researchSourcesOf(research.sources),
   });
   const usage: EngineUsage = { input_tokens: inputTokens, output_tokens: countTokens(text), cached_tokens: 0, reasoning_tokens: 0, source: 'tokenizer' };
   return { text, tool_calls: [], parsed: null, structured_output_error: null, analysis: null, usage, finish_reason: 'stop', model: 'offline' };

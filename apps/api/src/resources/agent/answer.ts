@@ -19,7 +19,7 @@ import {
 } from '@persona-api/engine';
 import type { AgentMessageSource } from '@persona-api/types';
 import { CitationFilter, resolveCitations } from '../../ai/citations.js';
-import { engineToolOf, queryOf, type FoundSource, type ResearchTool, type ToolScope } from '../../ai/tools/index.js';
+import { engineToolOf, queryOf, researchSourcesOf, type FoundSource, type ResearchTool, type ToolScope } from '../../ai/tools/index.js';
 import type { RequestContext } from '../../http/context.js';
 
 /** Rounds in which the model may call tools; one more round answers without them. */
@@ -196,7 +196,7 @@ export async function researchAnswer(ctx: RequestContext, input: AnswerInput, ev
       for (const call of calls) messages.push({ role: 'tool', call_id: call.call_id, content: await runTool(input.tools, call, input.scope, sources) });
       const text = composeResearchAnswer({
         question: input.question,
-        sources: sources.list.map((source, index) => ({ ref: index + 1, title: source.title, snippet: source.snippet })),
+        sources: researchSourcesOf(sources.list),
       });
       for (const piece of wordPieces(text)) emit(filter.push(piece));
       emit(filter.end());
@@ -231,7 +231,7 @@ export async function researchAnswer(ctx: RequestContext, input: AnswerInput, ev
       emit(
         composeResearchAnswer({
           question: input.question,
-          sources: sources.list.map((source, index) => ({ ref: index + 1, title: source.title, snippet: source.snippet })),
+          sources: researchSourcesOf(sources.list),
         }),
       );
       usage.outputTokens += countTokens(content);

@@ -80,9 +80,15 @@ const NOT_TOPIC_WORDS = new Set([
   'know',
   'news',
   'any',
+  // Where to look, not what about: "what do our personas say about pricing?" is about pricing.
+  'persona',
+  'personas',
 ]);
+// A verb that only frames the topic after "about": "which personas care about sustainability?" is not about care.
+const FRAMING_VERB = /\b(?:care|cares|cared|think|thinks|feel|feels|say|says|said|worry|worries|worried|know|knows)\s+(?=about\b)/gi;
 
-const withoutNotTopicWords = (question: string) => question.replace(/[\p{L}\p{N}'’-]+/gu, (word) => (NOT_TOPIC_WORDS.has(word.toLowerCase()) ? ' ' : word));
+const withoutNotTopicWords = (question: string) =>
+  question.replace(FRAMING_VERB, ' ').replace(/[\p{L}\p{N}'’-]+/gu, (word) => (NOT_TOPIC_WORDS.has(word.toLowerCase()) ? ' ' : word));
 
 /** The question's search keywords: its RESEARCH_KEYWORDS most salient content words, in the order they occur. */
 export function researchKeywords(question: string): string[] {
@@ -95,6 +101,8 @@ export interface ResearchSource {
   title: string;
   /** The passage the tool returned. */
   snippet: string;
+  /** A persona's profile (persona search) rather than a story, a document or a web page. */
+  persona?: boolean;
 }
 
 /**
@@ -103,15 +111,26 @@ export interface ResearchSource {
  */
 function passagesOf(text: string): { label: string | null; text: string }[] {
   const passages: { label: string | null; text: string }[] = [];
-  for (const sentence of sentences(text)) {
-    const list = /^([\p{L} ]{2,40}): (.+;.+)$/u.exec(sentence.trim());
-    if (!list) {
-      passages.push({ label: null, text: sentence });
-      continue;
-    }
+  // A labelled list is one line ("pains: Early 6 a.m. starts; Websites with small print"), its items split at
+  // ";" before any sentence split, which cut "a.m. starts" into an unlabelled "starts; Websites…".
+  const labelledList = (part: string) => /^([\p{L} ]{2,40}): (.+;.+)$/u.exec(part.trim());
+  const pushList = (list: RegExpExecArray) => {
     for (const item of list[2]!.split(/;\s*/)) {
       const trimmed = item.trim().replace(/[.;]+$/, '');
       if (trimmed.length > 0) passages.push({ label: list[1]!.trim(), text: trimmed });
+    }
+  };
+  for (const line of text.split(/\n+/)) {
+    const list = labelledList(line);
+    if (list) {
+      pushList(list);
+      continue;
+    }
+    // A list after a sentence on the same line ("Buying a first home. pains: …; …") still counts as one.
+    for (const sentence of sentences(line)) {
+      const inner = labelledList(sentence);
+      if (inner) pushList(inner);
+      else passages.push({ label: null, text: sentence });
     }
   }
   return passages;
@@ -149,8 +168,11 @@ export function composeResearchAnswer(input: { question: string; sources: readon
   // A source sharing one word of four with the question ("inflation" in a persona's goals, "sales" in a
   // story on Black Friday for a question on electric vehicle sales) is not an answer to it: with three or
   // more words to match, a source needs two, and at least half as many as the best source.
-  const enough = Math.max(question.size >= 3 ? 2 : 1, Math.ceil((scored[0]?.shared ?? 0) / 2));
-  const quoted = scored.filter((entry) => entry.shared >= enough).slice(0, RESEARCH_QUOTED_SOURCES);
+  // "What do our personas say about pricing?" is answered from the personas when any of them speaks to it.
+  const fromPersonas = /\bpersonas?\b/i.test(input.question) && scored.some((entry) => entry.source.persona === true);
+  const eligible = fromPersonas ? scored.filter((entry) => entry.source.persona === true) : scored;
+  const enough = Math.max(question.size >= 3 ? 2 : 1, Math.ceil((eligible[0]?.shared ?? 0) / 2));
+  const quoted = eligible.filter((entry) => entry.shared >= enough).slice(0, RESEARCH_QUOTED_SOURCES);
   if (quoted.length === 0) {
     return `Nothing in the workspace's news stories, documents or personas matched ${topic ? `"${topic}"` : 'the question'}, so there is no source to answer from.`;
   }
