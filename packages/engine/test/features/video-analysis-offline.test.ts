@@ -40,3 +40,26 @@ describe('a chunk’s motion, described once', () => {
     expect(result?.observations.includes('Static picture: no movement and no cuts.')).toBe(isStatic);
   });
 });
+
+describe('the summary and a chunk’s observations, as written', () => {
+  it('counts in words, names the arc with a verb, and notes a brand said in the speech', () => {
+    const falling = {
+      ...input(12),
+      duration_seconds: 8,
+      speech_transcribed: true,
+      chunks: [
+        { ...chunk(12), on_screen_text: 'Acme: love it', speech: 'Acme makes this easy.' },
+        { ...chunk(0.1), index: 1, start_seconds: 4, end_seconds: 8, loudness_lufs: -40, silence_seconds: 4 },
+      ],
+    };
+    const result = analyseOffline(falling);
+    // Was "runs 8s in 2 chunk(s) of 4 sampled frame(s)" and "The valence goes falling across 2 chunk(s)".
+    expect(result.summary).toMatch(/ runs 8s in 2 chunks of 4 sampled frames\. /);
+    expect(result.emotional_arc.summary).toMatch(
+      /^The valence (falls|rises|stays flat|swings up and down|dips in the middle and recovers|builds to a peak and ends high) across 2 chunks /,
+    );
+    expect(result.summary).not.toContain('(s)');
+    expect(result.chunks[0]?.observations).toContain('The brand is named in the speech.');
+    expect(result.chunks[1]?.observations).not.toContain('The brand is named in the speech.');
+  });
+});

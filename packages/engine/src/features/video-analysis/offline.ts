@@ -108,10 +108,11 @@ function chunkOf(chunk: VideoChunkMeasurements, input: VideoAnalysisInput): Vide
   const silentShare = length > 0 ? clamp(chunk.silence_seconds / length, 0, 1) : 1;
   const clarity = Math.round(clamp((words > 0 ? 55 + Math.min(words, 10) * 3 : 25) + (input.has_audio ? (1 - silentShare) * 10 : 0), 0, 100));
   const audio = chunk.loudness_lufs === null ? 'no audio' : `${round2(chunk.loudness_lufs)} LUFS, ${seconds(chunk.silence_seconds)} of silence`;
-  const cutsText = chunk.cuts.length === 0 ? 'no cuts' : `${chunk.cuts.length} cut(s) at ${chunk.cuts.map(seconds).join(', ')}`;
+  const cutsText = chunk.cuts.length === 0 ? 'no cuts' : `${counted(chunk.cuts.length, 'cut')} at ${chunk.cuts.map(seconds).join(', ')}`;
   const description = `${seconds(chunk.start_seconds)}–${seconds(chunk.end_seconds)}: ${brightnessWord(chunk.brightness)} picture (mean luma ${Math.round(chunk.brightness)}), ${motionWord(chunk.motion)} motion, ${cutsText}; ${audio}${text ? `; on screen: "${cut(text, 300)}"` : '; no legible text on screen'}.`;
   const observations: string[] = [];
   if (brandVisible) observations.push(`The ${mentions(text, input.brand) ? 'brand' : 'product'} name is on screen.`);
+  if (chunk.speech && input.brand && brandMentions(chunk.speech, input.brand) > 0) observations.push('The brand is named in the speech.');
   if (CALL_TO_ACTION.test(text)) observations.push(`On-screen call to action: "${cut(text, 200)}".`);
   if (chunk.cuts.length >= 3) observations.push(`Fast editing: ${chunk.cuts.length} cuts in ${seconds(length)}.`);
   // The description's own word for the motion, so a chunk it calls "slow" is never also "static".
@@ -136,6 +137,19 @@ function chunkOf(chunk: VideoChunkMeasurements, input: VideoAnalysisInput): Vide
 }
 
 const mean = (values: number[]) => (values.length === 0 ? 0 : values.reduce((sum, value) => sum + value, 0) / values.length);
+
+// How each arc reads in a sentence ("The valence falls across 3 chunks"; was "goes falling").
+const ARC_WORDS: Record<ArcShape, string> = {
+  flat: 'stays flat',
+  rising: 'rises',
+  falling: 'falls',
+  u_shaped: 'dips in the middle and recovers',
+  peak_end: 'builds to a peak and ends high',
+  rollercoaster: 'swings up and down',
+};
+
+/** "1 chunk", "3 chunks". */
+const counted = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
 
 function arcShape(valences: number[]): ArcShape {
   if (valences.length < 2 || Math.max(...valences) - Math.min(...valences) < 0.1) return 'flat';
@@ -190,7 +204,7 @@ export function computedParts(
     emotional_arc: {
       shape,
       summary: cut(
-        `The valence goes ${shape.replace('_', '-')} across ${chunks.length} chunk(s) (from ${valences[0] ?? 0} to ${valences.at(-1) ?? 0}); the most intense chunk starts at ${seconds(peak.start_seconds)}.`,
+        `The valence ${ARC_WORDS[shape]} across ${counted(chunks.length, 'chunk')} (from ${valences[0] ?? 0} to ${valences.at(-1) ?? 0}); the most intense chunk starts at ${seconds(peak.start_seconds)}.`,
         1000,
       ),
       peak_seconds: peak.start_seconds,
@@ -269,7 +283,7 @@ export function analyseOffline(input: VideoAnalysisInput): VideoAnalysisResult {
   const recommendations: VideoAnalysisResult['recommendations'] = [];
   if (brand_presence.first_appearance_seconds !== null)
     strengths.push(
-      `The brand name is on screen from ${seconds(brand_presence.first_appearance_seconds)}, in ${chunks.filter((chunk) => chunk.brand_visible).length} of ${chunks.length} chunk(s).`,
+      `The brand name is on screen from ${seconds(brand_presence.first_appearance_seconds)}, in ${chunks.filter((chunk) => chunk.brand_visible).length} of ${counted(chunks.length, 'chunk')}.`,
     );
   else if (input.brand) {
     weaknesses.push(`"${cut(input.brand, 200)}" never appears on screen.`);
@@ -277,7 +291,7 @@ export function analyseOffline(input: VideoAnalysisInput): VideoAnalysisResult {
   }
   if (hook >= 60) strengths.push(`A strong opening: engagement ${first?.engagement ?? 0} in the first chunk.`);
   else {
-    weaknesses.push(`A weak opening: engagement ${first?.engagement ?? 0} in the first chunk, ${firstCutsIn3s} cut(s) in the first 3 s.`);
+    weaknesses.push(`A weak opening: engagement ${first?.engagement ?? 0} in the first chunk, ${counted(firstCutsIn3s, 'cut')} in the first 3 s.`);
     recommendations.push({ priority: 'high', recommendation: 'Open with movement or a cut in the first 3 seconds.', start_seconds: 0 });
   }
   if (ctaChunk) strengths.push(`A call to action on screen at ${seconds(ctaChunk.start_seconds)}.`);
@@ -300,7 +314,7 @@ export function analyseOffline(input: VideoAnalysisInput): VideoAnalysisResult {
   const speechNote = input.speech_transcribed
     ? 'Speech was transcribed.'
     : 'Speech was not transcribed (no transcription server is configured), so spoken words are not part of this analysis.';
-  const summary = `${cut(input.title || 'The video', 200)} runs ${seconds(input.duration_seconds)} in ${chunks.length} chunk(s) of ${computed.frames_analyzed} sampled frame(s). Overall score ${overall}: clarity ${clarity}, brand ${brandScore}, impact ${impact}, hook ${hook}, call to action ${callToAction}. ${computed.emotional_arc.summary} ${speechNote} Scores are derived from measured motion, cuts, loudness, brightness and on-screen text.`;
+  const summary = `${cut(input.title || 'The video', 200)} runs ${seconds(input.duration_seconds)} in ${counted(chunks.length, 'chunk')} of ${counted(computed.frames_analyzed, 'sampled frame')}. Overall score ${overall}: clarity ${clarity}, brand ${brandScore}, impact ${impact}, hook ${hook}, call to action ${callToAction}. ${computed.emotional_arc.summary} ${speechNote} Scores are derived from measured motion, cuts, loudness, brightness and on-screen text.`;
   return {
     summary: cut(summary, 4000),
     overall_score: overall,
