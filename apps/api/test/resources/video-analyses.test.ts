@@ -114,8 +114,8 @@ describe('video analyses', () => {
     expect(result.chunks[2].transcript).toMatch(/RUN FURTHER/);
     expect(result.brand_presence).toEqual({ first_appearance_seconds: 5, screen_time_seconds: 5, logo_detected: true, spoken_mentions: 0 });
     // The cuts between segments are measured where they were made.
-    expect(result.chunks[1].description).toMatch(/1 cut\(s\) at 5s/);
-    expect(result.chunks[2].description).toMatch(/1 cut\(s\) at 10s/);
+    expect(result.chunks[1].description).toMatch(/1 cut at 5s/);
+    expect(result.chunks[2].description).toMatch(/1 cut at 10s/);
     // The tone stops at 10 s: the last chunk is silent, the first is not.
     expect(result.chunks[2].description).toMatch(/5s of silence/);
     expect(result.chunks[0].description).toMatch(/0s of silence/);
