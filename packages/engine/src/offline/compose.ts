@@ -8,6 +8,7 @@ import { affinity, bestMatch, firstName, rankedItems, registerOf, roleLine, type
 import {
   asPhrase,
   clip,
+  counted,
   isTopicalStem,
   keySentence,
   keywords,
@@ -462,7 +463,7 @@ function composeNeutral(args: ComposeInput): string {
   const lines = [topic ? `You are asking about ${topic}.` : 'I read your message.'];
   if (verbosity !== 'low' && key) lines.push(`The key point I take from it: “${clip(key, 200)}”`);
   if (points.length > 0) lines.push(`Main terms: ${points.join(', ')}.`);
-  if (verbosity === 'high') lines.push(`It has ${sentences(args.input).length} sentence(s); tell me which part to expand on.`);
+  if (verbosity === 'high') lines.push(`It has ${counted(sentences(args.input).length, 'sentence')}; tell me which part to expand on.`);
   return lines.join(' ');
 }
 

@@ -3,7 +3,7 @@
 // persona (for the category when none is given).
 import { isBusinessDescriptor } from './description-facts.js';
 import { basePersonas } from '../catalog/index.js';
-import { clip, contentWords, isCommonVerb, keywords, round, sharedStems, stem, stemSet, type Random } from '../text/index.js';
+import { clip, contentWords, counted, isCommonVerb, keywords, round, sharedStems, stem, stemSet, type Random } from '../text/index.js';
 import type { BasePersona, PersonaCreateHints, PersonaDetails, PersonaType } from '../types.js';
 
 const B2B_CUES = [
@@ -175,8 +175,8 @@ export function inferType(text: string, hints: PersonaCreateHints | undefined): 
   const b2b = cueScore(text, B2B_CUES);
   const b2c = cueScore(text, B2C_CUES);
   return b2b > b2c
-    ? { type: 'B2B', reason: `the description reads as a work role (${b2b} business cue(s) against ${b2c} personal)` }
-    : { type: 'B2C', reason: `the description reads as a private buyer (${b2c} personal cue(s) against ${b2b} business)` };
+    ? { type: 'B2B', reason: `the description reads as a work role (${counted(b2b, 'business cue')} against ${b2c} personal)` }
+    : { type: 'B2C', reason: `the description reads as a private buyer (${counted(b2c, 'personal cue')} against ${b2b} business)` };
 }
 
 export function categoryOf(text: string, fallback: string): string {

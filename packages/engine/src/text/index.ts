@@ -469,6 +469,11 @@ export function valence(text: string): Valence {
   return { score: round(score, 3), positive, negative, rated, paidUp };
 }
 
+/** A count with its noun, singular for one: "1 chunk", "3 chunks" (never "chunk(s)"). */
+export function counted(count: number, noun: string, plural = `${noun}s`): string {
+  return `${count} ${count === 1 ? noun : plural}`;
+}
+
 export function round(value: number, digits = 2): number {
   const factor = 10 ** digits;
   return Math.round(value * factor) / factor;

@@ -63,3 +63,10 @@ describe('the summary and a chunk’s observations, as written', () => {
     expect(result.chunks[1]?.observations).not.toContain('The brand is named in the speech.');
   });
 });
+
+describe('counts in the offline texts', () => {
+  it('say one thing and several things, never "thing(s)"', async () => {
+    const { counted } = await import('../../src/text/index.js');
+    expect([counted(1, 'chunk'), counted(3, 'chunk'), counted(0, 'cut'), counted(2, 'key term')]).toEqual(['1 chunk', '3 chunks', '0 cuts', '2 key terms']);
+  });
+});

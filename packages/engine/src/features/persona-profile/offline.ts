@@ -13,7 +13,7 @@ import {
   titleCase,
   vocabulary,
 } from '../../offline/persona-composition.js';
-import { clamp, clip, contentWords, createRandom, round, upperFirst } from '../../text/index.js';
+import { clamp, clip, contentWords, counted, createRandom, round, upperFirst } from '../../text/index.js';
 import type { GeneratedPersona, PersonaDetails, PersonaGenerationInput, PipelineType } from '../../types.js';
 import type { OfflineContext } from '../define.js';
 import { ageBandOf, descriptionFacts } from '../../offline/description-facts.js';
@@ -96,7 +96,7 @@ export function offlinePersonaProfile(input: PersonaGenerationInput, { seed }: O
     [
       `Composed offline from the description's key terms (${v.terms.slice(0, 4).join(', ') || 'few specific terms'}) with fixed templates for a ${type} persona and the ${pipeline} pipeline.`,
       input.type ? `Type ${type} was given.` : `Type ${type} was inferred: ${inferred.reason}.`,
-      hintCount > 0 ? `${hintCount} hint(s) were copied as given (${keep.join(', ')}).` : null,
+      hintCount > 0 ? `${counted(hintCount, 'hint')} ${hintCount === 1 ? 'was' : 'were'} copied as given (${keep.join(', ')}).` : null,
       `Closest catalog persona: ${archetype.persona.name}.`,
       'The offline engine is a deterministic development engine, not a language model: treat this profile as a draft.',
     ]

@@ -1,7 +1,7 @@
 // Offline persona suggestions: one per named target customer (complementary roles next to the first fill
 // up to three), each composed like a persona profile and scored by its overlap with the business.
 import { b2bProfile, b2cProfile, categoryOf, closestBasePersona, inferType, titleCase, vocabulary } from '../../offline/persona-composition.js';
-import { clamp, clip, createRandom, isCommonVerb, keywords, round, sentences, sharedStems, stableId, stemSet, upperFirst } from '../../text/index.js';
+import { clamp, clip, counted, createRandom, isCommonVerb, keywords, round, sentences, sharedStems, stableId, stemSet, upperFirst } from '../../text/index.js';
 import type { PersonaSuggestion, PersonaSuggestionInput, PersonaSuggestionResult } from '../../types.js';
 import type { OfflineContext } from '../define.js';
 import { inputSummary } from './summary.js';
@@ -88,7 +88,7 @@ export function offlinePersonaSuggestions(input: PersonaSuggestionInput, { seed 
       buying_stage: STAGES[index % STAGES.length] ?? 'Consideration',
       decision_role: candidate.role ?? (type === 'B2B' ? B2B_ROLES : B2C_ROLES)[index % 6] ?? 'Buyer',
       rationale: clip(
-        `Fits the goal to ${goalLine.charAt(0).toLowerCase()}${goalLine.slice(1)}: ${candidate.complement ? `a complementary role next to ${lead}` : 'one of the named target customers'}, sharing ${overlap} key term(s) with the business description${businessTerms.length > 0 ? ` (${businessTerms.slice(0, 3).join(', ')})` : ''}. Composed offline by fixed rules, not by a language model.`,
+        `Fits the goal to ${goalLine.charAt(0).toLowerCase()}${goalLine.slice(1)}: ${candidate.complement ? `a complementary role next to ${lead}` : 'one of the named target customers'}, sharing ${counted(overlap, 'key term')} with the business description${businessTerms.length > 0 ? ` (${businessTerms.slice(0, 3).join(', ')})` : ''}. Composed offline by fixed rules, not by a language model.`,
         2000,
       ),
       type,

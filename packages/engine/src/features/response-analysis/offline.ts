@@ -3,7 +3,7 @@
 // persona's goals (receptive) or pains and objections (resistant). Deterministic and documented, not a model.
 import type { EnginePersona, ResponseAnalysis } from '../../types.js';
 import { affinity, bestMatch, firstName } from '../../offline/profile.js';
-import { asPhrase, clamp, clip, keywords, rating, round, sentences, stem, stemSet, valence, words, type Random } from '../../text/index.js';
+import { asPhrase, clamp, clip, counted, keywords, rating, round, sentences, stem, stemSet, valence, words, type Random } from '../../text/index.js';
 
 type Emotion = 'joy' | 'trust' | 'fear' | 'surprise' | 'sadness' | 'disgust' | 'anger' | 'anticipation';
 const EMOTIONS: readonly Emotion[] = ['joy', 'trust', 'fear', 'surprise', 'sadness', 'disgust', 'anger', 'anticipation'];
@@ -218,7 +218,7 @@ export function analyzeInput(input: string, persona: EnginePersona | null, rando
       label: intentLabel,
       score: intentScore,
       rationale: clip(
-        `Intent is ${intentText} (${intentScore.toFixed(2)}): the input shares ${fit.positive} term(s) with ${who}'s goals and ${fit.negative} with their pains and objections, and its overall tone is ${label}.`,
+        `Intent is ${intentText} (${intentScore.toFixed(2)}): the input shares ${counted(fit.positive, 'term')} with ${who}'s goals and ${fit.negative} with their pains and objections, and its overall tone is ${label}.`,
         1000,
       ),
     },

@@ -4,6 +4,7 @@
 // question and quotes their descriptions, on-screen or spoken text and scores — computed, never canned.
 import type { VideoAnalysisChunk, VideoAnalysisResult } from '@persona-api/types';
 import { z } from 'zod';
+import { counted } from '../../text/index.js';
 import type { EnginePersona } from '../../types.js';
 import { defineFeature, type FeatureMessage } from '../define.js';
 
@@ -132,7 +133,7 @@ export function answerOffline(input: VideoChatInput): VideoChatOutput {
   } else {
     const first = chunks[0];
     return {
-      answer: `${opener}: no part of the video matches ${words.length ? words.map((word) => `"${word}"`).join(', ') : 'your question'}. ${input.result.summary}${first ? ` The analysis covers ${chunks.length} chunk(s), ${clockTime(first.start_seconds)} to ${clockTime(chunks.at(-1)!.end_seconds)}.` : ''}`,
+      answer: `${opener}: no part of the video matches ${words.length ? words.map((word) => `"${word}"`).join(', ') : 'your question'}. ${input.result.summary}${first ? ` The analysis covers ${counted(chunks.length, 'chunk')}, ${clockTime(first.start_seconds)} to ${clockTime(chunks.at(-1)!.end_seconds)}.` : ''}`,
       chunk_indexes: [],
     };
   }

@@ -1,6 +1,7 @@
 // The offline video analysis: every value is derived from the measurements (no canned text). Scales:
 // motion and cuts drive arousal and engagement, brightness valence, legible on-screen text clarity.
 import type { VideoAnalysisChunk, VideoAnalysisResult } from '@persona-api/types';
+import { counted } from '../../text/index.js';
 import type { VideoAnalysisInput, VideoChunkMeasurements } from './index.js';
 
 type Emotion = VideoAnalysisChunk['dominant_emotion'];
@@ -147,9 +148,6 @@ const ARC_WORDS: Record<ArcShape, string> = {
   peak_end: 'builds to a peak and ends high',
   rollercoaster: 'swings up and down',
 };
-
-/** "1 chunk", "3 chunks". */
-const counted = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
 
 function arcShape(valences: number[]): ArcShape {
   if (valences.length < 2 || Math.max(...valences) - Math.min(...valences) < 0.1) return 'flat';
