@@ -95,6 +95,21 @@ describe('brand voice, offline', () => {
     for (const phrase of output.example_phrases ?? []) expect(phrase.example).not.toMatch(/^(Avoid|Never)/);
   });
 
+  it('reads "never use words like …" and "we say X, not Y" as bans, and keeps a name its capital', async () => {
+    const text = `Closewise helps finance teams close the books in days. Closewise reconciles bank accounts every night and flags the accruals you missed.
+We write the way we work: plainly. We say "close", not "financial close orchestration". We never use words like revolutionary, synergy or game-changing.
+Customers close in 5 days instead of 9, and Closewise keeps one checklist for the whole team.`;
+    const { output } = await engine.run(brandVoice, { label: 'House', usage_context: 'Website', sources: [{ name: 'About', text }] });
+    expect(output.vocabulary.avoid_terms.slice(0, 4)).toEqual(['financial close orchestration', 'revolutionary', 'synergy', 'game-changing']);
+    // "close" is the word the voice prefers; the banned side's other words are never preferred.
+    expect(output.vocabulary.preferred_terms).toContain('close');
+    for (const banned of ['orchestration', 'financial', 'revolutionary', 'synergy', 'game-changing'])
+      expect(output.vocabulary.preferred_terms).not.toContain(banned);
+    // Was "closewise".
+    expect(output.vocabulary.preferred_terms).toContain('Closewise');
+    expect(output.vocabulary.preferred_terms).not.toContain('closewise');
+  });
+
   it('avoids clichés the sources never use, keeps those they use', async () => {
     const withCliche: BrandVoiceInput = { ...formal, sources: [{ name: 'x', text: `${formal.sources[0]!.text} Our robust approach is seamless.` }] };
     const voice = (await engine.run(brandVoice, withCliche)).output;

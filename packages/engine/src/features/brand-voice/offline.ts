@@ -82,19 +82,35 @@ const isWordy = (sentence: string) => words(sentence).filter((w) => /\p{L}/u.tes
 // A sentence that bans words ("Avoid jargon such as synergy, leverage and paradigm.", "Never say 'cheap'."):
 // what it names are words the voice avoids, however often the guide itself mentions them.
 const BAN_CUE = /\b(?:avoid(?:ing)?|never (?:use|say|write)|(?:don'?t|do not) (?:use|say|write)|steer clear of|stay away from|ban)\b/i;
-const EXAMPLES_CUE = /\b(?:such as|e\.g\.|including|for example)[\s:,]*/i;
+const EXAMPLES_CUE = /\b(?:such as|e\.g\.|including|for example|(?:words|terms|phrases|jargon|buzzwords) like)[\s:,]*/i;
+// A preference stated as a contrast: "We say 'close', not 'financial close orchestration'": the second is banned.
+const INSTEAD_OF = /\b(?:say|write|use|call it)\s+["“'‘]([^"”'’]{2,40})["”'’],?\s+(?:not|never|instead of|rather than)\s+["“'‘]([^"”'’]{2,60})["”'’]/gi;
 const QUOTED = /(?:^|[\s(])["“'‘]([^"”'’]{2,40})["”'’](?=[\s,.;:!?)]|$)/g;
 
 /**
  * What the sources' own rules ban, in one pass over their sentences. `terms`: the quoted words after a ban
  * ("never say 'cheap'") or the examples it lists ("avoid jargon such as synergy and leverage"); a ban naming
- * neither (avoid long sentences) names no term. `words`: every word of every ban from its cue on, the
- * guide's rules rather than its voice.
+ * neither (avoid long sentences) names no term; a contrast ("say 'close', not 'financial close orchestration'")
+ * bans its second side. `words`: every word of every ban from its cue on, the guide's rules rather than its
+ * voice; `kept`: the preferred side's words, never banned.
  */
-export function bansOf(texts: readonly string[]): { terms: string[]; words: Set<string> } {
+export function bansOf(texts: readonly string[]): { terms: string[]; words: Set<string>; kept: Set<string> } {
   const terms: string[] = [];
   const ruleWords = new Set<string>();
+  const kept = new Set<string>();
+  const add = (item: string) => {
+    const term = words(item)
+      .filter((word) => /\p{L}/u.test(word))
+      .join(' ');
+    if (term.length >= 2 && term.split(' ').length <= 3 && !terms.includes(term)) terms.push(term);
+  };
   for (const sentence of texts.flatMap(sentences)) {
+    for (const contrast of sentence.matchAll(INSTEAD_OF)) {
+      add(contrast[2] ?? '');
+      // The preferred side's words stay the voice's ("close" in "say 'close', not 'financial close orchestration'").
+      for (const word of words(contrast[1] ?? '')) kept.add(word);
+      for (const word of words(contrast[2] ?? '')) ruleWords.add(word);
+    }
     const cue = BAN_CUE.exec(sentence);
     if (!cue) continue;
     for (const word of words(sentence.slice(cue.index))) ruleWords.add(word);
@@ -102,14 +118,21 @@ export function bansOf(texts: readonly string[]): { terms: string[]; words: Set<
     const quoted = [...clause.matchAll(QUOTED)].map((match) => match[1] ?? '');
     const examples = EXAMPLES_CUE.exec(clause);
     const listed = quoted.length > 0 ? quoted : examples ? clause.slice(examples.index + examples[0].length).split(/[,;]|\band\b|\bor\b/) : [];
-    for (const item of listed) {
-      const term = words(item)
-        .filter((word) => /\p{L}/u.test(word))
-        .join(' ');
-      if (term.length >= 2 && term.split(' ').length <= 3 && !terms.includes(term)) terms.push(term);
-    }
+    for (const item of listed) add(item);
   }
-  return { terms: terms.slice(0, 20), words: ruleWords };
+  for (const word of kept) ruleWords.delete(word);
+  return { terms: terms.slice(0, 20), words: ruleWords, kept };
+}
+
+/**
+ * A word as the sources write it: a name they always capitalise ("Closewise") keeps its capital, every other
+ * word stays lower-case (words() lower-cases them all).
+ */
+function writtenAs(word: string, texts: readonly string[]): string {
+  const escaped = word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const seen = texts.flatMap((text) => [...text.matchAll(new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])`, 'giu'))].map((match) => match[0]));
+  const capital = seen[0];
+  return capital !== undefined && /^\p{Lu}/u.test(capital) && seen.every((form) => form === capital) ? capital : word;
 }
 
 export function measure(texts: string[]): VoiceMeasures {
@@ -130,7 +153,7 @@ export function measure(texts: string[]): VoiceMeasures {
   const byCountThenWord = (a: [string, number], b: [string, number]) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1);
 
   const bans = bansOf(texts);
-  const bannedWords = new Set([...bans.terms.flatMap((term) => term.split(' ')), ...bans.words]);
+  const bannedWords = new Set([...bans.terms.flatMap((term) => term.split(' ')), ...bans.words].filter((word) => !bans.kept.has(word)));
   // Log-likelihood-style keyness: how much more often a word occurs here than in general English.
   const keyness = [...contentCounts]
     .filter(([w, c]) => (c >= 2 || n < 1000) && !bannedWords.has(w))
@@ -156,10 +179,11 @@ export function measure(texts: string[]): VoiceMeasures {
     exclamationRate: round(allSentences.filter((x) => x.endsWith('!')).length / s, 3),
     jargonRatio: round(rareTotal / contentTotal, 3),
     jargonTerms: rare
+      .filter(([w]) => !bannedWords.has(w))
       .sort(byCountThenWord)
       .slice(0, 6)
-      .map(([w]) => w),
-    distinctiveTerms: keyness.slice(0, 15).map(([w]) => w),
+      .map(([w]) => writtenAs(w, texts)),
+    distinctiveTerms: keyness.slice(0, 15).map(([w]) => writtenAs(w, texts)),
     bannedTerms: bans.terms,
     valence: valence(texts.join('\n')).score,
     contractionsPer1000: round((allWords.filter((w) => /'(re|ve|ll|d|m|t)$/.test(w) || /n't$/.test(w)).length / n) * 1000, 1),
