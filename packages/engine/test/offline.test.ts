@@ -168,6 +168,27 @@ describe('offline engine: persona voice', () => {
     expect(await turn('Did I mention the number of users?')).toBe('I do not think you mentioned that so far.');
   });
 
+  it('answers who it is, what it runs on, its budget, who decides with it and what it would pay from those fields', async () => {
+    const reply = async (content: string) => (await createOfflineEngine().generate(ask(cfo, content, { verbosity: 'low' }))).text;
+    // Each was a pitch verdict: "On yourself, the question that matters to me is…".
+    expect(await reply('Tell me about yourself.')).toContain(
+      'I am Dana Whitfield, a Chief Financial Officer in B2B software at a company of 201–500 employees.',
+    );
+    expect(await reply('What tools do you use today?')).toContain('Today we run on NetSuite, Salesforce, Excel and Google Sheets, Brex and Carta.');
+    expect(await reply('What is your budget for this?')).toContain(
+      'I own the company budget; sign anything above $25k ACV; approve all multi-year commitments.',
+    );
+    const decision = await reply('Who else is involved in the decision?');
+    expect(decision).toContain('I am the economic buyer with final sign-off on any contract above $25k a year.');
+    expect(decision).toContain('Also involved: Controller: cares about close process and audit trail;');
+    expect(await reply('What would you pay for this?')).toContain('What I would pay depends on the terms: payback under 12 months on our own inputs');
+    // A pitch that names its "tool" asks none of these.
+    expect(await reply(pitch)).not.toContain('Today we run on');
+    // A consumer has no tech stack or company: the same questions fall back to the profile it has.
+    const parent = persona('persona_budget_parent_of_three');
+    expect((await createOfflineEngine().generate(ask(parent, 'What is your budget for groceries?'))).text).toMatch(/We are a \$[\d,]+–\$[\d,]+ household/);
+  });
+
   it('answers what it measures from its goals', async () => {
     const { text } = await createOfflineEngine().generate(ask(cfo, 'Which three metrics do you check first every Monday?', { verbosity: 'low' }));
     expect(cfo.details.goals.some((goal) => text.includes(lowerFirst(goal).replace(/[.!?]$/, '')))).toBe(true);

@@ -342,6 +342,82 @@ function recallFromHistory(input: string, history: readonly { role: 'user' | 'as
   return null;
 }
 
+/**
+ * Clauses a profile writes about the persona ("owns the company budget; signs anything above $25k; approves
+ * …") as the persona says them after "I": each clause's leading verb in the first person (own, sign, approve;
+ * reaches → reach, has → have).
+ */
+function firstPersonClauses(text: string): string {
+  return text.replace(/(^|;\s*)([a-z]+?)(e?s)\b/g, (_, lead: string, verb: string, ending: string) => {
+    if (verb === 'ha') return `${lead}have`;
+    return `${lead}${/(?:ch|sh|x|ss)$/.test(verb) ? verb : verb + ending.slice(0, -1)}`;
+  });
+}
+
+const andList = (items: readonly string[]) => (items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`);
+
+/**
+ * A question about who the persona is, what it runs on, its budget, who decides with it or what it would
+ * pay, answered from the profile field that says so; null when the question is none of these or the
+ * profile is silent on it (a consumer has no tech stack).
+ */
+function profileFact(input: string, persona: EnginePersona): string | null {
+  const d = persona.details;
+  // Only what the message asks: its questions, or a "tell me about yourself" (a pitch naming its "tool" asks nothing).
+  const asked = sentences(input)
+    .filter((line) => /\?\s*$/.test(line) || /^(?:please\s+)?(?:tell|describe|introduce)\b/i.test(line.trim()))
+    .join(' ');
+  if (!asked) return null;
+  const aboutYou = /\b(?:you|your|yourself)\b/i.test(asked);
+  if (aboutYou && /\b(?:about yourself|who are you|introduce yourself|your (?:role|job|background|company))\b/i.test(asked)) {
+    const role = roleLine(d);
+    const where = d.company_size
+      ? ` at a company of ${d.company_size.replace(/,.*$/, '')}`
+      : d.locale_value
+        ? ` in ${d.locale_value.replace(/\s*\(.*\)$/, '')}`
+        : '';
+    const focus = d.primary_objectives[0] ?? d.goals[0];
+    return [`I am ${persona.name.split(',')[0]}${role ? `, ${withArticle(role)}` : ''}${where}.`, focus ? `Right now my focus is to ${asPhrase(focus)}.` : null]
+      .filter(Boolean)
+      .join(' ');
+  }
+  if (
+    aboutYou &&
+    d.tech_stack.length > 0 &&
+    /\b(?:what|which) (?:tools?|software|systems?|apps?)\b|\byour (?:tech )?stack\b|\bwhat do you (?:use|run)\b/i.test(asked)
+  ) {
+    return `Today we run on ${andList(d.tech_stack.slice(0, 5))}.`;
+  }
+  if (aboutYou && /\bbudget\b/i.test(asked)) {
+    if (d.budget_authority) return `I ${endSentence(firstPersonClauses(lowerFirst(d.budget_authority)))}`;
+    if (d.income_band) return `We are a ${d.income_band.replace(/\s*household$/i, '')} household, so every purchase gets weighed.`;
+    return null;
+  }
+  if (/\b(?:decision|decide|sign[- ]?off|approv\w*|involved|committee|stakeholders?)\b/i.test(asked) && (d.decision_role || d.committee_mapping.length > 0)) {
+    return [
+      d.decision_role
+        ? `I am the ${lowerFirst(d.decision_role)
+            .replace(/^(?:the|an?)\s+/, '')
+            .replace(/[.]$/, '')}.`
+        : null,
+      d.committee_mapping.length > 0
+        ? `Also involved: ${d.committee_mapping
+            .slice(0, 4)
+            .map((entry) => endSentence(entry).replace(/\.$/, ''))
+            .join('; ')}.`
+        : null,
+    ]
+      .filter(Boolean)
+      .join(' ');
+  }
+  if (aboutYou && /\bwould you (?:pay|spend)\b|\bworth it to you\b|\bhow much would you\b/i.test(asked)) {
+    const terms = d.win_factors.filter((item) => /\b(?:pay(?:back)?|pric\w*|cost|roi|cap)\b/i.test(item));
+    if (terms.length === 0) return null;
+    return `What I would pay depends on the terms: ${andList(terms.slice(0, 2).map((item) => lowerFirst(item)))}.`;
+  }
+  return null;
+}
+
 /** The persona's reply to `input`, in its voice. */
 export function composeReply(args: ComposeInput): string {
   const { persona, random } = args;
@@ -386,8 +462,11 @@ export function composeReply(args: ComposeInput): string {
   // with what it fears, named with the profile item that decides it; a tie says what would decide it.
   const options = choiceOptions(args.input);
   const choice = options ? chooseOption(details, options) : null;
+  const fact = options ? null : profileFact(args.input, persona);
   let lead: string;
-  if (options && choice) {
+  if (fact) {
+    lead = fact;
+  } else if (options && choice) {
     lead = choice.pick
       ? `${upperFirst(choice.pick)}, if I have to choose. ${choice.because}`
       : `Between ${lowerFirst(options[0])} and ${lowerFirst(options[1])}, either could work; what decides it for me is ${asPhrase(choice.because)}.`;
