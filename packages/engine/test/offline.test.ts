@@ -189,6 +189,22 @@ describe('offline engine: persona voice', () => {
     expect((await createOfflineEngine().generate(ask(parent, 'What is your budget for groceries?'))).text).toMatch(/We are a \$[\d,]+–\$[\d,]+ household/);
   });
 
+  it('answers an opinion, a recommendation, a price and a channel question as asked', async () => {
+    const parent = persona('persona_budget_parent_of_three');
+    const reply = async (p: EnginePersona, content: string) => (await createOfflineEngine().generate(ask(p, content, { verbosity: 'low' }))).text;
+    // The object of "think of", not the word that ranked first ("my spending automatically").
+    expect(topicReference('What do you think of a mobile app that tracks your spending automatically?')).toBe('a mobile app');
+    expect(topicReference('Is 9.99 a month too expensive?')).not.toContain('month');
+    expect(await reply(parent, 'Would you recommend this to a friend?')).toMatch(/^I would recommend it to people like me once I have seen /);
+    // The persona's own word on price, said once (was "For a month too expensive, …").
+    const price = await reply(parent, 'Is 9.99 a month too expensive?');
+    expect(price).toMatch(/^On price: /);
+    const priceItem = /^On price: (.+?[.?])/.exec(price)![1]!;
+    expect(price.split(priceItem).length).toBe(2);
+    const channels = await reply(cfo, 'How do you usually find new products?');
+    expect(cfo.details.channels.some((channel) => channels.includes(lowerFirst(channel)))).toBe(true);
+  });
+
   it('answers what it measures from its goals', async () => {
     const { text } = await createOfflineEngine().generate(ask(cfo, 'Which three metrics do you check first every Monday?', { verbosity: 'low' }));
     expect(cfo.details.goals.some((goal) => text.includes(lowerFirst(goal).replace(/[.!?]$/, '')))).toBe(true);

@@ -211,11 +211,11 @@ function isSmallTalk(input: string): boolean {
 // Words that say what a question about the persona is after.
 const SELF_TOPICS: ReadonlyArray<[RegExp, keyof typeof SELF_LEADS]> = [
   // What a person measures is what their goals name ("a forecast that lands within 3% of actuals").
-  [/metric|kpi|number|measure|track|dashboard/i, 'goals'],
+  [/\bmetrics?\b|\bkpis?\b|what (?:numbers|figures) do you|what do you (?:measure|track)\b/i, 'goals'],
   [/challeng|problem|frustrat|pain|struggl|hard|difficult|annoy|headache/i, 'pains'],
   [/worr|concern|hesitat|object|doubt|risk|afraid|push ?back/i, 'objections'],
   [/goal|want|priorit|objective|aim|hope|achiev|need/i, 'goals'],
-  [/channel|hear about|find out|learn about|research|discover|where do you/i, 'channels'],
+  [/channel|hear about|find out|learn about|research|discover|where do you|find (?:new )?(?:products|tools|brands|vendors|software|apps)/i, 'channels'],
   [/value|care about|matter|believe/i, 'values'],
   [/buy|decid|choose|chose|convinc|win you|pick|switch/i, 'win_factors'],
 ];
@@ -361,7 +361,12 @@ const andList = (items: readonly string[]) => (items.length <= 1 ? (items[0] ?? 
  * pay, answered from the profile field that says so; null when the question is none of these or the
  * profile is silent on it (a consumer has no tech stack).
  */
-function profileFact(input: string, persona: EnginePersona): string | null {
+function profileFact(input: string, persona: EnginePersona): { lead: string; item?: string } | null {
+  const fact = profileFactLine(input, persona);
+  return fact === null ? null : typeof fact === 'string' ? { lead: fact } : fact;
+}
+
+function profileFactLine(input: string, persona: EnginePersona): string | { lead: string; item: string } | null {
   const d = persona.details;
   // Only what the message asks: its questions, or a "tell me about yourself" (a pitch naming its "tool" asks nothing).
   const asked = sentences(input)
@@ -410,6 +415,18 @@ function profileFact(input: string, persona: EnginePersona): string | null {
       .filter(Boolean)
       .join(' ');
   }
+  // "Is 9.99 a month too expensive?": the persona's own words on price, its first item that speaks of it.
+  if (/\btoo (?:expensive|pricey|much)\b|\bworth (?:it|the (?:money|price))\b|\b(?:price|pricing|cost)\b[^?]*\?|\b(?:cheap|affordable)\b/i.test(asked)) {
+    const onPrice = [...d.objections, ...d.pains, ...d.win_factors].find((item) =>
+      /\b(?:pric\w*|cost\w*|cheap\w*|fees?|commission|shipping|per month|total|budget|payback|roi)\b/i.test(item),
+    );
+    if (onPrice) return { lead: `On price: ${endSentence(lowerFirst(onPrice))}`, item: onPrice };
+  }
+  // "Would you recommend this to a friend?": when, by what would convince the persona.
+  if (aboutYou && /\b(?:would|will|do) you recommend\b/i.test(asked)) {
+    const convinced = d.proof_preferences[0] ?? d.win_factors[0];
+    return convinced ? { lead: `I would recommend it to people like me once I have seen ${asPhrase(convinced)}.`, item: convinced } : null;
+  }
   if (aboutYou && /\bwould you (?:pay|spend)\b|\bworth it to you\b|\bhow much would you\b/i.test(asked)) {
     const terms = d.win_factors.filter((item) => /\b(?:pay(?:back)?|pric\w*|cost|roi|cap)\b/i.test(item));
     if (terms.length === 0) return null;
@@ -448,7 +465,9 @@ export function composeReply(args: ComposeInput): string {
   // repeats the item it names.
   const selfTopic = asksAboutPersona(args.input);
   const selfItem = selfTopic ? (bestMatch(details, selfTopic, text, random)?.item ?? null) : null;
-  const used = new Set(selfItem ? [selfItem] : []);
+  const options = choiceOptions(args.input);
+  const fact = options ? null : profileFact(args.input, persona);
+  const used = new Set([selfItem, fact?.item].filter((item): item is string => Boolean(item)));
   const goal = bestMatch(details, 'goals', text, random, used) ?? bestMatch(details, 'primary_objectives', text, random, used);
   const pain = bestMatch(details, 'pains', text, random, used);
   const objection = bestMatch(details, 'objections', text, random, used);
@@ -460,12 +479,10 @@ export function composeReply(args: ComposeInput): string {
   const opener = random.pick(OPENERS[register][feeling]);
   // An either-or question is answered with a choice: the option sharing more with what the persona wants than
   // with what it fears, named with the profile item that decides it; a tie says what would decide it.
-  const options = choiceOptions(args.input);
   const choice = options ? chooseOption(details, options) : null;
-  const fact = options ? null : profileFact(args.input, persona);
   let lead: string;
   if (fact) {
-    lead = fact;
+    lead = fact.lead;
   } else if (options && choice) {
     lead = choice.pick
       ? `${upperFirst(choice.pick)}, if I have to choose. ${choice.because}`

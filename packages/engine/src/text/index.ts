@@ -271,6 +271,14 @@ const COMMON_VERB_STEMS = new Set(
 
 // Base forms that are verbs after "helps dispatchers …" and make no subject either ("Make plan more predictable").
 const BASE_FORM_VERBS = new Set([
+  'recommend',
+  'try',
+  'switch',
+  'buy',
+  'think',
+  'consider',
+  'expect',
+  'prefer',
   'help',
   'cut',
   'sell',

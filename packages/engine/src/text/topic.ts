@@ -26,6 +26,16 @@ const REPLY_DETERMINERS: Record<string, string> = {
  * pricing"); the bare topic when the input gave none.
  */
 export function topicReference(text: string): string | null {
+  // "What do you think of a mobile app that tracks your spending?" is about the app: the object of "think
+  // of", up to the clause that describes it, when it is short.
+  const asked =
+    /\b(?:think|feel|opinion)\s+(?:of|about|on)\s+((?:[\p{L}\p{N}'’-]+\s*){1,6}?)(?=\s+(?:that|which|who|where|for|with|if|when)\b|[,?.!;:]|$)/iu.exec(text);
+  if (asked?.[1]) {
+    const [first, ...rest] = asked[1].trim().split(/\s+/);
+    const determiner = REPLY_DETERMINERS[(first ?? '').toLowerCase()];
+    if (determiner && rest.length > 0) return [determiner, ...rest].join(' ');
+    if (first && !/^(?:it|this|that|them|these|those|me|us)$/i.test(asked[1].trim())) return asked[1].trim();
+  }
   const run = topicRun(text);
   if (!run) return null;
   const { tokens, start, phrase } = run;
@@ -35,6 +45,8 @@ export function topicReference(text: string): string | null {
     const determiner = REPLY_DETERMINERS[word];
     if (determiner) return [determiner, ...tokens.slice(back + 1, start), phrase].join(' ');
     if (!/^[\p{Lu}\p{N}]{2,}$/u.test(tokens[back] ?? '') && !/^[a-z]+$/.test(word)) break;
+    // "a month too expensive": a unit of time is no part of what the topic is.
+    if (!isTopicalStem(stem(word))) break;
     if (/^(of|for|to|in|on|at|with|about|and|or|is|are|was|were|be|pitching|selling|building|offering|launching|considering)$/.test(word)) break;
   }
   return phrase;
