@@ -201,6 +201,8 @@ describe('offline engine: persona voice', () => {
     expect(price).toMatch(/^On price: /);
     const priceItem = /^On price: (.+?[.?])/.exec(price)![1]!;
     expect(price.split(priceItem).length).toBe(2);
+    // A persona with nothing on price still answers about the price (was "For expensive, …").
+    expect(await reply(persona('persona_it_security_director'), 'Is 9.99 a month too expensive?')).toMatch(/\bthe price\b/);
     const channels = await reply(cfo, 'How do you usually find new products?');
     expect(cfo.details.channels.some((channel) => channels.includes(lowerFirst(channel)))).toBe(true);
   });

@@ -354,6 +354,9 @@ function firstPersonClauses(text: string): string {
   });
 }
 
+// A question about the price: "is 9.99 a month too expensive?", "is it worth the money?".
+const PRICE_QUESTION = /\btoo (?:expensive|pricey|much)\b|\bworth (?:it|the (?:money|price))\b|\b(?:price|pricing|cost)\b[^?]*\?|\b(?:cheap|affordable)\b/i;
+
 const andList = (items: readonly string[]) => (items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`);
 
 /**
@@ -416,7 +419,7 @@ function profileFactLine(input: string, persona: EnginePersona): string | { lead
       .join(' ');
   }
   // "Is 9.99 a month too expensive?": the persona's own words on price, its first item that speaks of it.
-  if (/\btoo (?:expensive|pricey|much)\b|\bworth (?:it|the (?:money|price))\b|\b(?:price|pricing|cost)\b[^?]*\?|\b(?:cheap|affordable)\b/i.test(asked)) {
+  if (PRICE_QUESTION.test(asked)) {
     const onPrice = [...d.objections, ...d.pains, ...d.win_factors].find((item) =>
       /\b(?:pric\w*|cost\w*|cheap\w*|fees?|commission|shipping|per month|total|budget|payback|roi)\b/i.test(item),
     );
@@ -458,7 +461,9 @@ export function composeReply(args: ComposeInput): string {
       .join(' ');
   }
   const text = stemSet(`${args.input} ${args.instructions}`);
-  const topic = topicReference(args.input) ?? 'this';
+  // A price question whose persona says nothing on price is still about the price (was "For expensive, …").
+  const question = sentences(args.input).at(-1) ?? '';
+  const topic = /\?\s*$/.test(question) && PRICE_QUESTION.test(question) ? 'the price' : (topicReference(args.input) ?? 'this');
   const feeling = mood(args.input, persona);
 
   // A question about the persona itself is answered first, from the list it asks about; no later line
