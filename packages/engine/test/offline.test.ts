@@ -139,6 +139,7 @@ describe('offline engine: persona voice', () => {
       'a 1-year contract with an exit clause',
     ]);
     expect(choiceOptions('What do you think of our pricing?')).toBeNull();
+    expect(choiceOptions('Would you try it or not?')).toBeNull();
     const pricing = (await createOfflineEngine().generate(ask(cfo, 'Do you prefer usage-based pricing or per-seat pricing?'))).text;
     // The CFO wants "transparent, usage-aligned pricing with a cap" and fears seat-based renewals.
     expect(pricing).toContain('Usage-based pricing, if I have to choose. What I look for is transparent, usage-aligned pricing with a cap.');

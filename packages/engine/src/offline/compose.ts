@@ -200,7 +200,10 @@ export function choiceOptions(input: string): [string, string] | null {
   // A one-word first option shares the second's noun: "monthly or annual billing" → monthly billing.
   const rightWords = right.split(/\s+/);
   if (!/\s/.test(left) && rightWords.length > 1) left = [left, ...rightWords.slice(1)].join(' ');
-  return left.toLowerCase() === right.toLowerCase() ? null : [left, right];
+  // "Would you try it or not?" offers no two things to choose between.
+  const vague = /^(?:it|this|that|them|not|no|yes|nothing|something|anything|else)$/i;
+  if (vague.test(left) || vague.test(right) || left.toLowerCase() === right.toLowerCase()) return null;
+  return [left, right];
 }
 
 function isSmallTalk(input: string): boolean {
