@@ -3,7 +3,20 @@
 // persona (for the category when none is given).
 import { isBusinessDescriptor } from './description-facts.js';
 import { basePersonas } from '../catalog/index.js';
-import { clip, contentWords, counted, isCommonVerb, keywords, round, sharedStems, stem, stemSet, type Random } from '../text/index.js';
+import {
+  clip,
+  contentWords,
+  counted,
+  isCommonVerb,
+  isTopicalStem,
+  keywords,
+  round,
+  sentences,
+  sharedStems,
+  stem,
+  stemSet,
+  type Random,
+} from '../text/index.js';
 import type { BasePersona, PersonaCreateHints, PersonaDetails, PersonaType } from '../types.js';
 
 const B2B_CUES = [
@@ -237,9 +250,24 @@ const TERM_MAX = 40;
 export function vocabulary(description: string): Vocabulary {
   const role = clip(rolePhrase(description), ROLE_MAX);
   const roleStems = stemSet(role);
+  // A place or a name the description capitalises mid-sentence ("a nurse in Manchester") is where the
+  // persona is, not a subject: "Find manchester options that fit daily life" was a goal.
+  const names = new Set(sentences(description).flatMap((line) => (line.match(/(?<=\s)\p{Lu}\p{Ll}+/gu) ?? []).map((word) => word.toLowerCase())));
+  // The word that opens a clause about the persona is its verb: "who works night shifts, cooks in batches,
+  // … and hates subscription apps" (works, cooks, hates), "…, distrusts vendors".
+  const clauseVerbs = new Set([...description.matchAll(/(?:\bwho|,|\band|\bbut)\s+(\p{Ll}+s)\b/gu)].map((match) => match[1]!));
   const terms = keywords(description, 16)
-    // "45-year-old", "300" are no subject a template can be about.
-    .filter((term) => !roleStems.has(stem(term)) && !/\d/.test(term) && !isCommonVerb(term) && !isBusinessDescriptor(term))
+    // "45-year-old", "300" are no subject a template can be about; nor "night" of "night shifts".
+    .filter(
+      (term) =>
+        !roleStems.has(stem(term)) &&
+        !/\d/.test(term) &&
+        !isCommonVerb(term) &&
+        !isBusinessDescriptor(term) &&
+        !names.has(term.toLowerCase()) &&
+        !clauseVerbs.has(term.toLowerCase()) &&
+        term.split(/\s+/).every((word) => isTopicalStem(stem(word))),
+    )
     .map((term) => clip(term, TERM_MAX))
     .slice(0, 8);
   return { role, focus: terms[0] ?? 'their work', second: terms[1] ?? 'everyday tasks', terms };

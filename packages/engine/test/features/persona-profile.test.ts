@@ -137,6 +137,18 @@ describe('offline persona profile: what the description says outright', () => {
     expect(contractErrors('CustomPersona', asCustomPersona(profile))).toEqual([]);
   });
 
+  it('makes no subject of a place, a verb or a word of time, and drops its guesses once the description speaks', () => {
+    const NURSE =
+      'A 29-year-old nurse in Manchester who works night shifts, cooks in batches on Sundays, wants to save for a deposit on a flat, and hates subscription apps that are hard to cancel.';
+    const profile = offlinePersonaProfile({ description: NURSE }, { seed: 1 });
+    expect(profile.details.goals[0]).toBe('Save for a deposit on a flat');
+    expect(profile.details.pains[0]).toBe('Subscription apps that are hard to cancel');
+    // Were "Find manchester options that fit daily life", "Save time on night", "Confusing choices around manchester".
+    const lists = [...profile.details.goals, ...profile.details.pains, ...profile.details.primary_objectives, ...profile.details.triggers].join(' | ');
+    expect(lists).not.toMatch(/manchester|\bnight\b|\bhates\b|\bcooks\b|\bshifts\b|\bbatches\b/i);
+    expect(contractErrors('CustomPersona', asCustomPersona(profile))).toEqual([]);
+  });
+
   it('reads a consumer description the same way', () => {
     const facts = descriptionFacts(
       'A busy nurse who struggles to find time to cook, wants to eat healthier and is tired of meal kits that take an hour. She is sceptical of subscription boxes.',

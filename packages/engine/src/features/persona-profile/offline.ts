@@ -64,12 +64,22 @@ export function offlinePersonaProfile(input: PersonaGenerationInput, { seed }: O
   }
   if (facts.age !== null) given.age_band = ageBandOf(facts.age);
   // What the description says outright comes first in each list; the templates fill the rest.
+  // Once the description says some outright, a template item built on a word of it ("Find shifts options that
+  // fit daily life", "Save time on batches") is left out: it guessed what the description now says.
+  const guessed = (entry: string) => [v.focus, v.second].some((term) => term && entry.toLowerCase().includes(term.toLowerCase()));
   const lead = (stated: string[], template: string[] | undefined) => {
-    const rest = (template ?? []).filter((entry) => !stated.some((said) => said.toLowerCase() === entry.toLowerCase()));
+    const rest = (template ?? []).filter(
+      (entry) => !stated.some((said) => said.toLowerCase() === entry.toLowerCase()) && !(stated.length > 0 && guessed(entry)),
+    );
     return [...stated, ...rest].slice(0, Math.max(template?.length ?? 0, stated.length));
   };
   given.pains = lead(facts.pains, given.pains);
   given.goals = lead(facts.goals, given.goals);
+  // Lists no description fills keep their guesses only when it says nothing outright.
+  if (facts.goals.length + facts.pains.length > 0) {
+    given.primary_objectives = (given.primary_objectives ?? []).filter((entry) => !guessed(entry));
+    given.triggers = (given.triggers ?? []).filter((entry) => !guessed(entry));
+  }
   given.objections = lead(facts.objections, given.objections);
   given.win_factors = lead(facts.winFactors, given.win_factors);
   given.tech_stack = lead(facts.techStack, given.tech_stack);
