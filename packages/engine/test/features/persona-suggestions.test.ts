@@ -24,6 +24,22 @@ beforeAll(async () => {
 afterAll(() => fake.close());
 
 describe('offline persona suggestions: how they read', () => {
+  it("names the words a candidate shares with the business, keeps goals lower-case mid-sentence and a complement's words as written", async () => {
+    const { output } = await createOfflineEngine().run(personaSuggestions, {
+      business_description:
+        'Greenbox delivers weekly boxes of organic, seasonal vegetables from farms around Berlin, with recipes and no plastic packaging. Customers can pause or skip any week.',
+      target_customers: ['Young families in Berlin who cook at home', 'Busy couples'],
+      goals: ['Grow subscriptions', 'Reduce churn after the first month'],
+    });
+    const [families, couples] = output.data;
+    // Was "sharing 1 key term with the business description (greenbox, weekly, boxes)" and "… and Reduce churn".
+    expect(families!.rationale).toContain('Fits the goal to grow subscriptions and reduce churn after the first month: ');
+    expect(families!.rationale).toContain('sharing 1 key term with the business description (Berlin).');
+    // Sharing nothing says nothing of it (was "sharing 0 key terms").
+    expect(couples!.rationale).not.toMatch(/sharing 0/);
+    expect(output.data.map((suggestion) => suggestion.description).join(' ')).not.toContain('Budget-minded Young');
+  });
+
   it('quote the business, take their subjects from its nouns, and give each complementary role its own decision role', async () => {
     const { output } = await createOfflineEngine().run(personaSuggestions, {
       business_description:

@@ -1,7 +1,23 @@
 // Offline persona suggestions: one per named target customer (complementary roles next to the first fill
 // up to three), each composed like a persona profile and scored by its overlap with the business.
 import { b2bProfile, b2cProfile, categoryOf, closestBasePersona, inferType, titleCase, vocabulary } from '../../offline/persona-composition.js';
-import { clamp, clip, counted, createRandom, isCommonVerb, keywords, round, sentences, sharedStems, stableId, stemSet, upperFirst } from '../../text/index.js';
+import {
+  clamp,
+  clip,
+  contentWords,
+  counted,
+  createRandom,
+  isCommonVerb,
+  keywords,
+  lowerFirst,
+  round,
+  sentences,
+  sharedStems,
+  stableId,
+  stem,
+  stemSet,
+  upperFirst,
+} from '../../text/index.js';
 import type { PersonaSuggestion, PersonaSuggestionInput, PersonaSuggestionResult } from '../../types.js';
 import type { OfflineContext } from '../define.js';
 import { inputSummary } from './summary.js';
@@ -43,7 +59,8 @@ export function offlinePersonaSuggestions(input: PersonaSuggestionInput, { seed 
   const complements = leadType === 'B2B' ? COMPLEMENTS_B2B : COMPLEMENTS_B2C;
   for (let index = 0; candidates.length < 3; index += 1) {
     const [prefix, role] = complements[index % complements.length]!;
-    candidates.push({ label: `${prefix} ${lead}`, base: lead, complement: true, role });
+    // "Budget-minded young families", not "Budget-minded Young families".
+    candidates.push({ label: `${prefix} ${lowerFirst(lead)}`, base: lead, complement: true, role });
   }
 
   const goals = input.goals.slice(0, 10);
@@ -69,10 +86,15 @@ export function offlinePersonaSuggestions(input: PersonaSuggestionInput, { seed 
     const profile = type === 'B2B' ? b2bProfile(v, random) : b2cProfile(v, random);
     const goalLine = goals[0]
       ? goals
-          .map((goal) => goal.replace(/[.]$/, ''))
+          .map((goal) => lowerFirst(goal.replace(/[.]$/, '')))
           .slice(0, 2)
           .join(' and ')
       : 'grow';
+    // The words this candidate shares with the business, named as counted (was "1 key term (greenbox, weekly, boxes)").
+    const content = new Set(contentWords(candidate.base));
+    const shared = [
+      ...new Set((candidate.base.match(/[\p{L}\p{N}'’-]+/gu) ?? []).filter((word) => content.has(word.toLowerCase()) && businessStems.has(stem(word)))),
+    ];
     const name = clip(titleCase(candidate.label), 100);
     return {
       order: index,
@@ -88,7 +110,7 @@ export function offlinePersonaSuggestions(input: PersonaSuggestionInput, { seed 
       buying_stage: STAGES[index % STAGES.length] ?? 'Consideration',
       decision_role: candidate.role ?? (type === 'B2B' ? B2B_ROLES : B2C_ROLES)[index % 6] ?? 'Buyer',
       rationale: clip(
-        `Fits the goal to ${goalLine.charAt(0).toLowerCase()}${goalLine.slice(1)}: ${candidate.complement ? `a complementary role next to ${lead}` : 'one of the named target customers'}, sharing ${counted(overlap, 'key term')} with the business description${businessTerms.length > 0 ? ` (${businessTerms.slice(0, 3).join(', ')})` : ''}. Composed offline by fixed rules, not by a language model.`,
+        `Fits the goal to ${goalLine.charAt(0).toLowerCase()}${goalLine.slice(1)}: ${candidate.complement ? `a complementary role next to ${lead}` : 'one of the named target customers'}${overlap > 0 ? `, sharing ${counted(overlap, 'key term')} with the business description${shared.length > 0 ? ` (${shared.slice(0, 3).join(', ')})` : ''}` : ''}. Composed offline by fixed rules, not by a language model.`,
         2000,
       ),
       type,
