@@ -7,8 +7,6 @@ import {
   contentWords,
   counted,
   createRandom,
-  isCommonVerb,
-  keywords,
   lowerFirst,
   round,
   sentences,
@@ -42,9 +40,6 @@ export function offlinePersonaSuggestions(input: PersonaSuggestionInput, { seed 
   const sourcesText = (input.sources ?? []).map((source) => source.text).join('\n');
   const business = `${input.business_description}\n${sourcesText}`;
   const businessStems = stemSet(business);
-  const businessTerms = keywords(business, 10)
-    .filter((term) => !isCommonVerb(term))
-    .slice(0, 6);
   const customers = input.target_customers
     .slice(0, 6)
     .map((customer) => customer.trim())
