@@ -183,6 +183,11 @@ describe('offline engine: persona voice', () => {
     expect(decision).toContain('I am the economic buyer with final sign-off on any contract above $25k a year.');
     expect(decision).toContain('Also involved: Controller: cares about close process and audit trail;');
     expect(await reply('What would you pay for this?')).toContain('What I would pay depends on the terms: payback under 12 months on our own inputs');
+    // A size with a thousands separator or a note stays whole (was "at a company of 1."); a household is "we".
+    const introOf = async (id: string) => (await createOfflineEngine().generate(ask(persona(id), 'Tell me about yourself.', { verbosity: 'low' }))).text;
+    expect(await introOf('persona_procurement_lead')).toContain('at a company of 1,001–5,000 employees.');
+    expect(await introOf('persona_restaurant_owner')).toContain('at a company of 11–50 employees.');
+    expect(await introOf('persona_sustainable_grocery_shopper')).toMatch(/^I am Aisha Karim\. We are a couple without children in Berlin, Germany\./);
     // A pitch that names its "tool" asks none of these.
     expect(await reply(pitch)).not.toContain('Today we run on');
     // A consumer has no tech stack or company: the same questions fall back to the profile it has.

@@ -381,16 +381,25 @@ function profileFactLine(input: string, persona: EnginePersona): string | { lead
   if (!asked) return null;
   const aboutYou = /\b(?:you|your|yourself)\b/i.test(asked);
   if (aboutYou && /\b(?:about yourself|who are you|introduce yourself|your (?:role|job|background|company))\b/i.test(asked)) {
-    const role = roleLine(d);
-    const where = d.company_size
-      ? ` at a company of ${d.company_size.replace(/,.*$/, '')}`
-      : d.locale_value
-        ? ` in ${d.locale_value.replace(/\s*\(.*\)$/, '')}`
-        : '';
+    const name = persona.name.split(',')[0];
+    // "1,000–5,000 employees, about $400M revenue" → "1,000–5,000 employees"; "11–50 employees (12 staff)" → "11–50 employees".
+    const size = d.company_size?.split(/,\s|\s*\(/)[0]?.trim();
+    const place = d.locale_value?.replace(/\s*\(.*\)$/, '');
     const focus = d.primary_objectives[0] ?? d.goals[0];
-    return [`I am ${persona.name.split(',')[0]}${role ? `, ${withArticle(role)}` : ''}${where}.`, focus ? `Right now my focus is to ${asPhrase(focus)}.` : null]
-      .filter(Boolean)
-      .join(' ');
+    let intro: string;
+    if (d.role_title) intro = `I am ${name}, ${withArticle(roleLine(d) ?? d.role_title)}${size ? ` at a company of ${size}` : ''}.`;
+    else {
+      // A life stage that is a household ("Couple without children") is what "we" are, not what "I" am.
+      const stage = roleLine(d);
+      const household = stage !== null && /\b(?:couple|family|household|parents)\b/i.test(stage);
+      intro =
+        stage === null
+          ? `I am ${name}${place ? `, from ${place}` : ''}.`
+          : household
+            ? `I am ${name}. We are ${withArticle(stage)}${place ? ` in ${place}` : ''}.`
+            : `I am ${name}, ${withArticle(stage)}${place ? ` in ${place}` : ''}.`;
+    }
+    return [intro, focus ? `Right now my focus is to ${asPhrase(focus)}.` : null].filter(Boolean).join(' ');
   }
   if (
     aboutYou &&
