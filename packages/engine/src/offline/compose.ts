@@ -174,15 +174,16 @@ const SMALL_TALK_REPLIES: Record<Register, { hello: readonly string[]; busy: rea
   plain: { hello: ['Hi, {name} here.'], busy: ['It has been a busy week, mostly {pain}.'], back: ['What did you want to ask?'] },
 };
 
-// Thanks with nothing else in it: acknowledged, with the register's closing.
+// Thanks with nothing else in it: acknowledged and signed off.
 const THANKS = /^(?:(?:ok(?:ay)?|great|perfect|cool|awesome)[\s,!.]*)?(?:thanks|thank you|thx|cheers|many thanks)\b[^?]{0,60}$/i;
+// A sign-off, not a pitch's closing ("If it really works like that, I would give it a try" after thanks).
 const WELCOME: Record<Register, readonly string[]> = {
-  executive: ['Glad it was useful.'],
-  technical: ['Glad that helped.'],
-  casual: ['Anytime!', 'No worries!'],
-  warm: ['You are very welcome!', 'Happy to help!'],
-  courteous: ['You are most welcome.', 'It was my pleasure.'],
-  plain: ['You are welcome.'],
+  executive: ['Glad it was useful. Send the next step when you have it.'],
+  technical: ['Glad that helped. Ping me if anything else comes up.'],
+  casual: ['Anytime! Hit me up if you need anything else.', 'No worries! Catch you later.'],
+  warm: ['You are very welcome! Let me know how it goes.', 'Happy to help! Good luck with it.'],
+  courteous: ['You are most welcome. Do let me know if I can help further.', 'It was my pleasure.'],
+  plain: ['You are welcome. Let me know if you have more questions.'],
 };
 
 /** The two options of an either-or question ("monthly or annual billing?" → monthly billing, annual billing). */
@@ -457,7 +458,7 @@ export function composeReply(args: ComposeInput): string {
   const verbosity = effectiveVerbosity(args.verbosity, args.instructions, args.input);
   const details = persona.details;
   const register = registerOf(details);
-  if (THANKS.test(args.input.trim())) return [random.pick(WELCOME[register]), random.pick(CLOSINGS[register])].join(' ');
+  if (THANKS.test(args.input.trim())) return random.pick(WELCOME[register]);
   const recalled = recallFromHistory(args.input, args.history ?? []);
   if (recalled !== null) return recalled;
   if (isSmallTalk(args.input)) {
