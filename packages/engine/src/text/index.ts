@@ -199,7 +199,9 @@ export function stemSet(text: string): Set<string> {
 const GENERIC_STEMS = new Set(
   (
     'day days daily week weeks weekly month months monthly quarter quarters quarterly year years yearly annual ahead today tomorrow ' +
-    'time times hour hours minute minutes morning night team teams people person work works working'
+    'time times hour hours minute minutes morning night team teams people person work works working ' +
+    'january february march april may june july august september october november december ' +
+    'monday tuesday wednesday thursday friday saturday sunday weekend weekends'
   )
     .split(' ')
     .map((word) => stemmer(word)),
@@ -435,6 +437,24 @@ const PAID_DOWN = new Set(
     ' ',
   ),
 );
+/** A word that moves an amount ("rose", "cut", "doubled"): a verb of the story, never one of its themes. */
+export function isMoveWord(word: string): boolean {
+  const lower = word.toLowerCase();
+  return PAID_UP.has(lower) || PAID_DOWN.has(lower);
+}
+
+const NUMBER_WORDS = new Set(
+  'one two three four five six seven eight nine ten eleven twelve twenty thirty forty fifty hundred thousand million billion half third quarter percent'.split(
+    ' ',
+  ),
+);
+
+/** Whether a keyword can be a theme: not a number word, a unit of time, a word for people, a common verb or a move. */
+export function isThemeWord(word: string): boolean {
+  const lower = word.toLowerCase();
+  return !NUMBER_WORDS.has(lower) && isTopicalStem(stem(lower)) && !isCommonVerb(lower) && !isMoveWord(lower);
+}
+
 /** Words either side of a move that may name what moves ("raise subscription prices", "prices rose less"). */
 const PAID_REACH = 3;
 

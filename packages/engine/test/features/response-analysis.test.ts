@@ -50,6 +50,13 @@ describe('offline analysis', () => {
     expect((await analyze(cfo, 'Customer satisfaction will rise.')).sentiment.score).toBeGreaterThan(0);
   });
 
+  it('takes its themes from what the input is about, not its numbers, dates or verbs of amount', async () => {
+    const result = await analyze(persona('persona_saas_cfo'), 'Consumer prices rose 3 percent in October as three cloud providers cut storage prices.');
+    // Were "three", "rose", "percent" and "october" beside the real themes.
+    for (const word of ['three', 'rose', 'percent', 'october', 'cut']) expect(result.key_themes).not.toContain(word);
+    expect(result.key_themes).toEqual(expect.arrayContaining(['prices', 'cloud', 'storage']));
+  });
+
   it('names the biases the input triggers, with the phrase as evidence', async () => {
     const result = await analyze(persona('persona_restaurant_owner'), inputs[2]!);
     const names = result.biases.map((bias) => bias.name);

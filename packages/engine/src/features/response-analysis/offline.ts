@@ -3,7 +3,22 @@
 // persona's goals (receptive) or pains and objections (resistant). Deterministic and documented, not a model.
 import type { EnginePersona, ResponseAnalysis } from '../../types.js';
 import { affinity, bestMatch, firstName } from '../../offline/profile.js';
-import { asPhrase, clamp, clip, counted, keywords, rating, round, sentences, stem, stemSet, valence, words, type Random } from '../../text/index.js';
+import {
+  asPhrase,
+  clamp,
+  clip,
+  counted,
+  isThemeWord,
+  keywords,
+  rating,
+  round,
+  sentences,
+  stem,
+  stemSet,
+  valence,
+  words,
+  type Random,
+} from '../../text/index.js';
 
 type Emotion = 'joy' | 'trust' | 'fear' | 'surprise' | 'sadness' | 'disgust' | 'anger' | 'anticipation';
 const EMOTIONS: readonly Emotion[] = ['joy', 'trust', 'fear', 'surprise', 'sadness', 'disgust', 'anger', 'anticipation'];
@@ -189,7 +204,8 @@ export function analyzeInput(input: string, persona: EnginePersona | null, rando
     });
   }
 
-  const themes = [...new Set([...keywords(input, 6)])].slice(0, 10).map((theme) => clip(theme, 100));
+  // Themes name what the input is about: not "three", "rose", "percent" or "October".
+  const themes = [...new Set(keywords(input, 12).filter(isThemeWord))].slice(0, 6).map((theme) => clip(theme, 100));
   const newsHits = cueHits(stems, NEWS_CUES);
   const newsScore = round(clamp(0.05 + 0.12 * newsHits.length, 0, 0.7), 2);
   const rated = mood.rated;
