@@ -181,6 +181,13 @@ describe('offline focus group: how an answer reads', () => {
     const { output } = await engine.run(focusGroupSummary, { question, instructions: null, answers });
     // Were "time" and "monthly" among them.
     expect(output.key_themes[0]).toBe('price');
+    // A rise is answered as one, and a goal it shares no word with is not weighed (was "It does not clearly help
+    // me consolidate overlapping SaaS tools into fewer contracts" from the CFO).
+    const cfo = answers.find((entry) => entry.persona_name.startsWith('Dana'))!;
+    expect(cfo.answer).toContain('A higher price is hard to justify for me.');
+    expect(cfo.answer).not.toContain('It does not clearly help me');
+    const parent = answers.find((entry) => entry.persona_name.startsWith('Maria'))!;
+    expect(parent.answer).toContain('It goes against my goal to never pay full price when a deal is coming.');
     for (const generic of ['time', 'monthly', 'month', 'every']) expect(output.key_themes).not.toContain(generic);
   });
 });

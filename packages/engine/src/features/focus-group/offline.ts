@@ -82,15 +82,30 @@ export function answerOffline({ question, instructions, persona }: FocusGroupAns
     neutral: 'I do not feel strongly either way',
   };
   const points: string[] = [];
-  if (goal) points.push(goal.overlap > 0 ? `It speaks to my goal to ${asPhrase(goal.item)}` : `It does not clearly help me ${asPhrase(goal.item)}`);
-  if (aboutPrice)
+  // A question about the price is not weighed against a goal it shares no word with ("It does not clearly help me
+  // consolidate overlapping SaaS tools" was the answer to a price rise).
+  // A price rise that shares words with a goal ("never pay full price") goes against it.
+  const rising = aboutPrice && mood.paidUp > 0;
+  if (goal && (goal.overlap > 0 || !aboutPrice))
+    points.push(
+      goal.overlap > 0 ? `It ${rising ? 'goes against' : 'speaks to'} my goal to ${asPhrase(goal.item)}` : `It does not clearly help me ${asPhrase(goal.item)}`,
+    );
+  if (aboutPrice) {
+    // A rise in the price ("raising the price from 79 to 99 euros") is answered as a rise.
     points.push(
       priceSensitivity > 0.2
-        ? 'Price weighs heavily for me'
+        ? rising
+          ? 'A higher price is hard to justify for me'
+          : 'Price weighs heavily for me'
         : priceSensitivity < -0.2
-          ? 'Price matters less to me than value'
-          : 'I would weigh the price against the value',
+          ? rising
+            ? 'I can live with a higher price if the value holds up'
+            : 'Price matters less to me than value'
+          : rising
+            ? 'I would weigh the increase against what I get'
+            : 'I would weigh the price against the value',
     );
+  }
   if (pain && (pain.overlap > 0 || sentiment !== 'positive')) points.push(`My concern: ${asPhrase(pain.item)}`);
   if (objection)
     points.push(
@@ -117,6 +132,7 @@ export function answerOffline({ question, instructions, persona }: FocusGroupAns
 const PROOF_FRAME = /^(?:What I would want to see: |I would want to see )/i;
 const ANSWER_FRAMES = [
   /^It speaks to my goal to /i,
+  /^It goes against my goal to /i,
   /^It does not clearly help me /i,
   /^My concern: /i,
   /^What would make me say no: /i,
@@ -124,7 +140,8 @@ const ANSWER_FRAMES = [
   PROOF_FRAME,
 ];
 // Its price lines are one theme: the price.
-const PRICE_LINE = /^(?:Price weighs heavily for me|Price matters less to me than value|I would weigh the price against the value)$/i;
+const PRICE_LINE =
+  /^(?:Price weighs heavily for me|Price matters less to me than value|I would weigh the price against the value|A higher price is hard to justify for me|I can live with a higher price if the value holds up|I would weigh the increase against what I get)$/i;
 const unframed = (point: string) => (PRICE_LINE.test(point) ? 'price' : ANSWER_FRAMES.reduce((text, frame) => text.replace(frame, ''), point));
 
 export function summaryOffline({ answers }: FocusGroupSummaryInput): FocusGroupSummaryOutput {
