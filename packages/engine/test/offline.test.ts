@@ -213,6 +213,15 @@ describe('offline engine: persona voice', () => {
     expect(cfo.details.channels.some((channel) => channels.includes(lowerFirst(channel)))).toBe(true);
   });
 
+  it('answers a request to write something as the buyer it is, naming what would get its attention', async () => {
+    const { text } = await createOfflineEngine().generate(ask(cfo, 'Write me a tagline for our product.', { verbosity: 'low' }));
+    // Was "On a tagline, the question that matters to me is whether it helps me …".
+    expect(text).toMatch(/^I am not the one to write it, but a line that would get my attention speaks to payback under 12 months/);
+    // As an artifact, the document is written.
+    const doc = await createOfflineEngine().generate(ask(cfo, 'Write me a tagline for our product.', { artifact: true }));
+    expect(doc.text).not.toContain('I am not the one to write it');
+  });
+
   it('answers what it measures from its goals', async () => {
     const { text } = await createOfflineEngine().generate(ask(cfo, 'Which three metrics do you check first every Monday?', { verbosity: 'low' }));
     expect(cfo.details.goals.some((goal) => text.includes(lowerFirst(goal).replace(/[.!?]$/, '')))).toBe(true);

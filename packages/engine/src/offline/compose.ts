@@ -229,6 +229,8 @@ export interface ComposeInput {
   instructions: string;
   /** The text the persona reacts to (the last user message). */
   input: string;
+  /** Composing a document (artifact mode): a request to write is the document's subject, not declined. */
+  writing?: boolean;
   /** The conversation before it: earlier user and assistant turns, oldest first (none on a first message). */
   history?: readonly { role: 'user' | 'assistant'; content: string }[];
   verbosity: Level;
@@ -358,6 +360,11 @@ function firstPersonClauses(text: string): string {
   });
 }
 
+// A request to write something for the user ("Write me a tagline for our product."): the persona is a buyer,
+// not a copywriter, and says what would get its attention instead (writing is generations' and artifacts' job).
+const WRITING_REQUEST =
+  /^(?:please\s+|can you\s+|could you\s+)?(?:write|draft|create|compose|come up with|give me)\b[^?]*\b(?:tagline|slogan|headline|email|post|copy|ad|text|description|pitch|subject line|name)s?\b/i;
+
 // A question about the price: "is 9.99 a month too expensive?", "is it worth the money?".
 const PRICE_QUESTION = /\btoo (?:expensive|pricey|much)\b|\bworth (?:it|the (?:money|price))\b|\b(?:price|pricing|cost)\b[^?]*\?|\b(?:cheap|affordable)\b/i;
 
@@ -368,13 +375,19 @@ const andList = (items: readonly string[]) => (items.length <= 1 ? (items[0] ?? 
  * pay, answered from the profile field that says so; null when the question is none of these or the
  * profile is silent on it (a consumer has no tech stack).
  */
-function profileFact(input: string, persona: EnginePersona): { lead: string; item?: string } | null {
-  const fact = profileFactLine(input, persona);
+function profileFact(input: string, persona: EnginePersona, writing: boolean): { lead: string; item?: string } | null {
+  const fact = profileFactLine(input, persona, writing);
   return fact === null ? null : typeof fact === 'string' ? { lead: fact } : fact;
 }
 
-function profileFactLine(input: string, persona: EnginePersona): string | { lead: string; item: string } | null {
+function profileFactLine(input: string, persona: EnginePersona, writing: boolean): string | { lead: string; item: string } | null {
   const d = persona.details;
+  if (!writing && WRITING_REQUEST.test(input.trim())) {
+    const hook = d.win_factors[0] ?? d.goals[0];
+    return hook
+      ? { lead: `I am not the one to write it, but a line that would get my attention speaks to ${asPhrase(hook)}.`, item: hook }
+      : 'I am not the one to write it; show me a draft and I will tell you how it lands with me.';
+  }
   // Only what the message asks: its questions, or a "tell me about yourself" (a pitch naming its "tool" asks nothing).
   const asked = sentences(input)
     .filter((line) => /\?\s*$/.test(line) || /^(?:please\s+)?(?:tell|describe|introduce)\b/i.test(line.trim()))
@@ -484,7 +497,7 @@ export function composeReply(args: ComposeInput): string {
   const selfTopic = asksAboutPersona(args.input);
   const selfItem = selfTopic ? (bestMatch(details, selfTopic, text, random)?.item ?? null) : null;
   const options = choiceOptions(args.input);
-  const fact = options ? null : profileFact(args.input, persona);
+  const fact = options ? null : profileFact(args.input, persona, args.writing === true);
   const used = new Set([selfItem, fact?.item].filter((item): item is string => Boolean(item)));
   const goal = bestMatch(details, 'goals', text, random, used) ?? bestMatch(details, 'primary_objectives', text, random, used);
   const pain = bestMatch(details, 'pains', text, random, used);
@@ -665,7 +678,8 @@ export function composeDocument(args: ComposeInput): ComposedDocument {
   const kind = DOCUMENT_KINDS.find(([pattern]) => pattern.test(args.input))?.[1] ?? null;
   const persona = args.persona;
   const title = clip(kind ? `${kind}: ${upperFirst(topic)}` : persona ? `${persona.name.split(',')[0]} on ${topic}` : upperFirst(topic), 120);
-  const body = composeReply({ ...args, verbosity: verbosity === 'high' ? 'medium' : 'low' });
+  // The document is the writing the request asks for: its body is the persona's view, never "I am not the one to write it".
+  const body = composeReply({ ...args, verbosity: verbosity === 'high' ? 'medium' : 'low', writing: true });
   if (!persona) return { preface: 'Here is the document.', title, content: `# ${title}\n\n${body}` };
 
   const details = persona.details;
