@@ -16,6 +16,7 @@ import {
   sentences,
   sharedStems,
   stemSet,
+  topicalShared,
   upperFirst,
   valence,
   withArticle,
@@ -186,15 +187,17 @@ const WELCOME: Record<Register, readonly string[]> = {
   plain: ['You are welcome. Let me know if you have more questions.'],
 };
 
+// Two options around "or", up to five words before it and eight after, ending the question.
+const CHOICE_OPTIONS = "((?:[\\p{L}\\p{N}'-]+\\s+){0,4}?[\\p{L}\\p{N}'-]+)\\s+or\\s+((?:[\\p{L}\\p{N}'-]+\\s*){1,8})\\?\\s*$";
+const CHOICE_AFTER_VERB = new RegExp(`\\b(?:prefer|rather|choose|pick|take|want|like|go with|need|use|offer|get|is it|be)\\s+${CHOICE_OPTIONS}`, 'iu');
+const CHOICE_WHOLE = new RegExp(`^${CHOICE_OPTIONS}`, 'iu');
+
 /** The two options of an either-or question ("monthly or annual billing?" → monthly billing, annual billing). */
 export function choiceOptions(input: string): [string, string] | null {
   const question = sentences(input).find((line) => /\bor\b[^?]*\?\s*$/i.test(line));
   if (!question) return null;
   // After the verb that asks for the choice ("prefer", "offer"…), else the whole question ("Monthly or annual?").
-  const words = "((?:[\\p{L}\\p{N}'-]+\\s+){0,4}?[\\p{L}\\p{N}'-]+)\\s+or\\s+((?:[\\p{L}\\p{N}'-]+\\s*){1,8})\\?\\s*$";
-  const match =
-    new RegExp(`\\b(?:prefer|rather|choose|pick|take|want|like|go with|need|use|offer|get|is it|be)\\s+${words}`, 'iu').exec(question.trim()) ??
-    new RegExp(`^${words}`, 'iu').exec(question.trim());
+  const match = CHOICE_AFTER_VERB.exec(question.trim()) ?? CHOICE_WHOLE.exec(question.trim());
   if (!match) return null;
   let left = match[1]!.trim();
   const right = match[2]!.trim();
@@ -334,11 +337,11 @@ function recallFromHistory(input: string, history: readonly { role: 'user' | 'as
     return `Here is where we are:\n\n${lines.join('\n')}`;
   }
   if (RECALL.test(input)) {
-    const wanted = new Set([...stemSet(input)].filter(isTopicalStem));
+    const wanted = stemSet(input);
     let best: { line: string; shared: number } | null = null;
     for (const turn of earlier.filter((entry) => entry.role === 'user')) {
       for (const line of sentences(turn.content)) {
-        const shared = sharedStems(stemSet(line), wanted).filter(isTopicalStem).length;
+        const shared = topicalShared(stemSet(line), wanted).length;
         if (shared > 0 && (!best || shared >= best.shared)) best = { line, shared };
       }
     }
@@ -375,18 +378,19 @@ const andList = (items: readonly string[]) => (items.length <= 1 ? (items[0] ?? 
  * pay, answered from the profile field that says so; null when the question is none of these or the
  * profile is silent on it (a consumer has no tech stack).
  */
-function profileFact(input: string, persona: EnginePersona, writing: boolean): { lead: string; item?: string } | null {
-  const fact = profileFactLine(input, persona, writing);
-  return fact === null ? null : typeof fact === 'string' ? { lead: fact } : fact;
+/** A reply's opening answer from the profile, and the profile item it names (no later line repeats it). */
+interface ProfileFact {
+  lead: string;
+  item?: string;
 }
 
-function profileFactLine(input: string, persona: EnginePersona, writing: boolean): string | { lead: string; item: string } | null {
+function profileFact(input: string, persona: EnginePersona, writing: boolean): ProfileFact | null {
   const d = persona.details;
   if (!writing && WRITING_REQUEST.test(input.trim())) {
     const hook = d.win_factors[0] ?? d.goals[0];
     return hook
       ? { lead: `I am not the one to write it, but a line that would get my attention speaks to ${asPhrase(hook)}.`, item: hook }
-      : 'I am not the one to write it; show me a draft and I will tell you how it lands with me.';
+      : { lead: 'I am not the one to write it; show me a draft and I will tell you how it lands with me.' };
   }
   // Only what the message asks: its questions, or a "tell me about yourself" (a pitch naming its "tool" asks nothing).
   const asked = sentences(input)
@@ -413,22 +417,22 @@ function profileFactLine(input: string, persona: EnginePersona, writing: boolean
             ? `I am ${name}. We are ${withArticle(stage)}${place ? ` in ${place}` : ''}.`
             : `I am ${name}, ${withArticle(stage)}${place ? ` in ${place}` : ''}.`;
     }
-    return [intro, focus ? `Right now my focus is to ${asPhrase(focus)}.` : null].filter(Boolean).join(' ');
+    return { lead: [intro, focus ? `Right now my focus is to ${asPhrase(focus)}.` : null].filter(Boolean).join(' ') };
   }
   if (
     aboutYou &&
     d.tech_stack.length > 0 &&
     /\b(?:what|which) (?:tools?|software|systems?|apps?)\b|\byour (?:tech )?stack\b|\bwhat do you (?:use|run)\b/i.test(asked)
   ) {
-    return `Today we run on ${andList(d.tech_stack.slice(0, 5))}.`;
+    return { lead: `Today we run on ${andList(d.tech_stack.slice(0, 5))}.` };
   }
   if (aboutYou && /\bbudget\b/i.test(asked)) {
-    if (d.budget_authority) return `I ${endSentence(firstPersonClauses(lowerFirst(d.budget_authority)))}`;
-    if (d.income_band) return `We are a ${d.income_band.replace(/\s*household$/i, '')} household, so every purchase gets weighed.`;
+    if (d.budget_authority) return { lead: `I ${endSentence(firstPersonClauses(lowerFirst(d.budget_authority)))}` };
+    if (d.income_band) return { lead: `We are a ${d.income_band.replace(/\s*household$/i, '')} household, so every purchase gets weighed.` };
     return null;
   }
   if (/\b(?:decision|decide|sign[- ]?off|approv\w*|involved|committee|stakeholders?)\b/i.test(asked) && (d.decision_role || d.committee_mapping.length > 0)) {
-    return [
+    const lead = [
       d.decision_role
         ? `I am the ${lowerFirst(d.decision_role)
             .replace(/^(?:the|an?)\s+/, '')
@@ -443,6 +447,7 @@ function profileFactLine(input: string, persona: EnginePersona, writing: boolean
     ]
       .filter(Boolean)
       .join(' ');
+    return { lead };
   }
   // "Is 9.99 a month too expensive?": the persona's own words on price, its first item that speaks of it.
   if (PRICE_QUESTION.test(asked)) {
@@ -459,7 +464,7 @@ function profileFactLine(input: string, persona: EnginePersona, writing: boolean
   if (aboutYou && /\bwould you (?:pay|spend)\b|\bworth it to you\b|\bhow much would you\b/i.test(asked)) {
     const terms = d.win_factors.filter((item) => /\b(?:pay(?:back)?|pric\w*|cost|roi|cap)\b/i.test(item));
     if (terms.length === 0) return null;
-    return `What I would pay depends on the terms: ${andList(terms.slice(0, 2).map((item) => lowerFirst(item)))}.`;
+    return { lead: `What I would pay depends on the terms: ${andList(terms.slice(0, 2).map((item) => lowerFirst(item)))}.` };
   }
   return null;
 }

@@ -190,21 +190,22 @@ export function contentWords(text: string): string[] {
   return words(text).filter((word) => word.length >= 3 && !STOPWORDS.has(word) && !/^\d+$/.test(word));
 }
 
+/** The stems of a space-separated word list (the module's and features' word lists). */
+export function stemsOf(list: string): Set<string> {
+  return new Set(list.split(' ').map((word) => stemmer(word)));
+}
+
 export function stemSet(text: string): Set<string> {
   return new Set(contentWords(text).map(stem));
 }
 
 // Words any two texts may share without being about the same thing: units of time ("each quarter",
 // "twelve weeks") and who does the work ("busy teams", "the FP&A team").
-const GENERIC_STEMS = new Set(
-  (
-    'day days daily week weeks weekly month months monthly quarter quarters quarterly year years yearly annual ahead today tomorrow ' +
+const GENERIC_STEMS = stemsOf(
+  'day days daily week weeks weekly month months monthly quarter quarters quarterly year years yearly annual ahead today tomorrow ' +
     'time times hour hours minute minutes morning night team teams people person work works working ' +
     'january february march april may june july august september october november december ' +
-    'monday tuesday wednesday thursday friday saturday sunday weekend weekends'
-  )
-    .split(' ')
-    .map((word) => stemmer(word)),
+    'monday tuesday wednesday thursday friday saturday sunday weekend weekends',
 );
 
 /** Whether a stem can say what a text is about (not a unit of time or a word for people at work). */
@@ -215,6 +216,11 @@ export function isTopicalStem(stemmed: string): boolean {
 /** Stems two texts share. */
 export function sharedStems(a: ReadonlySet<string>, b: ReadonlySet<string>): string[] {
   return [...a].filter((s) => b.has(s));
+}
+
+/** Stems two texts share that say what they are about (sharedStems without units of time or words for people). */
+export function topicalShared(a: ReadonlySet<string>, b: ReadonlySet<string>): string[] {
+  return sharedStems(a, b).filter(isTopicalStem);
 }
 
 /**
@@ -261,14 +267,10 @@ export function rankedKeywords(text: string, limit: number): string[] {
 // Verbs a business or person description says what it does with ("Fleetwise sells …, cuts fuel use and helps
 // dispatchers plan routes"): no subject a template can be about, no theme and no hashtag. Kept as the stems
 // of their -s forms, so "delivery" or "management" (other stems) stay.
-const COMMON_VERB_STEMS = new Set(
-  (
-    'sells helps cuts makes lets saves offers provides builds runs plans uses needs wants gives gets brings keeps turns tracks ' +
+const COMMON_VERB_STEMS = stemsOf(
+  'sells helps cuts makes lets saves offers provides builds runs plans uses needs wants gives gets brings keeps turns tracks ' +
     'reduces removes manages handles creates connects supports enables improves automates delivers lowers speeds finds shows ' +
-    'sends works allows replaces combines simplifies'
-  )
-    .split(' ')
-    .map((verb) => stem(verb)),
+    'sends works allows replaces combines simplifies',
 );
 
 // Base forms that are verbs after "helps dispatchers …" and make no subject either ("Make plan more predictable").

@@ -1,16 +1,15 @@
 // The server-side research tools, shared by the research agent and `/responses` (DECISIONS.md): each reads
 // only the caller's own data (the workspace's documents, its custom personas) or shared data (the news
 // corpus, the base personas), and the web only through a configured provider.
-import type { EngineTool } from '@persona-api/engine';
+import type { EngineTool, ResearchSource } from '@persona-api/engine';
 import type { Services } from '../../services.js';
 import { documentSearch } from './document-search.js';
 import { newsSearch } from './news-search.js';
-import { personaSearch } from './persona-search.js';
+import { isPersonaSourceUrl, personaSearch } from './persona-search.js';
 import { QUERY_PARAMETERS, type ResearchTool } from './types.js';
 import { webSearchTool } from './web-search.js';
 
 export type { FoundSource, ResearchTool, ToolOutcome, ToolScope } from './types.js';
-export { researchSourcesOf } from './types.js';
 export { documentSearch, newsSearch, personaSearch };
 
 /** The tools a server offers: the three over the caller's data, and web search only with a provider. */
@@ -41,3 +40,7 @@ export function queryOf(argumentsText: string): string | null {
   }
   return null;
 }
+
+/** Found sources as the engine's extractive answer reads them: numbered in order, a persona's profile marked as such. */
+export const researchSourcesOf = (found: readonly { title: string; url: string; snippet: string }[]): ResearchSource[] =>
+  found.map((source, index) => ({ ref: index + 1, title: source.title, snippet: source.snippet, persona: isPersonaSourceUrl(source.url) }));

@@ -17,6 +17,12 @@ function profileText(details: PersonaDetails): string {
   return parts.join('\n');
 }
 
+/** A persona source's address: the persona's API address (what the reader opens). */
+const personaSourceUrl = (baseUrl: string, id: string) => `${baseUrl}/personas/${id}`;
+
+/** Whether a found source is a persona's profile, read from the address personaSourceUrl gave it. */
+export const isPersonaSourceUrl = (url: string): boolean => /\/personas\/[^/?#]+$/.test(url);
+
 /** The base catalog and the workspace's custom personas, ranked by the query's word stems in name, description and profile. */
 export const personaSearch: ResearchTool = {
   name: 'persona_search',
@@ -39,7 +45,7 @@ export const personaSearch: ResearchTool = {
       summary: ranked.length === 0 ? `No persona matched "${query}".` : `${ranked.length} personas matched "${query}".`,
       sources: ranked.map(({ row, profile }) => ({
         title: `${row.name} (${row.category})`.slice(0, 500),
-        url: `${services.files.baseUrl}/personas/${row.id}`,
+        url: personaSourceUrl(services.files.baseUrl, row.id),
         snippet: clipText(`${row.description}\n${profile}`, 2000),
         publishedAt: null,
       })),

@@ -17,9 +17,9 @@ import type { components } from '@persona-api/types';
 import type { RequestContext } from '../../http/context.js';
 import { newId } from '../../lib/ids.js';
 import { documentSearch } from './document-search.js';
-import { engineToolOf, queryOf } from './index.js';
+import { engineToolOf, queryOf, researchSourcesOf } from './index.js';
 import { newsSearch } from './news-search.js';
-import { type FoundSource, type ResearchTool, researchSourcesOf } from './types.js';
+import type { FoundSource, ResearchTool } from './types.js';
 import { webSearchTool } from './web-search.js';
 
 type ServerToolCall = components['schemas']['ServerToolCall'];

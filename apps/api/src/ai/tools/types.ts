@@ -1,4 +1,4 @@
-import type { JsonSchema, ResearchSource } from '@persona-api/engine';
+import type { JsonSchema } from '@persona-api/engine';
 import type { Executor } from '../../db/client.js';
 import type { Services } from '../../services.js';
 
@@ -46,7 +46,3 @@ export const QUERY_PARAMETERS: JsonSchema = {
 
 /** Sources per search (the passages a model reads per call). */
 export const SOURCES_PER_SEARCH = 5;
-
-/** Found sources as the engine's extractive answer reads them: numbered in order, a persona's profile marked as such. */
-export const researchSourcesOf = (found: readonly { title: string; url: string; snippet: string }[]): ResearchSource[] =>
-  found.map((source, index) => ({ ref: index + 1, title: source.title, snippet: source.snippet, persona: /\/personas\/[^/?#]+$/.test(source.url) }));

@@ -10,11 +10,10 @@ import {
   clip,
   createRandom,
   isCommonVerb,
-  isTopicalStem,
   keySentence,
   keywords,
   sentences,
-  sharedStems,
+  topicalShared,
   stemSet,
   upperFirst,
   VERB_SUFFIX,
@@ -62,7 +61,7 @@ function closestSentence(text: string, candidates: readonly string[], skip: Read
   let best: { line: string; shared: number } | null = null;
   for (const line of candidates) {
     if (skip.has(line)) continue;
-    const shared = sharedStems(stemSet(line), wanted).filter(isTopicalStem).length;
+    const shared = topicalShared(stemSet(line), wanted).length;
     if (shared > 0 && (!best || shared > best.shared)) best = { line, shared };
   }
   return best?.line ?? null;
@@ -137,11 +136,14 @@ function headlineClause(clause: string, max = SEARCH_HEADLINE_MAX): string | nul
   return rest.split(/\s+/).length >= 2 && FIGURE.test(rest) ? rest : null;
 }
 
-/** The brief's sentences, and of one with a colon its two halves, each a whole sentence: what an ad may quote. */
-function briefClauses(main: string): string[] {
+/**
+ * The brief's sentences, and of one with a colon its two halves (only what follows the colon without
+ * `heads`), each a whole sentence: what an ad may quote.
+ */
+function briefClauses(main: string, { heads = true }: { heads?: boolean } = {}): string[] {
   const clauses = sentences(main).flatMap((line) => {
     const [before, ...after] = line.split(/:\s*/);
-    return after.length > 0 ? [line, before!, after.join(': ')] : [line];
+    return after.length > 0 ? [line, ...(heads ? [before!] : []), after.join(': ')] : [line];
   });
   return [...new Set(clauses.map((clause) => sentence(upperFirst(clause.trim()))))];
 }
@@ -234,7 +236,7 @@ export function composeContent(input: ContentGenerationInput, { seed }: OfflineC
   const stems = stemSet(all);
   // Only a goal or pain the brief shares a topical word with: "If you want to automate the spreadsheet work of
   // the team, this is for you" under a cold brew brief ("busy teams") claimed what the product does not do.
-  const touched = (items: string[]) => items.filter((item) => sharedStems(stemSet(item), stems).some(isTopicalStem));
+  const touched = (items: string[]) => items.filter((item) => topicalShared(stemSet(item), stems).length > 0);
   const goals = persona ? touched(rankedItems(persona.details, 'goals', stems, 2)) : [];
   const pains = persona ? touched(rankedItems(persona.details, 'pains', stems, 2)) : [];
   const objections = persona ? rankedItems(persona.details, 'objections', stems, 2) : [];
@@ -298,7 +300,7 @@ export function composeContent(input: ContentGenerationInput, { seed }: OfflineC
         const supported = new Set<string>();
         const items = distinct.slice(0, count).map((point, index) => {
           // A goal only beside the point that shares a topical word with it, each goal once.
-          const support = goals.find((goal) => !supported.has(goal) && sharedStems(stemSet(goal), stemSet(point)).some(isTopicalStem));
+          const support = goals.find((goal) => !supported.has(goal) && topicalShared(stemSet(goal), stemSet(point)).length > 0);
           if (support) supported.add(support);
           // Headed by the point up to its colon, whole (was cut with "…" at 80 characters).
           const head = point.split(/:\s*/)[0]!;
@@ -404,9 +406,7 @@ export function composeContent(input: ContentGenerationInput, { seed }: OfflineC
       const headlines = adHeadlines(main, text(v.keywords).split(/,\s*/), subject, sellingPoints, [...preferred, ...terms]).slice(0, count);
       // Sentences of the brief that fit whole (a figure first), what it lists, the reader's goal, the call to action.
       const fitting = (line: string | null) => (line !== null && line.length <= SEARCH_DESCRIPTION_MAX ? line : null);
-      const briefLines = sentences(main)
-        .flatMap((line) => [line, ...line.split(/:\s*/).slice(1)])
-        .map((line) => sentence(upperFirst(line.trim())))
+      const briefLines = briefClauses(main, { heads: false })
         .filter((line) => line.length <= SEARCH_DESCRIPTION_MAX)
         .sort((a, b) => Number(/\d/.test(b)) - Number(/\d/.test(a)));
       // A ticked free trial is the ad's call to action unless one was typed in.
@@ -494,7 +494,7 @@ export function composeContent(input: ContentGenerationInput, { seed }: OfflineC
             const words = point.split(/\s+/).length;
             const lead = clip((words <= 4 ? point : (headlineClause(point, 24) ?? keywords(point, 2).join(' ')) || subject).toUpperCase(), 40);
             // A goal only where this point shares a topical word with it: no "Accruals, so you can consolidate SaaS tools".
-            const why = goals.find((goal) => sharedStems(stemSet(goal), stemSet(point)).some(isTopicalStem));
+            const why = goals.find((goal) => topicalShared(stemSet(goal), stemSet(point)).length > 0);
             // A short point is its own header: "**STEEL BODY** — Steel body." said it twice.
             if (words <= 4) return `- **${lead}**${why ? ` — so you can ${asPhrase(why)}.` : ''}`;
             return `- **${lead}** — ${clip(`${upperFirst(asPhrase(point))}${why ? `, so you can ${asPhrase(why)}` : ''}.`, 180)}`;

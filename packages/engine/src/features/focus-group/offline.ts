@@ -44,6 +44,14 @@ const PRICE_STEMS = new Set([
   'charg',
 ]);
 
+// What a persona says about the price, by how sensitive to it its profile is, for a price asked about and a
+// price that rises. The summary reads every one of them as the theme "price" (PRICE_LINE).
+const PRICE_LINES = {
+  sensitive: { asked: 'Price weighs heavily for me', rising: 'A higher price is hard to justify for me' },
+  relaxed: { asked: 'Price matters less to me than value', rising: 'I can live with a higher price if the value holds up' },
+  weighing: { asked: 'I would weigh the price against the value', rising: 'I would weigh the increase against what I get' },
+} as const;
+
 const sentence = (text: string) => {
   const trimmed = text.trim();
   // A question the persona would ask keeps its question mark.
@@ -92,20 +100,10 @@ export function answerOffline({ question, instructions, persona }: FocusGroupAns
     );
   if (aboutPrice) {
     // A rise in the price ("raising the price from 79 to 99 euros") is answered as a rise.
-    points.push(
-      priceSensitivity > 0.2
-        ? rising
-          ? 'A higher price is hard to justify for me'
-          : 'Price weighs heavily for me'
-        : priceSensitivity < -0.2
-          ? rising
-            ? 'I can live with a higher price if the value holds up'
-            : 'Price matters less to me than value'
-          : rising
-            ? 'I would weigh the increase against what I get'
-            : 'I would weigh the price against the value',
-    );
+    const stance = priceSensitivity > 0.2 ? 'sensitive' : priceSensitivity < -0.2 ? 'relaxed' : 'weighing';
+    points.push(PRICE_LINES[stance][rising ? 'rising' : 'asked']);
   }
+
   if (pain && (pain.overlap > 0 || sentiment !== 'positive')) points.push(`My concern: ${asPhrase(pain.item)}`);
   if (objection)
     points.push(
@@ -140,9 +138,8 @@ const ANSWER_FRAMES = [
   PROOF_FRAME,
 ];
 // Its price lines are one theme: the price.
-const PRICE_LINE =
-  /^(?:Price weighs heavily for me|Price matters less to me than value|I would weigh the price against the value|A higher price is hard to justify for me|I can live with a higher price if the value holds up|I would weigh the increase against what I get)$/i;
-const unframed = (point: string) => (PRICE_LINE.test(point) ? 'price' : ANSWER_FRAMES.reduce((text, frame) => text.replace(frame, ''), point));
+const PRICE_LINE = new Set(Object.values(PRICE_LINES).flatMap((lines) => Object.values(lines).map((line) => line.toLowerCase())));
+const unframed = (point: string) => (PRICE_LINE.has(point.toLowerCase()) ? 'price' : ANSWER_FRAMES.reduce((text, frame) => text.replace(frame, ''), point));
 
 export function summaryOffline({ answers }: FocusGroupSummaryInput): FocusGroupSummaryOutput {
   const total = answers.length;

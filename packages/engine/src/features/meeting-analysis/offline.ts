@@ -73,13 +73,21 @@ export function sentimentOf(texts: readonly string[]): { label: MeetingSentiment
 
 export function offlineMeetingAnalysis(input: MeetingAnalysisInput): MeetingAnalysisDraft {
   const sentences = sentencesOf(input.segments);
-  // What makes a sentence worth keeping beyond its length: topics, figures, commitments, steps, risks.
-  const signal = (sentence: Sentence) =>
-    Object.values(MEETING_TOPICS).filter((pattern) => pattern.test(sentence.text)).length * 2 +
-    (/\d/.test(sentence.text) ? 1 : 0) +
-    (COMMITMENT.test(sentence.text) ? 2 : 0) +
-    (NEXT_STEP.test(sentence.text) ? 1 : 0) +
-    (riskOf(sentence.text) ? 1 : 0);
+  // Each sentence's risk, once: the ranking, the risks and its signal all read it (valence per sentence).
+  const risks = new Map(sentences.map((sentence) => [sentence, riskOf(sentence.text)]));
+  // What makes a sentence worth keeping beyond its length: topics, figures, commitments, steps, risks;
+  // worked out once per sentence, not in every comparison of the sort.
+  const signals = new Map(
+    sentences.map((sentence) => [
+      sentence,
+      Object.values(MEETING_TOPICS).filter((pattern) => pattern.test(sentence.text)).length * 2 +
+        (/\d/.test(sentence.text) ? 1 : 0) +
+        (COMMITMENT.test(sentence.text) ? 2 : 0) +
+        (NEXT_STEP.test(sentence.text) ? 1 : 0) +
+        (risks.get(sentence) ? 1 : 0),
+    ]),
+  );
+  const signal = (sentence: Sentence) => signals.get(sentence) ?? 0;
   const weight = (sentence: Sentence) => signal(sentence) + Math.min(2, words(sentence.text) / 12);
   const substantive = sentences.filter((sentence) => words(sentence.text) >= 6 && !sentence.text.endsWith('?'));
   const candidates = substantive.filter((sentence) => signal(sentence) > 0 && !(PLEASANTRY.test(sentence.text) && signal(sentence) < 2));
@@ -113,7 +121,7 @@ export function offlineMeetingAnalysis(input: MeetingAnalysisInput): MeetingAnal
       .slice(-20)
       .map((sentence) => sentence.text),
     risks: substantive.flatMap((sentence) => {
-      const severity = riskOf(sentence.text);
+      const severity = risks.get(sentence) ?? null;
       return severity ? [{ text: sentence.text, severity }] : [];
     }),
     sentiment: {

@@ -4,7 +4,7 @@
 // writes the title, the summary and the takeaways over the ranked stories.
 import { z } from 'zod';
 import { firstName } from '../../offline/profile.js';
-import { clamp, clip, isTopicalStem, round, sharedStems, stem, stemSet, words } from '../../text/index.js';
+import { clamp, clip, isTopicalStem, round, sharedStems, stem, stemSet, stemsOf, words } from '../../text/index.js';
 import type { EnginePersona } from '../../types.js';
 import { defineFeature } from '../define.js';
 
@@ -24,14 +24,10 @@ export interface StoryRelevance {
 // Beyond the generic words (isTopicalStem: time, people at work), verbs and measures that say how much,
 // not what ("cut", "lower", "record"). A walking study shared "quarter", "day" and "weeks" with a CFO's
 // goals and ranked high.
-const NOT_TOPICAL = new Set(
-  (
-    'record records number numbers percent half third cut cuts cutting close closes closing hold holds find finds found make makes ' +
+const NOT_TOPICAL = stemsOf(
+  'record records number numbers percent half third cut cuts cutting close closes closing hold holds find finds found make makes ' +
     'keep keeps start starts end ends high higher low lower lowers big bigger small smaller more less long short fast slow back grow ' +
-    'grows growing stay stays turn turns follow follows bring take early late'
-  )
-    .split(' ')
-    .map((word) => stem(word)),
+    'grows growing stay stays turn turns follow follows bring take early late',
 );
 
 /** The story's stems that can say what it is about (NOT_TOPICAL left out). */
