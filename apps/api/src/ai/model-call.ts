@@ -210,6 +210,8 @@ export interface Settlement {
   /** Credits to charge (0 for a failed call); the balance is taken at most to zero. */
   credits: number;
   request: Record<string, unknown>;
+  /** A response's turn size for `previous_response_id` (model_responses.turn_chars); null for chat. */
+  turnChars?: number | null;
   /** The body as the caller receives it, given the credits actually charged. */
   body: (creditsCharged: number) => Record<string, unknown>;
 }
@@ -255,13 +257,14 @@ export async function settleModelCall(
   const [row] = rowsOf<Record<string, unknown>>(
     await ctx.db.execute(sql`${settled}
         insert into ${modelResponses} (id, object, account_id, workspace_id, api_key_id, request_id, persona_id, status, stream, engine,
-          upstream_model, request, body, input_tokens, output_tokens, credits_used, created_at)
+          upstream_model, request, body, input_tokens, output_tokens, credits_used, turn_chars, created_at)
         select ${settlement.id}, ${settlement.object}, ${ctx.auth.accountId}, ${prepared.workspaceId}::text, ${ctx.auth.apiKeyId}::text,
           ${ctx.requestId}::text, ${prepared.personaId}::text, ${settlement.status}, ${settlement.stream}::boolean, ${description.engine},
           ${description.upstream_model ?? null}::text, ${JSON.stringify(settlement.request)}::jsonb,
           case when settled.charged = ${settlement.credits}::bigint then ${JSON.stringify(body)}::jsonb
             else jsonb_set(${JSON.stringify(body)}::jsonb, '{usage,credits_used}', to_jsonb(settled.charged)) end,
-          ${settlement.usage.input_tokens}::int, ${settlement.usage.output_tokens}::int, settled.charged, ${now.toISOString()}::timestamptz
+          ${settlement.usage.input_tokens}::int, ${settlement.usage.output_tokens}::int, settled.charged, ${settlement.turnChars ?? null}::int,
+          ${now.toISOString()}::timestamptz
         from settled ${charge ? sql`where settled.result = 'ok'` : sql``}
       )
       select * from settled`),

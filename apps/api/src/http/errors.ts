@@ -39,6 +39,8 @@ export const STATUS_OF_CODE: Record<ErrorCode, number> = {
   upload_not_found: 400,
   checksum_mismatch: 400,
   malformed_request: 400,
+  previous_response_not_found: 400,
+  context_length_exceeded: 400,
   invalid_api_key: 401,
   invalid_upload_signature: 401,
   invalid_session: 401,

@@ -150,6 +150,125 @@ describe('what goes upstream', () => {
   });
 });
 
+describe('previous_response_id: the conversation restored', () => {
+  /** The upstream messages after the system prompt, as role and text (tool calls by name and call id). */
+  const turnsSent = () =>
+    lastRequest()
+      .body.messages.slice(1)
+      .map((message: any) =>
+        message.tool_calls
+          ? `${message.role}: ${message.tool_calls.map((call: any) => `${call.function.name}(${call.id})`).join(', ')}`
+          : `${message.role}${message.tool_call_id ? `(${message.tool_call_id})` : ''}: ${message.content}`,
+      );
+
+  it('sends each earlier turn, oldest first, before the new input; earlier instructions do not carry over; stores each turn’s size', async () => {
+    fake.enqueue({ content: 'Payback under a year, or no.' });
+    const first = await h.post('/responses', t.key, base({ input: 'I run finance at a 40-person agency.', instructions: 'Be terse.' }));
+    expect(lastRequest().body.messages[0].content).toContain('Be terse.');
+    fake.enqueue({ content: 'Then show me the numbers.' });
+    const second = await h.post(
+      '/responses',
+      t.key,
+      base({ input: [{ role: 'user', content: 'It saves 6 hours a week.' }], previous_response_id: first.body.id }),
+    );
+    fake.enqueue({ content: 'You run finance at a 40-person agency.' });
+    const third = await h.post('/responses', t.key, base({ input: 'What do I do?', previous_response_id: second.body.id }));
+    expect(third.status).toBe(200);
+    expect(third.body.previous_response_id).toBe(second.body.id);
+    expect(turnsSent()).toEqual([
+      'user: I run finance at a 40-person agency.',
+      'assistant: Payback under a year, or no.',
+      'user: It saves 6 hours a week.',
+      'assistant: Then show me the numbers.',
+      'user: What do I do?',
+    ]);
+    expect(lastRequest().body.messages[0].content).not.toContain('Be terse.');
+    expect((await storedResponse(h, second.body.id)).turnChars).toBe('It saves 6 hours a week.'.length + 'Then show me the numbers.'.length);
+  });
+
+  it('takes a function_call_output for a call of the previous response (how the Agents SDK continues a tool call)', async () => {
+    fake.enqueue({ tool_calls: [{ id: 'call_chain1', name: 'get_price_quote', arguments: '{"seats":12}' }] });
+    const first = await h.post('/responses', t.key, base({ input: 'Quote for 12 seats?', tools: [quoteTool] }));
+    expect(first.body.output[0].type).toBe('function_call');
+    fake.enqueue({ content: '$2,592 a year is fine.' });
+    const second = await h.post(
+      '/responses',
+      t.key,
+      base({
+        input: [{ type: 'function_call_output', call_id: 'call_chain1', output: '{"total_usd":2592}' }],
+        previous_response_id: first.body.id,
+        tools: [quoteTool],
+      }),
+    );
+    expect(second.status).toBe(200);
+    expect(turnsSent()).toEqual(['user: Quote for 12 seats?', 'assistant: get_price_quote(call_chain1)', 'tool(call_chain1): {"total_usd":2592}']);
+    // Without the chain, the same output answers no call.
+    const alone = await h.post('/responses', t.key, base({ input: [{ type: 'function_call_output', call_id: 'call_chain1', output: '{}' }] }));
+    expect(alone.status).toBe(400);
+    expect(errorOf(alone)).toMatchObject({ code: 'invalid_parameter', param: 'input.0.call_id' });
+  });
+
+  it('resolves the item_reference items of an earlier turn', async () => {
+    fake.enqueue({ content: 'Start with the pilot.' });
+    const first = await h.post('/responses', t.key, base({ input: 'Pilot or full rollout?' }));
+    fake.enqueue({ content: 'Yes, a pilot of 10 seats.' });
+    const second = await h.post(
+      '/responses',
+      t.key,
+      base({
+        input: [
+          { role: 'user', content: 'Pilot or full rollout?' },
+          { type: 'item_reference', id: first.body.output[0].id },
+          { role: 'user', content: 'So a pilot?' },
+        ],
+      }),
+    );
+    fake.enqueue({ content: 'Ten.' });
+    await h.post('/responses', t.key, base({ input: 'How many seats?', previous_response_id: second.body.id }));
+    expect(turnsSent()).toEqual([
+      'user: Pilot or full rollout?',
+      'assistant: Start with the pilot.',
+      'user: So a pilot?',
+      'assistant: Yes, a pilot of 10 seats.',
+      'user: How many seats?',
+    ]);
+  });
+
+  it('answers 400 previous_response_not_found for an unknown id and for another account’s response alike', async () => {
+    fake.enqueue({ content: 'Mine.' });
+    const other = await h.tenant({ credits: 1_000 });
+    const theirs = await h.post('/responses', other.key, base({ input: 'A private question.' }));
+    expect(theirs.status).toBe(200);
+    const before = fake.requests.length;
+    for (const id of ['resp_doesnotexist1', theirs.body.id]) {
+      const res = await h.post('/responses', t.key, base({ previous_response_id: id }));
+      expect(res.status).toBe(400);
+      expect(errorOf(res)).toEqual({ type: 'invalid_request_error', code: 'previous_response_not_found', param: 'previous_response_id' });
+      expect(res.body.error.message).toBe(`Previous response with id '${id}' not found.`);
+    }
+    expect(fake.requests.length).toBe(before);
+  });
+
+  it('with truncation disabled a chain over the limit is a 400 context_length_exceeded; with auto the oldest turns are dropped whole', async () => {
+    const long = (word: string) => `${word} `.repeat(8_000).trim(); // 47 999 characters
+    fake.enqueue({ content: 'Noted one.' });
+    const first = await h.post('/responses', t.key, base({ input: long('alpha') }));
+    fake.enqueue({ content: 'Noted two.' });
+    const second = await h.post('/responses', t.key, base({ input: long('bravo'), previous_response_id: first.body.id }));
+    expect(second.status).toBe(200);
+    const before = fake.requests.length;
+    const refused = await h.post('/responses', t.key, base({ input: long('delta'), previous_response_id: second.body.id }));
+    expect(refused.status).toBe(400);
+    expect(errorOf(refused)).toMatchObject({ code: 'context_length_exceeded', param: 'input' });
+    expect(fake.requests.length).toBe(before);
+    fake.enqueue({ content: 'Noted three.' });
+    const truncated = await h.post('/responses', t.key, base({ input: long('delta'), previous_response_id: second.body.id, truncation: 'auto' }));
+    expect(truncated.status).toBe(200);
+    expect(truncated.body.truncation).toBe('auto');
+    expect(turnsSent()).toEqual([`user: ${long('bravo')}`, 'assistant: Noted two.', `user: ${long('delta')}`]);
+  });
+});
+
 describe('structured output and analysis upstream', () => {
   const schema = { type: 'object', properties: { score: { type: 'integer', minimum: 1, maximum: 10 } }, required: ['score'], additionalProperties: false };
 

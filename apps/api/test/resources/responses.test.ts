@@ -130,14 +130,22 @@ describe('a text answer', () => {
     expect(outputText(high.body).length).toBeGreaterThan(outputText(low.body).length);
   });
 
-  it('accepts previous_response_id, store and metadata without effect, and echoes them', async () => {
-    const res = await h.post(
+  it('echoes store and metadata; previous_response_id restores the earlier turns, which the persona reads and counts as input', async () => {
+    const first = await h.post(
       '/responses',
       t.key,
-      base({ previous_response_id: 'resp_unknown123', store: false, metadata: { campaign: 'q3' }, temperature: 0.2 }),
+      base({ input: 'My accounting system is NetSuite and my team is 40 people.', store: false, metadata: { campaign: 'q3' }, temperature: 0.2 }),
     );
-    expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ previous_response_id: 'resp_unknown123', store: false, metadata: { campaign: 'q3' }, temperature: 0.2 });
+    expect(first.body).toMatchObject({ previous_response_id: null, store: false, metadata: { campaign: 'q3' }, temperature: 0.2 });
+    const question = 'What is my accounting system?';
+    const alone = await h.post('/responses', t.key, base({ input: question }));
+    const chained = await h.post('/responses', t.key, base({ input: question, previous_response_id: first.body.id }));
+    expect(chained.status).toBe(200);
+    expect(chained.body.previous_response_id).toBe(first.body.id);
+    expect(outputText(chained.body)).toBe('You said: “My accounting system is NetSuite and my team is 40 people.”');
+    expect(outputText(alone.body)).not.toContain('NetSuite');
+    // The restored turn (its input and the persona's answer) is part of what the call is charged for.
+    expect(chained.body.usage.input_tokens).toBeGreaterThan(alone.body.usage.input_tokens + first.body.usage.output_tokens);
   });
 
   it('cuts the output at max_output_tokens: completed, incomplete_details set, the item incomplete', async () => {

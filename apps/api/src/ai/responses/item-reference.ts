@@ -29,22 +29,30 @@ export async function resolveItemReferences(ctx: RequestContext, input: string |
   return resolved;
 }
 
-/** The output item with this id in one of the account's stored responses (jsonb containment, both drivers). */
-async function findOutputItem(ctx: RequestContext, id: string): Promise<ResolvedInputItem | null> {
+/** An output item as the input item that sends it back: a function call, or an assistant message's text. */
+export function asInputItem(item: OutputItem): ResolvedInputItem {
+  if (item.type === 'function_call') return { type: 'function_call', call_id: item.call_id, name: item.name, arguments: item.arguments };
+  return { role: 'assistant', content: item.content.map((part) => ({ type: 'output_text' as const, text: part.text })) };
+}
+
+/**
+ * The output item with this id in one of the account's stored responses: a lookup in the index of output
+ * item ids (model_responses_output_items_idx, the same expression), so its cost does not grow with the
+ * account's history.
+ */
+export async function findOutputItem(ctx: RequestContext, id: string): Promise<ResolvedInputItem | null> {
   const [row] = await ctx.db
     .select({ body: modelResponses.body })
     .from(modelResponses)
     .where(
       and(
+        sql`jsonb_path_query_array((${modelResponses.body} -> 'output'), '$[*].id') @> ${JSON.stringify([id])}::jsonb`,
         eq(modelResponses.accountId, ctx.auth.accountId),
         eq(modelResponses.object, 'response'),
-        sql`${modelResponses.body}->'output' @> ${JSON.stringify([{ id }])}::jsonb`,
       ),
     )
     .limit(1);
   const output = (row?.body as { output?: OutputItem[] } | undefined)?.output ?? [];
   const item = output.find((candidate) => candidate.id === id);
-  if (!item) return null;
-  if (item.type === 'function_call') return { type: 'function_call', call_id: item.call_id, name: item.name, arguments: item.arguments };
-  return { role: 'assistant', content: item.content.map((part) => ({ type: 'output_text' as const, text: part.text })) };
+  return item ? asInputItem(item) : null;
 }

@@ -55,15 +55,27 @@ type AssistantPart = Extract<InputItem, { role: 'assistant' }>['content'];
 const assistantText = (content: AssistantPart) =>
   typeof content === 'string' ? content : content.map((part) => (part.type === 'refusal' ? part.refusal : part.text)).join('');
 
-/** The conversation for the engine: messages, earlier output items and tool results (history lives in `input`). */
-export function inputMessages(input: string | ResolvedInputItem[]): EngineMessage[] {
-  if (typeof input === 'string') return [{ role: 'user', content: input }];
+/** Characters of one input item's text, as the 100 000-character limit counts them. */
+export function itemCharacters(item: ResolvedInputItem): number {
+  if ('type' in item && item.type === 'function_call') return item.arguments.length;
+  if ('type' in item && item.type === 'function_call_output') return textOf(item.output).length;
+  if (item.role === 'assistant') return assistantText(item.content).length;
+  return textOf(item.content).length;
+}
+
+/** Characters of the text of `input` (a string, or items with their references resolved). */
+export const inputCharacters = (input: string | ResolvedInputItem[]): number =>
+  typeof input === 'string' ? input.length : input.reduce((sum, item) => sum + itemCharacters(item), 0);
+
+/**
+ * The conversation for the engine: the turns `history` restored from `previous_response_id` (already
+ * within the character budget), then `input`'s messages, earlier output items and tool results.
+ */
+export function inputMessages(input: string | ResolvedInputItem[], history: ResolvedInputItem[] = []): EngineMessage[] {
   const messages: EngineMessage[] = [];
   const callIds = new Set<string>();
-  let characters = 0;
-  input.forEach((item, index) => {
+  const add = (item: ResolvedInputItem, index: number | null) => {
     if ('type' in item && item.type === 'function_call') {
-      characters += item.arguments.length;
       callIds.add(item.call_id);
       const call = { call_id: item.call_id, name: item.name, arguments: item.arguments };
       const previous = messages.at(-1);
@@ -71,26 +83,26 @@ export function inputMessages(input: string | ResolvedInputItem[]): EngineMessag
       if (previous?.role === 'assistant') previous.tool_calls = [...(previous.tool_calls ?? []), call];
       else messages.push({ role: 'assistant', content: null, tool_calls: [call] });
     } else if ('type' in item && item.type === 'function_call_output') {
-      const output = textOf(item.output);
-      characters += output.length;
       if (!callIds.has(item.call_id)) {
+        // A restored output whose call was not restored (a chain stored before the call's turn) is left out.
+        if (index === null) return;
         throw errors.invalidParameter(
           `input.${index}.call_id`,
-          `No function_call with call_id ${item.call_id} comes before this function_call_output in input.`,
+          `No function_call with call_id ${item.call_id} comes before this function_call_output in input${history.length > 0 ? ' or the restored conversation' : ''}.`,
         );
       }
-      messages.push({ role: 'tool', call_id: item.call_id, content: output });
+      messages.push({ role: 'tool', call_id: item.call_id, content: textOf(item.output) });
     } else if (item.role === 'assistant') {
       // An earlier answer, echoed whole or in the short form clients build.
-      const text = assistantText(item.content);
-      characters += text.length;
-      messages.push({ role: 'assistant', content: text });
+      messages.push({ role: 'assistant', content: assistantText(item.content) });
     } else {
-      const text = textOf(item.content);
-      characters += text.length;
-      messages.push({ role: item.role, content: text });
+      messages.push({ role: item.role, content: textOf(item.content) });
     }
-  });
+  };
+  for (const item of history) add(item, null);
+  if (typeof input === 'string') messages.push({ role: 'user', content: input });
+  else input.forEach(add);
+  const characters = inputCharacters(input);
   if (characters > MAX_INPUT_CHARS)
     throw errors.invalidParameter('input', `The text of input is ${characters} characters; at most ${MAX_INPUT_CHARS} are allowed.`);
   return messages;
@@ -168,7 +180,12 @@ export function engineToolChoice(choice: CreateRequest['tool_choice'], tools: { 
  * Reads and checks a `POST /responses` body: 400s for everything that can be known before generating.
  * `input` is the body's input with its item references resolved; `personaId` the body's or the header's.
  */
-export function readResponseRequest(body: CreateRequest, input: string | ResolvedInputItem[], personaId: string): ResponseRequest {
+export function readResponseRequest(
+  body: CreateRequest,
+  input: string | ResolvedInputItem[],
+  personaId: string,
+  history: ResolvedInputItem[] = [],
+): ResponseRequest {
   refuseUnsupportedResponseFields(body);
   const format = body.text?.format;
   let flat: FlatFormat | null = null;
@@ -187,7 +204,7 @@ export function readResponseRequest(body: CreateRequest, input: string | Resolve
   }
   const tools = functionTools(body.tools);
   const toolChoice = engineToolChoice(body.tool_choice, tools.engine);
-  const messages = inputMessages(input);
+  const messages = inputMessages(input, history);
   const verbosity = body.text?.verbosity ?? 'medium';
   const effort = effortLevel(body.reasoning?.effort);
   const maxToolCalls = body.max_tool_calls ?? null;

@@ -18,7 +18,8 @@ import {
   type Settlement,
 } from '../../ai/model-call.js';
 import { type Annotate, outputOf, ResponseEventWriter, responseObject, responseUsage, type ResponseState } from '../../ai/responses/output.js';
-import { readResponseRequest, type ResponseObject, type ResponseRequest } from '../../ai/responses/request.js';
+import { inputCharacters, MAX_INPUT_CHARS, readResponseRequest, type ResponseObject, type ResponseRequest } from '../../ai/responses/request.js';
+import { outputCharacters, restoreConversation } from '../../ai/responses/conversation.js';
 import { resolveItemReferences } from '../../ai/responses/item-reference.js';
 import { personaIdOf } from '../../ai/persona-header.js';
 
@@ -32,6 +33,8 @@ interface Call {
   research: ServerResearch | null;
   /** The offline rule's answer from the server tools' sources, computed instead of the engine's. */
   override: GenerateResult | null;
+  /** Characters of this turn's own input (references resolved), stored for `previous_response_id`. */
+  inputChars: number;
 }
 
 /** The response object of this call in a given state (stored, returned, and sent in stream events). */
@@ -82,6 +85,7 @@ async function settleResponse(
     id: call.id,
     object: 'response',
     request: call.body,
+    turnChars: call.inputChars + outputCharacters(state(settlement.credits).output),
     body: (charged) => snapshotOf(call, state(charged)) as Record<string, unknown>,
   });
   return { response: settled.body as ResponseObject, budgetAlert: settled.budgetAlert };
@@ -197,7 +201,15 @@ async function respondStreamed(call: Call, ctx: RequestContext, signal: AbortSig
 
 export const createResponse: Handler<'createResponse'> = async ({ body, headers }, ctx) => {
   const personaId = personaIdOf(body.persona_id, headers);
-  const request = readResponseRequest(body, await resolveItemReferences(ctx, body.input), personaId);
+  const input = await resolveItemReferences(ctx, body.input);
+  const inputChars = inputCharacters(input);
+  // The conversation this one continues, within what input leaves of the limit (an input over the limit
+  // alone is readResponseRequest's 400, without reading the chain).
+  const history =
+    body.previous_response_id && inputChars <= MAX_INPUT_CHARS
+      ? await restoreConversation(ctx, body.previous_response_id, { budget: MAX_INPUT_CHARS - inputChars, truncation: body.truncation ?? 'disabled' })
+      : [];
+  const request = readResponseRequest(body, input, personaId, history);
   const prepared = await prepareModelCall(ctx, {
     personaId,
     request: request.engine,
@@ -237,6 +249,7 @@ export const createResponse: Handler<'createResponse'> = async ({ body, headers 
     body: body as unknown as Record<string, unknown>,
     research,
     override,
+    inputChars,
   };
   // A client that goes away cancels the model call (and closes the upstream connection).
   const signal = clientDisconnectSignal(ctx.reply);

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { boolean, index, integer, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
 import { timestampMs } from '../../db/schema/columns.js';
 import { accounts, apiKeys } from '../../db/schema/tenancy.js';
@@ -33,7 +34,16 @@ export const modelResponses = pgTable(
     inputTokens: integer('input_tokens').notNull(),
     outputTokens: integer('output_tokens').notNull(),
     creditsUsed: integer('credits_used').notNull(),
+    // Characters of this turn's text as `previous_response_id` counts them (its own input, item
+    // references resolved, plus its output): a chain is restored by summing these, not by reading text.
+    // Null for chat completions and for responses stored before the column (then measured from the JSON).
+    turnChars: integer('turn_chars'),
     createdAt: timestampMs('created_at').notNull(),
   },
-  (t) => [index('model_responses_account_idx').on(t.accountId, t.createdAt), index('model_responses_workspace_idx').on(t.workspaceId, t.createdAt)],
+  (t) => [
+    index('model_responses_account_idx').on(t.accountId, t.createdAt),
+    index('model_responses_workspace_idx').on(t.workspaceId, t.createdAt),
+    // item_reference lookups by output item id (msg_…, fc_…); built online (db/online-indexes.ts).
+    index('model_responses_output_items_idx').using('gin', sql`jsonb_path_query_array((${t.body} -> 'output'), '$[*].id')`),
+  ],
 );

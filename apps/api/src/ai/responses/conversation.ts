@@ -1,0 +1,100 @@
+import type { components } from '@persona-api/types';
+import { sql } from 'drizzle-orm';
+import { modelResponses } from '../../db/schema/index.js';
+import { rowsOf } from '../../db/sql.js';
+import { apiError } from '../../http/errors.js';
+import type { RequestContext } from '../../http/context.js';
+import { asInputItem, findOutputItem } from './item-reference.js';
+import { inputCharacters, itemCharacters, MAX_INPUT_CHARS, type ResolvedInputItem } from './request.js';
+
+type InputItem = components['schemas']['ResponseInputItem'];
+type OutputItem = components['schemas']['ResponseOutputItem'];
+
+/** The most earlier responses one call restores (DECISIONS.md, Responses): a bound on the chain's read. */
+export const MAX_RESTORED_RESPONSES = 1_000;
+
+/** Characters of a turn's output as `previous_response_id` restores it (messages' text, calls' arguments). */
+export const outputCharacters = (output: readonly OutputItem[]): number => output.reduce((sum, item) => sum + itemCharacters(asInputItem(item)), 0);
+
+/** What a response stores as its turn's size: its own input (references resolved) and its output. */
+export const turnCharacters = (input: string | ResolvedInputItem[], output: readonly OutputItem[]): number => inputCharacters(input) + outputCharacters(output);
+
+interface ChainRow {
+  id: string;
+  input: string | InputItem[];
+  output: OutputItem[] | null;
+  chars: number;
+  previous: string | null;
+}
+
+/**
+ * The conversation `previousId` continues (DECISIONS.md, Responses): the input and output items of that
+ * response and of each one before it, oldest first, within `budget` characters. One recursive statement
+ * walks the chain newest first by primary key and stops once the turns read pass the budget or
+ * MAX_RESTORED_RESPONSES, so a call reads at most one turn more than it can use. A chain that does not
+ * fit is a 400 `context_length_exceeded` unless `truncation` is `auto`, which drops the oldest turns.
+ */
+export async function restoreConversation(
+  ctx: RequestContext,
+  previousId: string,
+  { budget, truncation }: { budget: number; truncation: 'auto' | 'disabled' },
+): Promise<ResolvedInputItem[]> {
+  const account = ctx.auth.accountId;
+  // Responses stored before turn_chars existed are measured from their JSON (an upper bound).
+  const chars = (row: string) =>
+    sql.raw(`coalesce(${row}.turn_chars, length((${row}.request -> 'input')::text) + length(coalesce(${row}.body -> 'output', '[]'::jsonb)::text))`);
+  const rows = rowsOf<ChainRow>(
+    await ctx.db.execute(sql`with recursive chain as (
+        select r.id, r.request, r.body, ${chars('r')}::bigint as chars, ${chars('r')}::bigint as total, 1 as depth
+        from ${modelResponses} r
+        where r.id = ${previousId} and r.account_id = ${account} and r.object = 'response'
+        union all
+        select r.id, r.request, r.body, ${chars('r')}::bigint, chain.total + ${chars('r')}, chain.depth + 1
+        from chain join ${modelResponses} r on r.id = chain.request ->> 'previous_response_id'
+        where chain.total <= ${budget}::bigint and chain.depth < ${MAX_RESTORED_RESPONSES}::int
+          and r.account_id = ${account} and r.object = 'response'
+      )
+      select id, request -> 'input' as input, body -> 'output' as output, chars::int as chars,
+        request ->> 'previous_response_id' as previous
+      from chain order by depth`),
+  );
+  if (rows.length === 0) {
+    throw apiError('previous_response_not_found', `Previous response with id '${previousId}' not found.`, 'previous_response_id');
+  }
+  // Newest first: keep whole turns while they fit.
+  let used = 0;
+  let kept = 0;
+  while (kept < rows.length && used + rows[kept]!.chars <= budget) used += rows[kept++]!.chars;
+  const last = rows.at(-1)!;
+  // The walk stopped at its cap with more before it: that chain does not fit either.
+  const cut = kept < rows.length || (rows.length === MAX_RESTORED_RESPONSES && last.previous !== null);
+  if (cut && truncation !== 'auto') {
+    throw apiError(
+      'context_length_exceeded',
+      rows.length === MAX_RESTORED_RESPONSES && kept === rows.length
+        ? `The conversation of previous_response_id has more than ${MAX_RESTORED_RESPONSES} responses. Set truncation to "auto" to drop its oldest turns.`
+        : `The conversation of previous_response_id and input together are more than ${MAX_INPUT_CHARS} characters. Set truncation to "auto" to drop its oldest turns.`,
+      'input',
+    );
+  }
+  const turns = rows.slice(0, kept).reverse();
+  // item_reference items of a turn name output items, most often of the turns before it.
+  const outputs = new Map<string, OutputItem>();
+  for (const turn of turns) for (const item of turn.output ?? []) outputs.set(item.id, item);
+  const history: ResolvedInputItem[] = [];
+  for (const turn of turns) {
+    if (typeof turn.input === 'string') history.push({ role: 'user', content: turn.input });
+    else {
+      for (const item of turn.input) {
+        if (!('type' in item) || item.type !== 'item_reference') history.push(item as ResolvedInputItem);
+        else {
+          const found = outputs.get(item.id);
+          const resolved = found ? asInputItem(found) : await findOutputItem(ctx, item.id);
+          if (resolved) history.push(resolved);
+        }
+      }
+    }
+    for (const item of turn.output ?? []) history.push(asInputItem(item));
+  }
+  return history;
+}
