@@ -401,6 +401,25 @@ describe('query plans on a grown history (PostgreSQL)', () => {
     ).toEqual([]);
   });
 
+  it('a /responses call continuing a chain (previous_response_id) with an item_reference reads one row per turn: no sequential scan, no walk of the account’s responses', async () => {
+    const ask = (extra: Record<string, unknown>) => h.post('/responses', t.key, { model: 'service-1', persona_id: 'persona_saas_cfo', ...extra });
+    const first = await ask({ input: 'Is the pilot worth it?' });
+    const second = await ask({ input: 'And the full rollout?', previous_response_id: first.body.id });
+    expect(second.status).toBe(200);
+    const input = [
+      { type: 'item_reference', id: first.body.output[0].id },
+      { role: 'user', content: 'Which of the two, then?' },
+    ];
+    const statements: string[] = [];
+    const found = await seqScansOf(async () => {
+      expect((await ask({ input, previous_response_id: second.body.id })).status).toBe(200);
+      statements.push(...logged.map((entry) => entry.query));
+    });
+    expect(found).toEqual([]);
+    // The two reads this adds: the item's lookup and the chain's one recursive statement.
+    expect(statements.filter((query) => /jsonb_path_query_array|with recursive chain/.test(query))).toHaveLength(2);
+  });
+
   it('the scalar helpers every hold and charge call keep their plans for the session (PL/pgSQL, not SQL, which PostgreSQL before 18 plans again in each calling statement)', async () => {
     const helpers = await client<{ proname: string; lanname: string }[]>`
       select p.proname, l.lanname from pg_proc p join pg_language l on l.oid = p.prolang

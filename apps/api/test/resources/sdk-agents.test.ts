@@ -2,7 +2,7 @@ import { Agent, type AgentInputItem, type Model, OpenAIChatCompletionsModel, Ope
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ENGINES, PERSONA, startLibServer, type LibServer } from '../support/sdk-libs.js';
+import { ENGINES, PERSONA, startLibServer, type LibServer, upstreamBodies } from '../support/sdk-libs.js';
 
 // Issue 24 with the OpenAI Agents SDK (`@openai/agents`), both model classes: a conversation continued from
 // the SDK's own `result.history` after a plain, a streamed and a tool turn. The SDK copies the fields of a
@@ -111,6 +111,60 @@ describe.each(ENGINES)('the OpenAI Agents SDK on the %s engine', (engine) => {
         expect(items.filter((item) => item.role === 'assistant').length).toBeGreaterThanOrEqual(4);
       }));
   });
+});
+
+describe.each(ENGINES)('the OpenAI Agents SDK on the %s engine, the conversation kept on the server (previousResponseId)', (engine) => {
+  it('sends only the new items of each request — a tool result too — and the model still sees the whole conversation', () =>
+    server.on(engine, async () => {
+      const model = MODELS.responses(client);
+      const asked: string[] = [];
+      const getWeather = tool({
+        name: 'get_weather',
+        description: 'Current weather of a city.',
+        parameters: z.object({ city: z.string() }),
+        execute: async ({ city }) => {
+          asked.push(city);
+          return JSON.stringify({ city, celsius: 21, sky: 'sunny' });
+        },
+      });
+      const buyer = new Agent({ name: 'Buyer', instructions: 'Answer as the buyer.', model });
+      const withWeather = new Agent({
+        name: 'Buyer',
+        instructions: 'Answer as the buyer.',
+        model,
+        tools: [getWeather],
+        modelSettings: { toolChoice: 'required' },
+      });
+      const responsesSent = () => sent.filter((request) => request.path === PATHS.responses);
+
+      server.script(engine, { content: 'Noted.' });
+      const first = await run(buyer, 'My accounting system is NetSuite and my budget is $40k a year.');
+      expect(first.lastResponseId).toMatch(/^resp_/);
+
+      server.script(engine, { tool_calls: [{ id: 'call_srv1', name: 'get_weather', arguments: '{"city":"Paris"}' }] }, { content: 'Sunny, 21 degrees.' });
+      const before = responsesSent().length;
+      const withTool = await run(withWeather, 'What is the weather in Paris?', { previousResponseId: first.lastResponseId });
+      expect(asked).toEqual(['Paris']);
+      const toolRound = responsesSent().slice(before);
+      expect(toolRound).toHaveLength(2);
+      expect(toolRound[0]!.body.previous_response_id).toBe(first.lastResponseId);
+      // The second request of the run: only the function's output, chained to the response that called it.
+      expect(toolRound[1]!.body.input.map((item: any) => item.type)).toEqual(['function_call_output']);
+      expect(toolRound[1]!.body.previous_response_id).toMatch(/^resp_/);
+      expect(toolRound[1]!.body.previous_response_id).not.toBe(first.lastResponseId);
+
+      server.script(engine, { content: 'NetSuite, as you said.' });
+      const upstreamFrom = server.fake.requests.length;
+      const recall = await run(buyer, 'What is my accounting system?', { previousResponseId: withTool.lastResponseId });
+      expect(responsesSent().at(-1)!.body.input).toHaveLength(1);
+      if (engine === 'offline') expect(String(recall.finalOutput)).toBe('You said: “My accounting system is NetSuite and my budget is $40k a year.”');
+      else {
+        // Upstream, the whole conversation went to the model: both user turns, the call and its result.
+        const messages = upstreamBodies(server, upstreamFrom)[0].messages;
+        expect(messages.map((message: any) => message.role)).toEqual(['system', 'user', 'assistant', 'user', 'assistant', 'tool', 'assistant', 'user']);
+        expect(messages[1].content).toContain('NetSuite');
+      }
+    }));
 });
 
 describe('assistant history in every shape the official SDKs send back', () => {

@@ -311,6 +311,18 @@ describe('the openai SDK against the contract', () => {
     ]);
   });
 
+  it('continues a conversation by previous_response_id, and raises OpenAI’s previous_response_not_found for an id it cannot continue', async () => {
+    const first = await openai.responses.create({ model: 'service-1', input: 'My renewal date is March 3 and we have 120 seats.' });
+    const next = await openai.responses.create({ model: 'service-1', input: 'What is my renewal date?', previous_response_id: first.id });
+    expect(next.previous_response_id).toBe(first.id);
+    expect(next.output_text).toBe('You said: “My renewal date is March 3 and we have 120 seats.”');
+    const missing = (await openai.responses
+      .create({ model: 'service-1', input: 'Go on.', previous_response_id: 'resp_doesnotexist' })
+      .catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
+    expect(missing).toBeInstanceOf(OpenAI.BadRequestError);
+    expect([missing.code, missing.param]).toEqual(['previous_response_not_found', 'previous_response_id']);
+  });
+
   it('counts the Persona-Id header as part of the request for Idempotency-Key', async () => {
     const params = { model: 'service-1', input: 'Is a free trial enough for you?' } as const;
     const first = await openai.responses.create(params, { headers: { 'Idempotency-Key': 'persona-header-key-1' } });

@@ -73,7 +73,7 @@ export async function restoreConversation(
       'context_length_exceeded',
       rows.length === MAX_RESTORED_RESPONSES && kept === rows.length
         ? `The conversation of previous_response_id has more than ${MAX_RESTORED_RESPONSES} responses. Set truncation to "auto" to drop its oldest turns.`
-        : `The conversation of previous_response_id and input together are more than ${MAX_INPUT_CHARS} characters. Set truncation to "auto" to drop its oldest turns.`,
+        : `The conversation of previous_response_id and input together exceed ${MAX_INPUT_CHARS} characters. Set truncation to "auto" to drop its oldest turns.`,
       'input',
     );
   }
