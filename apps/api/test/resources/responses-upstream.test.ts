@@ -183,7 +183,7 @@ describe('previous_response_id: the conversation restored', () => {
       'user: What do I do?',
     ]);
     expect(lastRequest().body.messages[0].content).not.toContain('Be terse.');
-    expect((await storedResponse(h, second.body.id)).turnChars).toBe('It saves 6 hours a week.'.length + 'Then show me the numbers.'.length);
+    expect((await storedResponse(h, second.body.id))!.turnChars).toBe('It saves 6 hours a week.'.length + 'Then show me the numbers.'.length);
   });
 
   it('takes a function_call_output for a call of the previous response (how the Agents SDK continues a tool call)', async () => {
@@ -523,6 +523,17 @@ describe('a client that disconnects', () => {
     const charges = await chargesOf(h, tenant.accountId);
     expect(charges.map((row) => row.amount)).toEqual([-stored!.creditsUsed]);
     expect(await balanceOf(h, tenant.accountId)).toBe(10_000 - stored!.creditsUsed);
+    // Read back, it is cancelled: the output that was sent, the usage that was charged.
+    const readBack = await h.get(`/responses/${stored!.id}`, tenant.key);
+    expect(readBack.status).toBe(200);
+    expect(readBack.body).toMatchObject({
+      id: stored!.id,
+      status: 'cancelled',
+      usage: { output_tokens: stored!.outputTokens, credits_used: stored!.creditsUsed },
+    });
+    const sentText: string = readBack.body.output[0].content[0].text;
+    expect(sentText.length).toBeGreaterThan(0);
+    expect(content.startsWith(sentText.trim())).toBe(true);
 
     // The truncated stream is not replayed: once the first request has finished, its key is released
     // and a retry with the same key runs again.

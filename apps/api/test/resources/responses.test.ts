@@ -148,6 +148,53 @@ describe('a text answer', () => {
     expect(chained.body.usage.input_tokens).toBeGreaterThan(alone.body.usage.input_tokens + first.body.usage.output_tokens);
   });
 
+  it('GET /responses/{id} returns a response as it was answered, streamed or not; another account’s is a 404', async () => {
+    const plain = await h.post('/responses', t.key, base({ metadata: { run: 'read-back' } }));
+    const read = await h.get(`/responses/${plain.body.id}`, t.key);
+    expect(read.status).toBe(200);
+    expect(read.body).toEqual(plain.body);
+    const streamed = await h.post('/responses', t.key, base({ stream: true }));
+    const completed = events(streamed.text).find((event) => event.data.type === 'response.completed')!.data.response;
+    expect((await h.get(`/responses/${completed.id}`, t.key)).body).toEqual(completed);
+    const other = await h.tenant({ credits: 1_000 });
+    const theirs = await h.get(`/responses/${plain.body.id}`, other.key);
+    expect(theirs.status).toBe(404);
+    expect(errorOf(theirs)).toEqual({ type: 'not_found', code: 'resource_not_found', param: 'id' });
+  });
+
+  it('DELETE /responses/{id} removes it from reads, chains and references; its charge stays, and a chain through it stops there', async () => {
+    const first = await h.post('/responses', t.key, base({ input: 'My renewal date is March 3.' }));
+    const second = await h.post('/responses', t.key, base({ input: 'My team has 40 people.', previous_response_id: first.body.id }));
+    const third = await h.post('/responses', t.key, base({ input: 'Our accounting system is NetSuite.', previous_response_id: second.body.id }));
+    const charges = (await chargesOf(h, t.accountId)).length;
+
+    const deleted = await h.delete(`/responses/${second.body.id}`, t.key);
+    expect(deleted.status).toBe(200);
+    expect(deleted.body).toEqual({ id: second.body.id, object: 'response', deleted: true });
+    expect(await storedResponse(h, second.body.id)).toBeUndefined();
+    expect((await chargesOf(h, t.accountId)).length).toBe(charges);
+    expect((await h.get(`/responses/${second.body.id}`, t.key)).status).toBe(404);
+    expect((await h.delete(`/responses/${second.body.id}`, t.key)).status).toBe(404);
+    const continued = await h.post('/responses', t.key, base({ input: 'Go on.', previous_response_id: second.body.id }));
+    expect([continued.status, errorOf(continued).code]).toEqual([400, 'previous_response_not_found']);
+    const quoted = await h.post(
+      '/responses',
+      t.key,
+      base({
+        input: [
+          { type: 'item_reference', id: second.body.output[0].id },
+          { role: 'user', content: 'Go on.' },
+        ],
+      }),
+    );
+    expect([quoted.status, errorOf(quoted).param]).toEqual([400, 'input.0.id']);
+    // From the third turn, the chain now ends at the deleted one: the first turn is not restored.
+    const recall = await h.post('/responses', t.key, base({ input: 'What is my renewal date?', previous_response_id: third.body.id }));
+    expect(outputText(recall.body)).not.toContain('March 3');
+    const recallSystem = await h.post('/responses', t.key, base({ input: 'What is my accounting system?', previous_response_id: third.body.id }));
+    expect(outputText(recallSystem.body)).toBe('You said: “Our accounting system is NetSuite.”');
+  });
+
   it('cuts the output at max_output_tokens: completed, incomplete_details set, the item incomplete', async () => {
     const res = await h.post('/responses', t.key, base({ max_output_tokens: 16, text: { verbosity: 'high' } }));
     expect(res.body.status).toBe('completed');

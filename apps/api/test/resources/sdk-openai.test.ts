@@ -311,7 +311,7 @@ describe('the openai SDK against the contract', () => {
     ]);
   });
 
-  it('continues a conversation by previous_response_id, and raises OpenAI’s previous_response_not_found for an id it cannot continue', async () => {
+  it('continues a conversation by previous_response_id, raises OpenAI’s previous_response_not_found for an id it cannot continue, retrieves and deletes', async () => {
     const first = await openai.responses.create({ model: 'service-1', input: 'My renewal date is March 3 and we have 120 seats.' });
     const next = await openai.responses.create({ model: 'service-1', input: 'What is my renewal date?', previous_response_id: first.id });
     expect(next.previous_response_id).toBe(first.id);
@@ -321,6 +321,13 @@ describe('the openai SDK against the contract', () => {
       .catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
     expect(missing).toBeInstanceOf(OpenAI.BadRequestError);
     expect([missing.code, missing.param]).toEqual(['previous_response_not_found', 'previous_response_id']);
+    // retrieve and delete, as the SDK calls them.
+    const retrieved = await openai.responses.retrieve(next.id);
+    expect(retrieved.output_text).toBe(next.output_text);
+    expect(retrieved.previous_response_id).toBe(first.id);
+    await openai.responses.delete(first.id);
+    const gone = (await openai.responses.retrieve(first.id).catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
+    expect(gone).toBeInstanceOf(OpenAI.NotFoundError);
   });
 
   it('counts the Persona-Id header as part of the request for Idempotency-Key', async () => {

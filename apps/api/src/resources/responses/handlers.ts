@@ -22,6 +22,7 @@ import { inputCharacters, MAX_INPUT_CHARS, readResponseRequest, type ResponseObj
 import { outputCharacters, restoreConversation } from '../../ai/responses/conversation.js';
 import { resolveItemReferences } from '../../ai/responses/item-reference.js';
 import { personaIdOf } from '../../ai/persona-header.js';
+import { deleteStoredResponse, findStoredResponse } from './stored.js';
 
 interface Call {
   id: string;
@@ -254,4 +255,11 @@ export const createResponse: Handler<'createResponse'> = async ({ body, headers 
   // A client that goes away cancels the model call (and closes the upstream connection).
   const signal = clientDisconnectSignal(ctx.reply);
   return request.stream ? respondStreamed(call, ctx, signal) : respond(call, ctx, signal);
+};
+
+export const getResponse: Handler<'getResponse'> = async ({ params }, ctx) => findStoredResponse(ctx.db, ctx.auth.accountId, params.id);
+
+export const deleteResponse: Handler<'deleteResponse'> = async ({ params }, ctx) => {
+  await deleteStoredResponse(ctx.db, ctx.auth.accountId, params.id);
+  return { id: params.id, object: 'response', deleted: true };
 };

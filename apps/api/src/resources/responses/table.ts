@@ -7,9 +7,10 @@ import { workspaces } from '../workspaces/table.js';
 /**
  * Every model answer the service produced: `/responses` (`resp_…`) and legacy `/chat/completions`
  * (`chatcmpl_…`). `body` is the object as the caller received it (the final one of a stream), `request`
- * the request body. Not readable through the API (the contract has no GET); kept for support, usage
- * audits and the credit ledger's request ids. Status `cancelled`: the client left mid-stream and was
- * charged for what it had been sent.
+ * the request body. Read back by GET /responses/{id} (a `/responses` one), continued by
+ * `previous_response_id`, quoted by `item_reference`; kept for support, usage audits and the credit
+ * ledger's request ids until DELETE /responses/{id}. Status `cancelled`: the client left mid-stream and
+ * was charged for what it had been sent.
  */
 export const modelResponses = pgTable(
   'model_responses',
