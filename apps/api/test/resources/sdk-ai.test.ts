@@ -158,3 +158,28 @@ describe('the AI SDK, Responses model without stored items', () => {
     expect(second.text.length).toBeGreaterThan(0);
   });
 });
+
+describe.each(ENGINES)('the AI SDK on the %s engine, the conversation kept on the server', (engine) => {
+  it('continues from providerOptions.openai.previousResponseId, sending only the new message', () =>
+    server.on(engine, async () => {
+      server.script(engine, { content: 'Noted.' }, { content: 'March 3, you said.' });
+      const first = await generateText({ model: provider('service-1'), prompt: 'My renewal date is March 3 and we have 120 seats.', maxRetries: 0 });
+      const responseId = first.providerMetadata?.openai?.responseId as string;
+      expect(responseId).toMatch(/^resp_/);
+      const upstreamFrom = server.fake.requests.length;
+      const next = await generateText({
+        model: provider('service-1'),
+        prompt: 'What is my renewal date?',
+        providerOptions: { openai: { previousResponseId: responseId } },
+        maxRetries: 0,
+      });
+      const [stored] = await server.h.db
+        .select({ request: modelResponses.request })
+        .from(modelResponses)
+        .where(eq(modelResponses.id, next.providerMetadata?.openai?.responseId as string));
+      expect(stored!.request).toMatchObject({ previous_response_id: responseId, input: [{ role: 'user' }] });
+      expect((stored!.request.input as unknown[]).length).toBe(1);
+      if (engine === 'offline') expect(next.text).toBe('You said: “My renewal date is March 3 and we have 120 seats.”');
+      else expect(server.fake.requests[upstreamFrom]!.body.messages[1].content).toBe('My renewal date is March 3 and we have 120 seats.');
+    }));
+});
