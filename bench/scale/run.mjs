@@ -100,7 +100,11 @@ async function openHistory(name) {
     files: await seed('files'),
     meetings: await seed('meetings'),
   };
-  return { name, pg, sql, api, call, send, clone, count, workspace, project, charge, templates };
+  // A conversation of two turns to read back and continue (after the templates: its rows are never copied).
+  const opening = await call('POST', '/responses', { model: 'service-1', persona_id: PERSONA, input: 'Pilot or full rollout?' });
+  const reply = await call('POST', '/responses', { model: 'service-1', persona_id: PERSONA, input: 'And the price?', previous_response_id: opening.id });
+  const conversation = { opening: opening.output[0].id, last: reply.id };
+  return { name, pg, sql, api, call, send, clone, count, workspace, project, charge, templates, conversation };
 }
 
 const headers = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
@@ -116,8 +120,20 @@ const { sql, clone, count, charge, templates } = grown;
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 /** The endpoints of the issue's table and the other lists: [name, method, path, body] with a history's ids. */
-const endpointsOf = ({ project, workspace }) => [
+const endpointsOf = ({ project, workspace, conversation }) => [
   ['POST /responses', 'POST', '/responses', () => ({ model: 'service-1', persona_id: PERSONA, input: 'Would you pay $18 per seat?' })],
+  [
+    'POST /responses (previous_response_id, item_reference)',
+    'POST',
+    '/responses',
+    () => ({
+      model: 'service-1',
+      persona_id: PERSONA,
+      input: [{ type: 'item_reference', id: conversation.opening }, { role: 'user', content: 'Which of the two, then?' }],
+      previous_response_id: conversation.last,
+    }),
+  ],
+  ['GET /responses/{id}', 'GET', `/responses/${conversation.last}`],
   [
     'POST /chat/completions',
     'POST',

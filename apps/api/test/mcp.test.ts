@@ -225,6 +225,15 @@ describe('every tool on the offline engine', () => {
     const answer = await callOk('ask_persona', { model: 'service-1', persona_id: 'persona_saas_cfo', input: 'Would you pay $18 per seat for forecasting?' });
     expect(answer).toMatchObject({ object: 'response', status: 'completed', persona_id: 'persona_saas_cfo' });
     expect(answer.output[0].content[0].text.length).toBeGreaterThan(20);
+    // A follow-up in the same conversation, by the earlier answer's id.
+    const opening = await callOk('ask_persona', { model: 'service-1', persona_id: 'persona_saas_cfo', input: 'Our pilot budget is 20,000 dollars.' });
+    const followUp = await callOk('ask_persona', {
+      model: 'service-1',
+      persona_id: 'persona_saas_cfo',
+      input: 'What is my pilot budget?',
+      previous_response_id: opening.id,
+    });
+    expect(followUp.output[0].content[0].text).toBe('You said: “Our pilot budget is 20,000 dollars.”');
 
     const group = await callOk('run_focus_group', {
       question: 'Which tagline works best: "Close the books in a day" or "Finance without spreadsheets"?',

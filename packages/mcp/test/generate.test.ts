@@ -23,7 +23,15 @@ describe('generateTools', () => {
     expect(tool('analyze_news_story').operation.arguments).toEqual({ id: 'path', persona_id: 'body', workspace_id: 'body' });
     expect(tool('list_personas').operation.arguments.search).toBe('query');
     const ask = tool('ask_persona');
-    expect(Object.keys(ask.inputSchema.properties as object)).toEqual(['model', 'persona_id', 'input', 'instructions', 'analysis_mode', 'max_output_tokens']);
+    expect(Object.keys(ask.inputSchema.properties as object)).toEqual([
+      'model',
+      'persona_id',
+      'input',
+      'instructions',
+      'analysis_mode',
+      'max_output_tokens',
+      'previous_response_id',
+    ]);
     expect(ask.inputSchema.required).toEqual(['model', 'input']);
     expect(Object.keys(tool('create_generation').inputSchema.properties as object)).not.toContain('stream');
     // OpenAPI keywords and examples are gone (a property may still be *named* `example`: its value is a schema).
