@@ -57,6 +57,9 @@ const configSchema = z
       .default('')
       .transform((value) => value.split(/[\s,]+/).filter((url) => url.length > 0))
       .refine((urls) => urls.every((url) => /^https?:\/\/\S+$/.test(url)), 'must be http(s) URLs separated by commas or spaces'),
+    // Stored responses (POST /responses, /chat/completions) older than this many days are deleted by an
+    // hourly job (DECISIONS.md, Responses); unset: kept until deleted. OpenAI keeps its own for 30 days.
+    RESPONSE_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).optional(),
     // A SearXNG-compatible JSON search endpoint for the research tools' `web_search`; unset: no web search.
     WEB_SEARCH_URL: optionalUrl(['http:', 'https:']),
     // Prometheus metrics (DECISIONS.md, Observability): GET /metrics on this port only, never the API's;

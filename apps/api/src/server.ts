@@ -75,6 +75,7 @@ export async function createServices(config: Config, database: DatabaseHandle, l
     files,
     webSearch: config.WEB_SEARCH_URL ? searxngProvider(config.WEB_SEARCH_URL, fetcher) : undefined,
     meetings: meetingSettingsFrom(config),
+    responseRetentionDays: config.RESPONSE_RETENTION_DAYS,
   };
 }
 

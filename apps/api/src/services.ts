@@ -36,6 +36,8 @@ export interface Services {
   webSearch?: WebSearchProvider | undefined;
   /** Speech-to-text server and meeting-bot provider of meetings (from config.ts); absent: none configured. */
   meetings?: MeetingSettings;
+  /** Days a stored response is kept (RESPONSE_RETENTION_DAYS); absent: until it is deleted. */
+  responseRetentionDays?: number | undefined;
   /** The request rate limiter (shared across instances with Redis); the console limits sign-ins with it. */
   rateLimiter?: RateLimiter;
 }

@@ -6,6 +6,7 @@ import { countsRebuild, usageCountersBackfills } from '../src/billing/reconcile.
 import { POSTGRES_PLANNER_SETTINGS, type Database, type DatabaseHandle } from '../src/db/client.js';
 import * as schema from '../src/db/schema/index.js';
 import { openTestDatabase } from './support/database.js';
+import { expireResponses } from '../src/resources/responses/retention.js';
 import { Harness, type Tenant } from './support/harness.js';
 
 // History that grows (DECISIONS.md): with 50k ledger rows and tens of thousands of stored responses,
@@ -418,6 +419,21 @@ describe('query plans on a grown history (PostgreSQL)', () => {
     expect(found).toEqual([]);
     // The two reads this adds: the item's lookup and the chain's one recursive statement.
     expect(statements.filter((query) => /jsonb_path_query_array|with recursive chain/.test(query))).toHaveLength(2);
+  });
+
+  it('the retention job deletes oldest first through the created_at index, never scanning every stored response', async () => {
+    expect(await seqScansOf(async () => expect(await expireResponses(h.db, new Date('2001-01-01T00:00:00Z'))).toBe(0))).toEqual([]);
+    // A delete is only planned (not run) by seqScansOf, so name the index: without it the planner walks all of
+    // model_responses_workspace_idx, every stored response, filtering on its second column.
+    const statement = logged.find((entry) => entry.query.includes('with gone as'))!;
+    const [row] = await client.unsafe<{ 'QUERY PLAN': unknown }[]>(`explain (format json) ${statement.query}`, statement.params as never[]);
+    const scans: string[] = [];
+    const walk = (plan: Record<string, unknown>) => {
+      if (plan['Relation Name'] === 'model_responses') scans.push(`${plan['Node Type']} ${plan['Index Name'] ?? ''}`.trim());
+      for (const child of (plan.Plans as Record<string, unknown>[] | undefined) ?? []) walk(child);
+    };
+    walk((row!['QUERY PLAN'] as { Plan: Record<string, unknown> }[])[0]!.Plan);
+    expect(scans).toContain('Index Scan model_responses_created_idx');
   });
 
   it('the scalar helpers every hold and charge call keep their plans for the session (PL/pgSQL, not SQL, which PostgreSQL before 18 plans again in each calling statement)', async () => {

@@ -20,6 +20,8 @@ const ONLINE_INDEXES: { name: string; create: string }[] = [
   { name: 'personas_base_page_idx', create: 'on "personas" using btree ("created_at", "id") where not "is_custom"' },
   // item_reference input items by output item id (0016).
   { name: 'model_responses_output_items_idx', create: `on "model_responses" using gin (jsonb_path_query_array(("body" -> 'output'), '$[*].id'))` },
+  // The retention job's oldest-first batches (0017).
+  { name: 'model_responses_created_idx', create: 'on "model_responses" using btree ("created_at")' },
 ];
 
 /** Indexes the ones above replace, dropped once their successor is built. */

@@ -1,12 +1,14 @@
 import { resourceModule } from '../module.js';
 import { createResponse, deleteResponse, getResponse } from './handlers.js';
 import { seedStoredResponse } from './isolation.js';
+import { responseJobs } from './retention.js';
 
 // The request reading, model call and stream plumbing stay in src/ai/ (shared with chat and later AI features).
 export const responsesModule = resourceModule({
   tag: 'Responses',
   handlers: { createResponse, getResponse, deleteResponse },
   isolationSeed: seedStoredResponse,
+  jobs: responseJobs,
   isolation: {
     // Another tenant's custom persona is unknown (and nothing is charged to B).
     createResponse: async ({ api, expect, notFound }, { b, ids }) => {

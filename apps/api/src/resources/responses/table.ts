@@ -44,6 +44,8 @@ export const modelResponses = pgTable(
   (t) => [
     index('model_responses_account_idx').on(t.accountId, t.createdAt),
     index('model_responses_workspace_idx').on(t.workspaceId, t.createdAt),
+    // The retention job's oldest-first batches (RESPONSE_RETENTION_DAYS); built online (db/online-indexes.ts).
+    index('model_responses_created_idx').on(t.createdAt),
     // item_reference lookups by output item id (msg_…, fc_…); built online (db/online-indexes.ts).
     index('model_responses_output_items_idx').using('gin', sql`jsonb_path_query_array((${t.body} -> 'output'), '$[*].id')`),
   ],
