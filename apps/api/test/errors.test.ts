@@ -85,7 +85,19 @@ describe('schema validation', () => {
   it('asks for a JSON body when a required body is missing', async () => {
     const res = await h.request('POST', '/workspaces', { key: alice.key, headers: { 'content-type': 'application/json' } });
     expect(res.status).toBe(400);
-    expect(errorOf(res).type).toBe('invalid_request_error');
+    expect(errorOf(res)).toEqual({ type: 'invalid_request_error', code: 'invalid_json', param: null });
+  });
+
+  it('takes an empty JSON body as no body where the operation has none (a client that sets Content-Type on every call)', async () => {
+    const json = { 'content-type': 'application/json' };
+    expect((await h.request('GET', '/workspaces', { key: alice.key, headers: json })).status).toBe(200);
+    const project = await h.post('/projects', alice.key, { workspace_id: alice.workspaceId, name: 'Short-lived' });
+    const deleted = await h.request('DELETE', `/projects/${project.body.id}`, { key: alice.key, headers: json });
+    expect(deleted.status).toBe(200);
+    expect(deleted.body).toMatchObject({ id: project.body.id, deleted: true });
+    // A body the operation does not take is still refused when it is not JSON.
+    const broken = await h.request('DELETE', `/projects/${project.body.id}`, { key: alice.key, rawBody: '{', headers: json });
+    expect(errorOf(broken).code).toBe('invalid_json');
   });
 });
 

@@ -20,6 +20,15 @@ export function registerBodyParsing(app: FastifyInstance, spec: OpenApiDocument,
     done(apiError('unsupported_media_type', 'Unsupported Content-Type: send the request body as application/json.'));
   };
   app.addContentTypeParser('*', rawOrUnsupported);
+  // An empty body sent as JSON to an operation that takes none (a DELETE or GET from a client that sets
+  // Content-Type on every call, as curl scripts and HTTP helpers do) is no body, not invalid JSON.
+  const json = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: BODY_LIMIT_BYTES }, (request, body, done) => {
+    const operationId = operationIdOf(request);
+    if (body === '' && operationId && operations.get(operationId)?.hasBody === false) return done(null, undefined);
+    json(request, body as string, done);
+  });
   // Named as well as '*': glue warns at start for every media type of the contract (responses' too,
   // such as a download's '*/*' or a frame's image/jpeg) that has no parser of its own.
   const unnamed = [...mediaTypesOf(spec)].filter((type) => !app.hasContentTypeParser(type));

@@ -21,6 +21,8 @@ export interface OperationInfo {
   headerNames: Record<string, string>;
   /** The request body is raw bytes (no JSON media type): handed to the handler as a stream. */
   rawBody: boolean;
+  /** The contract gives the operation a request body at all. */
+  hasBody: boolean;
 }
 
 /** Reads the bundled contract that `@persona-api/openapi` builds (openapi/dist/openapi.json). */
@@ -46,6 +48,7 @@ export function listOperations(spec: OpenApiDocument): OperationInfo[] {
       requiresAuth: operation.requiresApiKey && (operation.operation.security ?? spec.security ?? []).every((requirement) => 'BearerAuth' in requirement),
       headerNames: Object.fromEntries(operation.parameters.filter((parameter) => parameter.in === 'header').map(({ name }) => [name.toLowerCase(), name])),
       rawBody: mediaTypes.length > 0 && !mediaTypes.some((type) => type === 'application/json' || type.endsWith('+json')),
+      hasBody: mediaTypes.length > 0,
     };
   });
 }
