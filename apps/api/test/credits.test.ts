@@ -133,6 +133,27 @@ describe('charging with the effect', () => {
     expect(await threadsOf(t.workspaceId)).toBe(0);
   });
 
+  it('answers 404 and charges nothing when the workspace or project is deleted while the call runs (was a 500 on the ledger foreign key)', async () => {
+    const t = await h.tenant({ credits: 1_000 });
+    for (const target of ['workspace', 'project'] as const) {
+      const workspace = (await h.post('/workspaces', t.key, { name: `Short-lived ${target}` })).body.id as string;
+      const project = (await h.post('/projects', t.key, { workspace_id: workspace, name: 'Short-lived' })).body.id as string;
+      let release!: () => void;
+      chargedCallControl.gate = new Promise((resolve) => (release = resolve));
+      const call = h.post('/agent/threads', t.key, { workspace_id: workspace, project_id: project, title: 'Paid' });
+      // The call has checked the workspace and project and waits before charging; then either is deleted.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect((await h.delete(target === 'workspace' ? `/workspaces/${workspace}` : `/projects/${project}`, t.key)).status).toBe(200);
+      chargedCallControl.gate = undefined;
+      release();
+      const res = await call;
+      expect(res.status).toBe(404);
+      expect(errorOf(res)).toEqual({ type: 'not_found', code: 'resource_not_found', param: target === 'workspace' ? 'workspace_id' : 'project_id' });
+    }
+    expect(await balanceOf(t.accountId)).toBe(1_000);
+    expect((await ledgerOf(t.accountId)).filter((row) => row.kind === 'charge')).toEqual([]);
+  });
+
   it('never overspends under concurrent charges', async () => {
     const t = await h.tenant({ credits: PRICE * 3 + 10 });
     const results = await Promise.all(Array.from({ length: 6 }, () => charged(t)));

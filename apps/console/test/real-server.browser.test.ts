@@ -125,6 +125,25 @@ describe('the console on the real server', () => {
     await checkPage(page, 'real-playground');
   });
 
+  it('continues the playground conversation on the server: the persona recalls an earlier turn, and a new conversation forgets it', async () => {
+    await openPage(page, 'Playground', 'Playground');
+    await page.getByLabel('Persona').locator('option').first().waitFor({ state: 'attached' });
+    // The last test's turn is still on the page: start afresh.
+    await page.getByRole('button', { name: 'New conversation' }).click();
+    await expect.poll(async () => page.getByTestId('answer').count()).toBe(0);
+    const ask = async (question: string, turns: number) => {
+      await page.getByLabel('Message').fill(question);
+      await page.getByRole('button', { name: 'Send' }).click();
+      await expect.poll(async () => page.getByTestId('turn-credits').count(), { timeout: 30_000 }).toBe(turns);
+      return (await page.getByTestId('answer').nth(turns - 1).textContent()) ?? '';
+    };
+    await ask('Our pilot budget is 20,000 dollars.', 1);
+    expect(await ask('What is my pilot budget?', 2)).toBe('You said: “Our pilot budget is 20,000 dollars.”');
+    await page.getByRole('button', { name: 'New conversation' }).click();
+    expect(await ask('What is my pilot budget?', 1)).not.toContain('20,000');
+    await checkPage(page, 'real-playground-conversation');
+  });
+
   it('shows usage with the balance and a chart per key', async () => {
     await openPage(page, 'Usage', 'Usage and credits');
     await page.getByRole('img', { name: /^Requests per key/ }).waitFor();

@@ -12,7 +12,7 @@ import {
 import { sql } from 'drizzle-orm';
 import { billingPeriod, budgetAlertHeader, budgetAlertReachedSql, chargeCall, releaseReservation, reserveCredits } from '../billing/credits.js';
 import { creditReservations, modelResponses } from '../db/schema/index.js';
-import { rowsOf } from '../db/sql.js';
+import { foreignKeyViolation, rowsOf } from '../db/sql.js';
 import type { RequestContext } from '../http/context.js';
 import { apiError, ApiError, CLIENT_CLOSED_REQUEST, errors } from '../http/errors.js';
 import { dependencyFailure } from '../http/dependency-faults.js';
@@ -234,31 +234,35 @@ export async function settleModelCall(
   // The body is built for the full price; a charge that emptied the balance took less, and the statement
   // writes what it took into the stored body's `usage.credits_used` (the one place a body names it).
   const body = settlement.body(settlement.credits);
-  const charge =
-    settlement.credits > 0
-      ? chargeCall({
-          accountId: ctx.auth.accountId,
-          workspaceId: prepared.workspaceId,
-          apiKeyId: ctx.auth.apiKeyId,
-          amount: settlement.credits,
-          pricing: 'metered',
-          reservationId: prepared.reservationId,
-          description: `${settlement.object === 'response' ? 'Response' : 'Chat completion'} ${settlement.id} (${settlement.usage.input_tokens + settlement.usage.output_tokens} tokens)`,
-          operationId: ctx.operationId,
-          requestId: ctx.requestId,
-          now,
-        })
-      : null;
-  // Nothing to charge: the hold is given back in the same statement.
-  const settled = charge
-    ? sql`with settled as (select * from ${charge.call}), stored as (`
-    : sql`with settled as (select 0::bigint as charged), released as (
+  // The hold's workspace, unless it was deleted while the model answered: then the account is charged and the
+  // response stored with no workspace, as the delete leaves the workspace's earlier ledger rows.
+  const statement = (workspaceId: string | null) => {
+    const charge =
+      settlement.credits > 0
+        ? chargeCall({
+            accountId: ctx.auth.accountId,
+            workspaceId,
+            apiKeyId: ctx.auth.apiKeyId,
+            amount: settlement.credits,
+            pricing: 'metered',
+            reservationId: prepared.reservationId,
+            description: `${settlement.object === 'response' ? 'Response' : 'Chat completion'} ${settlement.id} (${settlement.usage.input_tokens + settlement.usage.output_tokens} tokens)`,
+            operationId: ctx.operationId,
+            requestId: ctx.requestId,
+            now,
+          })
+        : null;
+    // Nothing to charge: the hold is given back in the same statement.
+    const settled = charge
+      ? sql`with settled as (select * from ${charge.call}), stored as (`
+      : sql`with settled as (select 0::bigint as charged), released as (
         delete from ${creditReservations} where ${creditReservations.id} = ${prepared.reservationId}), stored as (`;
-  const [row] = rowsOf<Record<string, unknown>>(
-    await ctx.db.execute(sql`${settled}
+    return {
+      charge,
+      query: sql`${settled}
         insert into ${modelResponses} (id, object, account_id, workspace_id, api_key_id, request_id, persona_id, status, stream, engine,
           upstream_model, request, body, input_tokens, output_tokens, credits_used, turn_chars, created_at)
-        select ${settlement.id}, ${settlement.object}, ${ctx.auth.accountId}, ${prepared.workspaceId}::text, ${ctx.auth.apiKeyId}::text,
+        select ${settlement.id}, ${settlement.object}, ${ctx.auth.accountId}, ${workspaceId}::text, ${ctx.auth.apiKeyId}::text,
           ${ctx.requestId}::text, ${prepared.personaId}::text, ${settlement.status}, ${settlement.stream}::boolean, ${description.engine},
           ${description.upstream_model ?? null}::text, ${JSON.stringify(settlement.request)}::jsonb,
           case when settled.charged = ${settlement.credits}::bigint then ${JSON.stringify(body)}::jsonb
@@ -267,8 +271,20 @@ export async function settleModelCall(
           ${now.toISOString()}::timestamptz
         from settled ${charge ? sql`where settled.result = 'ok'` : sql``}
       )
-      select * from settled`),
-  );
+      select * from settled`,
+    };
+  };
+  let settling = statement(prepared.workspaceId);
+  let executed: unknown;
+  try {
+    executed = await ctx.db.execute(settling.query);
+  } catch (error) {
+    if (prepared.workspaceId === null || !foreignKeyViolation(error)?.includes('_workspace_id_')) throw error;
+    settling = statement(null);
+    executed = await ctx.db.execute(settling.query);
+  }
+  const { charge } = settling;
+  const [row] = rowsOf<Record<string, unknown>>(executed);
   const result = charge ? charge.read(row) : null;
   const charged = result?.charged ?? 0;
   prepared.settled = true;

@@ -22,3 +22,20 @@ export function fromExcluded<Table extends PgTable, Key extends keyof Table['_']
 export function rowsOf<Row>(result: unknown): Row[] {
   return (Array.isArray(result) ? result : (result as { rows: Row[] }).rows) as Row[];
 }
+
+/**
+ * The constraint a foreign-key violation (SQLSTATE 23503) names, from either driver's error or the error
+ * Drizzle wraps it in (`cause`); null for any other error.
+ */
+export function foreignKeyViolation(error: unknown): string | null {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current !== null && typeof current === 'object'; depth++) {
+    const fields = current as { code?: unknown; constraint_name?: unknown; constraint?: unknown; cause?: unknown };
+    if (fields.code === '23503') {
+      const name = fields.constraint_name ?? fields.constraint;
+      return typeof name === 'string' ? name : '';
+    }
+    current = fields.cause;
+  }
+  return null;
+}

@@ -39,7 +39,12 @@ beforeAll(async () => {
   database = await openTestDatabase();
   const services = { db: database.db } as Services;
   queue = await openTestJobQueue(database, jobDefinitions(services));
-  h = await Harness.create({ database, rateLimiter: generousLimiter(), logger: pino({ level: 'silent' }), services: { jobs: queue } });
+  h = await Harness.create({
+    database,
+    rateLimiter: generousLimiter(),
+    logger: pino({ level: process.env.FUZZ_LOG ?? 'silent' }) /* FUZZ_LOG=error shows a 5xx's cause */,
+    services: { jobs: queue },
+  });
   tenants = [await h.tenant({ credits: 1_000_000_000 }), await h.tenant({ credits: 1_000_000_000 }), await h.tenant({ credits: 3 })];
 }, 120_000);
 

@@ -391,6 +391,25 @@ describe('the credit hold beside the model call', () => {
   });
 });
 
+describe('a workspace deleted while the model answers', () => {
+  it('still completes the stream, charges the account with the workspace cleared and stores the response (was an error event, nothing charged)', async () => {
+    const tenant = await h.tenant({ credits: 10_000 });
+    fake.enqueue({ content: Array.from({ length: 20 }, (_, i) => `word${i}`).join(' '), tokenDelayMs: 20 });
+    const before = fake.requests.length;
+    const call = h.post('/responses', tenant.key, base({ stream: true }));
+    // Deleted once the model has started answering.
+    await eventually(async () => fake.requests.length > before && lastRequest().chunkTimes.length > 2);
+    expect((await h.delete(`/workspaces/${tenant.workspaceId}`, tenant.key)).status).toBe(200);
+    const streamed = await call;
+    const completed = events(streamed.text).find((event) => event.data.type === 'response.completed')!.data.response;
+    expect(completed.usage.credits_used).toBeGreaterThan(0);
+    const charges = await chargesOf(h, tenant.accountId);
+    expect(charges.map((row) => [row.amount, row.workspaceId])).toEqual([[-completed.usage.credits_used, null]]);
+    expect(await balanceOf(h, tenant.accountId)).toBe(10_000 - completed.usage.credits_used);
+    expect(await storedResponse(h, completed.id)).toMatchObject({ workspaceId: null, creditsUsed: completed.usage.credits_used });
+  });
+});
+
 describe('upstream failures', () => {
   it('maps an upstream error before any output to 502 upstream_error, streamed or not, with nothing stored or charged', async () => {
     const tenant = await h.tenant({ credits: 1_000 });

@@ -6,6 +6,9 @@ import { BarChart } from '../charts';
 import { useSignedIn } from '../session';
 
 interface Turn {
+  personaId: string;
+  /** The stored response, which the next turn continues (previous_response_id). */
+  responseId: string | null;
   question: string;
   answer: string;
   credits: number | null;
@@ -15,7 +18,10 @@ interface Turn {
 
 const EMOTIONS = ['joy', 'trust', 'fear', 'surprise', 'sadness', 'disgust', 'anger', 'anticipation'] as const;
 
-/** Talk to a persona: answers stream in; each turn shows its credits and, with analysis on, the analysis panel. */
+/**
+ * Talk to a persona: answers stream in; each turn shows its credits and, with analysis on, the analysis panel.
+ * Turns to the same persona are one conversation, continued on the server by `previous_response_id`.
+ */
 export function Playground() {
   const { api } = useSignedIn();
   const personas = useQuery({ queryKey: ['personas'], queryFn: async () => (await api.GET('/personas', { params: { query: { limit: 100 } } })).data.data });
@@ -32,17 +38,27 @@ export function Playground() {
     setBusy(true);
     setError(null);
     const index = turns.length;
+    // The last answered turn to this persona; a turn to another persona starts a new conversation.
+    const previous = turns.at(-1)?.personaId === personaId ? turns.findLast((turn) => turn.responseId !== null) : undefined;
     const update = (change: Partial<Turn>) => setTurns((all) => all.map((turn, i) => (i === index ? { ...turn, ...change } : turn)));
-    setTurns((all) => [...all, { question, answer: '', credits: null, analysis: null, done: false }]);
+    setTurns((all) => [...all, { personaId, responseId: null, question, answer: '', credits: null, analysis: null, done: false }]);
     try {
-      const stream = await api.stream('/responses', { body: { model: 'service-1', persona_id: personaId, input: question, analysis_mode: analysisMode } });
+      const stream = await api.stream('/responses', {
+        body: {
+          model: 'service-1',
+          persona_id: personaId,
+          input: question,
+          analysis_mode: analysisMode,
+          ...(previous?.personaId === personaId && previous.responseId ? { previous_response_id: previous.responseId } : {}),
+        },
+      });
       let answer = '';
       for await (const item of stream) {
         if (item.type === 'response.output_text.delta') {
           answer += item.delta;
           update({ answer });
         } else if (item.type === 'response.completed') {
-          update({ credits: item.response.usage?.credits_used ?? null, analysis: item.response.analysis ?? null, done: true });
+          update({ responseId: item.response.id, credits: item.response.usage?.credits_used ?? null, analysis: item.response.analysis ?? null, done: true });
         }
       }
       update({ done: true });
@@ -76,12 +92,19 @@ export function Playground() {
         <label className="inline">
           <input type="checkbox" name="analysis" /> Analysis panel (+5 credits)
         </label>
-        <button type="submit" disabled={busy || !personas.data?.length}>
-          {busy ? 'Answering…' : 'Send'}
-        </button>
+        <div className="inline">
+          <button type="submit" disabled={busy || !personas.data?.length}>
+            {busy ? 'Answering…' : 'Send'}
+          </button>
+          <button type="button" disabled={busy || turns.length === 0} onClick={() => setTurns([])}>
+            New conversation
+          </button>
+        </div>
       </form>
       {error && <p role="alert">{error}</p>}
-      {turns.length === 0 && <p>Pick a persona and ask something; the answer streams in as it is written.</p>}
+      {turns.length === 0 && (
+        <p>Pick a persona and ask something; the answer streams in as it is written, and the persona remembers the conversation.</p>
+      )}
       <ol className="turns">
         {turns.map((turn, index) => (
           // biome-ignore lint/suspicious/noArrayIndexKey: turns are only appended
