@@ -33,6 +33,24 @@ const MODELS = {
 type Endpoint = keyof typeof MODELS;
 const PATHS: Record<Endpoint, string> = { chat: '/api/v1/chat/completions', responses: '/api/v1/responses' };
 
+/** A buyer agent, and one that must call `get_weather` (the cities it was asked for land in `asked`). */
+function buyerAgents(model: Model) {
+  const asked: string[] = [];
+  const getWeather = tool({
+    name: 'get_weather',
+    description: 'Current weather of a city.',
+    parameters: z.object({ city: z.string() }),
+    execute: async ({ city }) => {
+      asked.push(city);
+      return JSON.stringify({ city, celsius: 21, sky: 'sunny' });
+    },
+  });
+  const buyer = new Agent({ name: 'Buyer', instructions: 'Answer as the buyer.', model });
+  // toolChoice `required` so the offline engine calls the tool; the SDK resets it after the call.
+  const withWeather = new Agent({ name: 'Buyer', instructions: 'Answer as the buyer.', model, tools: [getWeather], modelSettings: { toolChoice: 'required' } });
+  return { asked, buyer, withWeather };
+}
+
 /** The assistant content parts the SDK sent back in the last request to `endpoint`. */
 function assistantPartsSent(endpoint: Endpoint): any[] {
   const last = sent.filter((request) => request.path === PATHS[endpoint]).at(-1)!.body;
@@ -44,26 +62,7 @@ describe.each(ENGINES)('the OpenAI Agents SDK on the %s engine', (engine) => {
   describe.each(['chat', 'responses'] as const)('with the %s model class', (endpoint) => {
     it('continues a conversation from result.history after a plain, a streamed and a tool turn', () =>
       server.on(engine, async () => {
-        const model = MODELS[endpoint](client);
-        const asked: string[] = [];
-        const getWeather = tool({
-          name: 'get_weather',
-          description: 'Current weather of a city.',
-          parameters: z.object({ city: z.string() }),
-          execute: async ({ city }) => {
-            asked.push(city);
-            return JSON.stringify({ city, celsius: 21, sky: 'sunny' });
-          },
-        });
-        const buyer = new Agent({ name: 'Buyer', instructions: 'Answer as the buyer.', model });
-        // toolChoice `required` so the offline engine calls the tool; the SDK resets it after the call.
-        const withWeather = new Agent({
-          name: 'Buyer',
-          instructions: 'Answer as the buyer.',
-          model,
-          tools: [getWeather],
-          modelSettings: { toolChoice: 'required' },
-        });
+        const { asked, buyer, withWeather } = buyerAgents(MODELS[endpoint](client));
 
         // 1. A plain turn.
         server.script(engine, { content: 'Only if it pays back within a quarter.' });
@@ -116,25 +115,7 @@ describe.each(ENGINES)('the OpenAI Agents SDK on the %s engine', (engine) => {
 describe.each(ENGINES)('the OpenAI Agents SDK on the %s engine, the conversation kept on the server (previousResponseId)', (engine) => {
   it('sends only the new items of each request — a tool result too — and the model still sees the whole conversation', () =>
     server.on(engine, async () => {
-      const model = MODELS.responses(client);
-      const asked: string[] = [];
-      const getWeather = tool({
-        name: 'get_weather',
-        description: 'Current weather of a city.',
-        parameters: z.object({ city: z.string() }),
-        execute: async ({ city }) => {
-          asked.push(city);
-          return JSON.stringify({ city, celsius: 21, sky: 'sunny' });
-        },
-      });
-      const buyer = new Agent({ name: 'Buyer', instructions: 'Answer as the buyer.', model });
-      const withWeather = new Agent({
-        name: 'Buyer',
-        instructions: 'Answer as the buyer.',
-        model,
-        tools: [getWeather],
-        modelSettings: { toolChoice: 'required' },
-      });
+      const { asked, buyer, withWeather } = buyerAgents(MODELS.responses(client));
       const responsesSent = () => sent.filter((request) => request.path === PATHS.responses);
 
       server.script(engine, { content: 'Noted.' });

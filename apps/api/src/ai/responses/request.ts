@@ -26,6 +26,33 @@ export type ResponseSettings = Omit<
   'id' | 'created_at' | 'status' | 'error' | 'incomplete_details' | 'output' | 'usage' | 'parsed' | 'analysis' | 'server_tool_calls'
 >;
 
+/** The defaults of POST /responses, no tools, no instructions: what a video-analysis chat answer echoes (DECISIONS.md). */
+export const defaultResponseSettings = (personaId: string | null): ResponseSettings => ({
+  object: 'response',
+  model: 'service-1',
+  persona_id: personaId,
+  instructions: null,
+  tools: [],
+  tool_choice: 'auto',
+  text: { format: { type: 'text' }, verbosity: 'medium' },
+  reasoning: { effort: 'medium' },
+  temperature: 1,
+  max_output_tokens: null,
+  previous_response_id: null,
+  store: true,
+  metadata: {},
+  analysis_mode: false,
+  artifact_mode: false,
+  top_p: 1,
+  parallel_tool_calls: true,
+  max_tool_calls: null,
+  user: null,
+  safety_identifier: null,
+  prompt_cache_key: null,
+  service_tier: null,
+  truncation: 'disabled',
+});
+
 export interface ResponseRequest {
   /** The engine request without its persona (added once the persona is found). */
   engine: Omit<GenerateRequest, 'persona'>;

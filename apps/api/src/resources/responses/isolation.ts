@@ -1,3 +1,5 @@
+import { messageItem, responseObject, responseUsage } from '../../ai/responses/output.js';
+import { defaultResponseSettings } from '../../ai/responses/request.js';
 import { newId } from '../../lib/ids.js';
 import type { IsolationSeed } from '../module.js';
 import { modelResponses } from './table.js';
@@ -5,15 +7,7 @@ import { modelResponses } from './table.js';
 /** A stored response of A's, written directly so that A's credits stay untouched. */
 export const seedStoredResponse: IsolationSeed = async ({ db, a, now }) => {
   const aResponse = newId('resp');
-  const output = [
-    {
-      id: newId('msg'),
-      type: 'message',
-      role: 'assistant',
-      status: 'completed',
-      content: [{ type: 'output_text', text: 'Our secret launch date.', annotations: [] }],
-    },
-  ];
+  const output = [messageItem('Our secret launch date.', 'completed')];
   await db.insert(modelResponses).values({
     id: aResponse,
     object: 'response',
@@ -24,37 +18,17 @@ export const seedStoredResponse: IsolationSeed = async ({ db, a, now }) => {
     stream: false,
     engine: 'offline',
     request: { model: 'service-1', input: 'When is our secret launch?' },
-    body: {
-      id: aResponse,
-      object: 'response',
-      created_at: Math.floor(now.getTime() / 1000),
-      status: 'completed',
-      error: null,
-      incomplete_details: null,
-      model: 'service-1',
-      persona_id: 'persona_saas_cfo',
-      instructions: null,
-      output,
-      tools: [],
-      tool_choice: 'auto',
-      text: { format: { type: 'text' }, verbosity: 'medium' },
-      reasoning: { effort: 'medium' },
-      temperature: 1,
-      max_output_tokens: null,
-      previous_response_id: null,
-      store: true,
-      metadata: {},
-      analysis_mode: false,
-      artifact_mode: false,
-      usage: {
-        input_tokens: 5,
-        input_tokens_details: { cached_tokens: 0 },
-        output_tokens: 5,
-        output_tokens_details: { reasoning_tokens: 0 },
-        total_tokens: 10,
-        credits_used: 0,
+    body: responseObject(
+      aResponse,
+      Math.floor(now.getTime() / 1000),
+      defaultResponseSettings('persona_saas_cfo'),
+      {
+        status: 'completed',
+        output,
+        usage: responseUsage({ input_tokens: 5, output_tokens: 5, cached_tokens: 0, reasoning_tokens: 0, source: 'tokenizer' }, 0),
       },
-    },
+      { jsonSchema: false, analysis: false },
+    ) as unknown as Record<string, unknown>,
     inputTokens: 5,
     outputTokens: 5,
     creditsUsed: 0,

@@ -6,7 +6,7 @@ import { creditsForTokens, videoAnalysisChat, type EngineUsage, type VideoChatOu
 import type { Handler, Streamed } from '../../contract/handler-types.js';
 import { apiErrorOf, prepareModelCall, settleModelCall, type PreparedCall } from '../../ai/model-call.js';
 import { messageItem, ResponseEventWriter, responseObject, responseUsage, type ResponseState } from '../../ai/responses/output.js';
-import type { ResponseObject, ResponseSettings } from '../../ai/responses/request.js';
+import { defaultResponseSettings, type ResponseObject } from '../../ai/responses/request.js';
 import type { RequestContext } from '../../http/context.js';
 import { errors } from '../../http/errors.js';
 import { clientDisconnectSignal, openEventStream } from '../../http/sse.js';
@@ -23,35 +23,8 @@ interface Chat {
   body: Record<string, unknown>;
 }
 
-/** What a chat answer echoes: the defaults of POST /responses, no tools, no instructions (DECISIONS.md). */
-const settingsOf = (personaId: string | null): ResponseSettings => ({
-  object: 'response',
-  model: 'service-1',
-  persona_id: personaId,
-  instructions: null,
-  tools: [],
-  tool_choice: 'auto',
-  text: { format: { type: 'text' }, verbosity: 'medium' },
-  reasoning: { effort: 'medium' },
-  temperature: 1,
-  max_output_tokens: null,
-  previous_response_id: null,
-  store: true,
-  metadata: {},
-  analysis_mode: false,
-  artifact_mode: false,
-  top_p: 1,
-  parallel_tool_calls: true,
-  max_tool_calls: null,
-  user: null,
-  safety_identifier: null,
-  prompt_cache_key: null,
-  service_tier: null,
-  truncation: 'disabled',
-});
-
 const snapshotOf = (chat: Chat, state: ResponseState): ResponseObject =>
-  responseObject(chat.id, chat.createdAt, settingsOf(chat.prepared.personaId), state, { jsonSchema: false, analysis: false });
+  responseObject(chat.id, chat.createdAt, defaultResponseSettings(chat.prepared.personaId), state, { jsonSchema: false, analysis: false });
 
 /** Charges the tokens and stores the response (settleModelCall), returning the body with the credits charged. */
 async function settle(ctx: RequestContext, chat: Chat, stream: boolean, usage: EngineUsage, state: (charged: number) => ResponseState) {
