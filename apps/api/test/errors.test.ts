@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BODY_LIMIT_BYTES } from '../src/app.js';
 import { notImplemented } from '../src/resources/index.js';
@@ -20,6 +21,13 @@ beforeAll(async () => {
       },
       // Stands in for an operation whose issue has not landed.
       listModels: notImplemented,
+      // Stands in for a write racing a delete: the workspace it checked is gone when it inserts.
+      getModel: async (_input, ctx) => {
+        await ctx.db.execute(
+          sql`insert into folders (id, workspace_id, name, created_at, updated_at) values ('fld_raced', 'ws_deletedmeanwhile', 'Raced', now(), now())`,
+        );
+        throw new Error('unreachable: the insert fails');
+      },
     },
   });
   alice = await h.tenant();
@@ -98,6 +106,15 @@ describe('schema validation', () => {
     // A body the operation does not take is still refused when it is not JSON.
     const broken = await h.request('DELETE', `/projects/${project.body.id}`, { key: alice.key, rawBody: '{', headers: json });
     expect(errorOf(broken).code).toBe('invalid_json');
+  });
+});
+
+describe('a write racing a delete', () => {
+  it('answers the 404 the request would have got a moment later, naming the parameter, not a 500', async () => {
+    const res = await h.get('/models/service-1', alice.key);
+    expect(res.status).toBe(404);
+    expect(errorOf(res)).toEqual({ type: 'not_found', code: 'resource_not_found', param: 'workspace_id' });
+    expect(res.body.error.message).toBe('The resource named by workspace_id was deleted while the request ran.');
   });
 });
 

@@ -6,6 +6,7 @@ import type { OperationInfo } from '../contract/spec.js';
 import { dependencyFailure, RETRY_AFTER_SECONDS } from '../http/dependency-faults.js';
 import { apiError, ApiError, errors } from '../http/errors.js';
 import { validationError } from '../http/validation.js';
+import { foreignKeyViolation } from '../db/sql.js';
 import { randomToken } from '../lib/ids.js';
 import { BODY_LIMIT_BYTES } from './body.js';
 import { operationIdOf } from './route-config.js';
@@ -71,6 +72,9 @@ function toApiError(error: FastifyError, request: FastifyRequest, operations: Ma
   if (error instanceof SyntaxError || error.statusCode === 400) {
     return apiError('invalid_json', 'The request body is not valid JSON.');
   }
+  // A row this request names was deleted by another request while it ran (DECISIONS.md, Errors).
+  const constraint = foreignKeyViolation(error);
+  if (constraint !== null) return deletedMeanwhile(constraint);
   // The database or storage unreachable: 503 with Retry-After, not a 500 (DECISIONS.md, Dependency faults).
   const unavailable = dependencyFailure(error);
   if (unavailable) return unavailable;
@@ -154,4 +158,21 @@ export function clientErrorHandler(this: FastifyInstance, err: NodeJS.ErrnoExcep
     );
   }
   socket.destroy();
+}
+
+/** The parameters a foreign key of the schema can stand for, longest first (`brand_voice_id` before `voice_id`). */
+const REFERENCE_PARAMS = ['brand_voice_id', 'workspace_id', 'project_id', 'persona_id', 'meeting_id', 'folder_id', 'thread_id', 'file_id'];
+
+/**
+ * A foreign-key violation: the request checked what it names, and another request deleted it before the
+ * write. The 404 the request would have got a moment later, naming the parameter when the constraint
+ * (drizzle's `<table>_<column>_<table>_<column>_fk`) says which; never a 500.
+ */
+function deletedMeanwhile(constraint: string): ApiError {
+  const param = REFERENCE_PARAMS.find((name) => constraint.includes(`_${name}_`)) ?? null;
+  return apiError(
+    'resource_not_found',
+    `${param ? `The resource named by ${param}` : 'A resource this request refers to'} was deleted while the request ran.`,
+    param,
+  );
 }
