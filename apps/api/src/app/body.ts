@@ -20,14 +20,21 @@ export function registerBodyParsing(app: FastifyInstance, spec: OpenApiDocument,
     done(apiError('unsupported_media_type', 'Unsupported Content-Type: send the request body as application/json.'));
   };
   app.addContentTypeParser('*', rawOrUnsupported);
-  // An empty body sent as JSON to an operation that takes none (a DELETE or GET from a client that sets
-  // Content-Type on every call, as curl scripts and HTTP helpers do) is no body, not invalid JSON.
+  // JSON bodies: read here (bounded) and parsed by Fastify's own parser (prototype poisoning refused), except
+  //  - on the upload target, where an `application/json` file is bytes like any other: its stream, unread;
+  //  - an empty body sent as JSON to an operation that takes none (a DELETE or GET from a client that sets
+  //    Content-Type on every call, as curl scripts and HTTP helpers do): no body, not invalid JSON.
   const json = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: BODY_LIMIT_BYTES }, (request, body, done) => {
+  app.addContentTypeParser('application/json', (request, payload, done) => {
     const operationId = operationIdOf(request);
-    if (body === '' && operationId && operations.get(operationId)?.hasBody === false) return done(null, undefined);
-    json(request, body as string, done);
+    const operation = operationId ? operations.get(operationId) : undefined;
+    if (operation?.rawBody) return done(null, payload);
+    readBoundedText(request, payload, BODY_LIMIT_BYTES, (error, text) => {
+      if (error) return done(error);
+      if (text === '' && operation?.hasBody === false) return done(null, undefined);
+      json(request, text!, done);
+    });
   });
   // Named as well as '*': glue warns at start for every media type of the contract (responses' too,
   // such as a download's '*/*' or a frame's image/jpeg) that has no parser of its own.
@@ -50,4 +57,37 @@ function mediaTypesOf(spec: OpenApiDocument): Set<string> {
   };
   visit({ paths: spec.paths, components: spec.components });
   return found;
+}
+
+/** The whole body as UTF-8 text, or a 413 `request_too_large` as soon as it passes `limit` bytes (the rest is discarded). */
+function readBoundedText(request: FastifyRequest, payload: NodeJS.ReadableStream, limit: number, callback: (error: Error | null, text?: string) => void): void {
+  const tooLarge = () => apiError('request_too_large', `The request body is larger than ${limit} bytes.`);
+  const declared = Number(request.headers['content-length']);
+  if (declared > limit) {
+    payload.resume();
+    return callback(tooLarge());
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const finish = (error: Error | null, text?: string) => {
+    payload.removeListener('data', onData);
+    payload.removeListener('end', onEnd);
+    payload.removeListener('error', onError);
+    callback(error, text);
+  };
+  const onData = (chunk: Buffer | string) => {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    size += bytes.length;
+    if (size > limit) {
+      finish(tooLarge());
+      payload.resume();
+      return;
+    }
+    chunks.push(bytes);
+  };
+  const onEnd = () => finish(null, Buffer.concat(chunks, size).toString('utf8'));
+  const onError = (error: Error) => finish(error);
+  payload.on('data', onData);
+  payload.on('end', onEnd);
+  payload.on('error', onError);
 }

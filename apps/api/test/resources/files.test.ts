@@ -90,6 +90,17 @@ describe('POST /files/upload-url', () => {
 });
 
 describe('PUT /uploads/{key}', () => {
+  it('stores a JSON file as its bytes, like any other file (was a 500: the body was parsed as a request)', async () => {
+    // Over the 1 MiB request limit too: the upload target takes the declared size, streamed.
+    const bytes = text(`{"rows":[${Array.from({ length: 60_000 }, (_, i) => `{"id":${i},"name":"row ${i}"}`).join(',')}]}\n`);
+    expect(bytes.length).toBeGreaterThan(1024 * 1024);
+    const { put, file } = await uploadAndRecord(h, owner, bytes, 'application/json', { file_name: 'rows.json', checksum: true });
+    expect(put.body).toMatchObject({ size: bytes.length, content_type: 'application/json', checksum_sha256: sha256(bytes) });
+    const download = await h.get(pathOf(file.url));
+    expect(download.status).toBe(200);
+    expect(download.text).toBe(bytes.toString('utf8'));
+  });
+
   it('refuses a tampered or expired URL with 401 invalid_upload_signature', async () => {
     const target = (
       await h.post('/files/upload-url', owner.key, { workspace_id: owner.workspaceId, file_name: 'a.txt', file_type: 'text/plain', file_size: 5 })
