@@ -167,6 +167,10 @@ describe('offline engine: persona voice', () => {
     expect(recap).toContain('- You: “The pilot would start in January with two entities.”');
     expect(await turn('What did I say the pilot budget was?')).toBe('You said: “Our budget for the pilot is 20,000 dollars.”');
     expect(await turn('Did I mention the number of users?')).toBe('I do not think you mentioned that so far.');
+    // A recall with no topic of its own: the last thing the user said (was "I do not think you mentioned that").
+    expect(await turn('What did I ask you?')).toBe('You asked: “Did I mention the number of users?”');
+    messages.push({ role: 'user', content: 'The pilot would need sign-off from the controller.' }, { role: 'assistant', content: 'Noted.' });
+    expect(await turn('Remind me what I said.')).toBe('You said: “The pilot would need sign-off from the controller.”');
   });
 
   it('answers who it is, what it runs on, its budget, who decides with it and what it would pay from those fields', async () => {

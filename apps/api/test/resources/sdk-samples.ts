@@ -13,8 +13,11 @@ export async function openaiSample(baseURL: string, apiKey: string): Promise<str
   const client = new OpenAI({ baseURL, apiKey, defaultHeaders: { 'Persona-Id': 'persona_saas_cfo' } });
   const response = await client.responses.create({ model: 'service-1', input: 'Would you pay $18 per seat for forecasting?' });
   console.log(response.output_text);
+  // A follow-up: the server keeps the conversation, so send only the new message.
+  const followUp = await client.responses.create({ model: 'service-1', input: 'What did I ask you?', previous_response_id: response.id });
+  console.log(followUp.output_text);
   // #endregion openai
-  return response.output_text;
+  return followUp.output_text;
 }
 
 export async function aiSdkSample(baseURL: string, apiKey: string): Promise<string> {

@@ -19,6 +19,7 @@ import {
   topicalShared,
   upperFirst,
   valence,
+  stemsOf,
   withArticle,
   type Random,
 } from '../text/index.js';
@@ -320,6 +321,8 @@ function chooseOption(details: EnginePersona['details'], options: [string, strin
 const RECAP = /\b(?:summari[sz]e|recap|sum up)\b|\bwhat (?:did|have) we (?:discuss|talk|cover|agree)|\bwhere are we\b/i;
 const RECALL = /\b(?:did I|I (?:said|told you|mentioned)|what was my|what is my|what's my|remind me)\b/i;
 const RECAP_TURNS = 6;
+// The words of a recall question that ask for the memory, not what it is about.
+const RECALL_VERBS = stemsOf('ask asked say said tell told mention mentioned remind question');
 
 /**
  * A recap of the conversation (the last turns, each by its key sentence, quoted as said), or the earlier user
@@ -337,7 +340,13 @@ function recallFromHistory(input: string, history: readonly { role: 'user' | 'as
     return `Here is where we are:\n\n${lines.join('\n')}`;
   }
   if (RECALL.test(input)) {
-    const wanted = stemSet(input);
+    const wanted = new Set([...stemSet(input)].filter((stemmed) => !RECALL_VERBS.has(stemmed)));
+    const lastUser = earlier.filter((entry) => entry.role === 'user').at(-1);
+    // "What did I ask you?": no topic to look for, so the last thing the user said.
+    if (lastUser && topicalShared(wanted, wanted).length === 0) {
+      const said = clip(lastUser.content.trim(), 300);
+      return `${said.endsWith('?') ? 'You asked' : 'You said'}: “${said}”`;
+    }
     let best: { line: string; shared: number } | null = null;
     for (const turn of earlier.filter((entry) => entry.role === 'user')) {
       for (const line of sentences(turn.content)) {
