@@ -160,7 +160,7 @@ export function clientErrorHandler(this: FastifyInstance, err: NodeJS.ErrnoExcep
   socket.destroy();
 }
 
-/** The parameters a foreign key of the schema can stand for, longest first (`brand_voice_id` before `voice_id`). */
+/** The parameters a foreign key of the schema can stand for. */
 const REFERENCE_PARAMS = ['brand_voice_id', 'workspace_id', 'project_id', 'persona_id', 'meeting_id', 'folder_id', 'thread_id', 'file_id'];
 
 /**

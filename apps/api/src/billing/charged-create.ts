@@ -1,7 +1,5 @@
 import type { Transaction } from '../db/client.js';
-import { errors } from '../http/errors.js';
 import type { RequestContext } from '../http/context.js';
-import { foreignKeyViolation } from '../db/sql.js';
 import { budgetAlertHeader, chargeCredits, checkCredits, type ChargeResult } from './credits.js';
 
 export interface ChargedCreate<Row> {
@@ -29,37 +27,24 @@ export async function chargedCreate<Row>(ctx: RequestContext, create: ChargedCre
   const scope = { accountId: ctx.auth.accountId, workspaceId: create.workspaceId, projectId: create.projectId ?? null };
   await checkCredits(ctx.db, { ...scope, estimate: create.price, pricing: 'fixed', now: ctx.now() });
   const row = await create.produce();
-  const charge = await ctx.db
-    .transaction(async (tx) => {
-      const result = await chargeCredits(tx, {
-        ...scope,
-        apiKeyId: ctx.auth.apiKeyId,
-        amount: create.price,
-        pricing: 'fixed',
-        description: create.description(row),
-        operationId: ctx.operationId,
-        requestId: ctx.requestId,
-        now: ctx.now(),
-      });
-      await create.store(tx, row, result);
-      return result;
-    })
-    .catch((error: unknown) => {
-      throw deletedTarget(error, create) ?? error;
+  // A workspace or project deleted while the work ran fails the ledger's foreign key: the transaction rolls
+  // back and the error mapper answers the 404 (app/errors.ts). Locking them here first would deadlock against
+  // the delete, which locks the account first.
+  const charge = await ctx.db.transaction(async (tx) => {
+    const result = await chargeCredits(tx, {
+      ...scope,
+      apiKeyId: ctx.auth.apiKeyId,
+      amount: create.price,
+      pricing: 'fixed',
+      description: create.description(row),
+      operationId: ctx.operationId,
+      requestId: ctx.requestId,
+      now: ctx.now(),
     });
+    await create.store(tx, row, result);
+    return result;
+  });
   const alert = budgetAlertHeader(charge);
   if (alert) ctx.setHeader('budget-alert', alert);
   return { row, charge };
-}
-
-/**
- * A workspace or project deleted while the work ran (the ledger row or the resource still names it): the
- * create's 404 for that parameter, nothing charged. Taking a lock on them before the charge instead would
- * order locks against a workspace delete the other way round and deadlock.
- */
-function deletedTarget(error: unknown, { workspaceId, projectId }: { workspaceId: string; projectId?: string | null | undefined }) {
-  const constraint = foreignKeyViolation(error);
-  if (constraint?.includes('_workspace_id_')) return errors.notFound('workspace', workspaceId, 'workspace_id');
-  if (constraint?.includes('_project_id_') && projectId) return errors.notFound('project', projectId, 'project_id');
-  return null;
 }

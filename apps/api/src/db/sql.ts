@@ -1,5 +1,6 @@
 import { getTableColumns, getTableName, sql, type SQL } from 'drizzle-orm';
 import type { AnyPgColumn, PgTable } from 'drizzle-orm/pg-core';
+import { errorChain } from '../lib/error-chain.js';
 
 /**
  * `"table"."column"`. Inside sql`` in a select list drizzle writes columns unqualified, which makes
@@ -25,17 +26,14 @@ export function rowsOf<Row>(result: unknown): Row[] {
 
 /**
  * The constraint a foreign-key violation (SQLSTATE 23503) names, from either driver's error or the error
- * Drizzle wraps it in (`cause`); null for any other error.
+ * Drizzle wraps it in; null for any other error.
  */
 export function foreignKeyViolation(error: unknown): string | null {
-  let current: unknown = error;
-  for (let depth = 0; depth < 5 && current !== null && typeof current === 'object'; depth++) {
-    const fields = current as { code?: unknown; constraint_name?: unknown; constraint?: unknown; cause?: unknown };
-    if (fields.code === '23503') {
-      const name = fields.constraint_name ?? fields.constraint;
-      return typeof name === 'string' ? name : '';
-    }
-    current = fields.cause;
+  for (const wrapped of errorChain(error)) {
+    if (wrapped.code !== '23503') continue;
+    // postgres.js names it constraint_name, PGlite constraint.
+    const name = wrapped.constraint_name ?? wrapped.constraint;
+    return typeof name === 'string' ? name : '';
   }
   return null;
 }

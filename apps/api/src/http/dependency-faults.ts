@@ -1,4 +1,5 @@
 import { apiError, type ApiError } from './errors.js';
+import { errorChain } from '../lib/error-chain.js';
 
 /** What a 503 tells the client to wait (DECISIONS.md, Dependency faults): the database reconnects within 0.5 s. */
 export const RETRY_AFTER_SECONDS = 2;
@@ -61,11 +62,7 @@ function isUnavailable(error: ErrorFields): boolean {
  * — PostgreSQL, object storage — cannot be reached right now.
  */
 export function isDependencyUnavailable(error: unknown): boolean {
-  let current: unknown = error;
-  for (let depth = 0; depth < 5 && current !== null && typeof current === 'object'; depth++) {
-    if (isUnavailable(current as ErrorFields)) return true;
-    current = (current as ErrorFields).cause;
-  }
+  for (const wrapped of errorChain(error)) if (isUnavailable(wrapped as ErrorFields)) return true;
   return false;
 }
 

@@ -5,7 +5,7 @@ import { rowsOf } from '../../db/sql.js';
 import { apiError } from '../../http/errors.js';
 import type { RequestContext } from '../../http/context.js';
 import { asInputItem, findOutputItem } from './item-reference.js';
-import { inputCharacters, itemCharacters, MAX_INPUT_CHARS, type ResolvedInputItem } from './request.js';
+import { itemCharacters, MAX_INPUT_CHARS, type ResolvedInputItem } from './request.js';
 
 type InputItem = components['schemas']['ResponseInputItem'];
 type OutputItem = components['schemas']['ResponseOutputItem'];
@@ -15,9 +15,6 @@ export const MAX_RESTORED_RESPONSES = 1_000;
 
 /** Characters of a turn's output as `previous_response_id` restores it (messages' text, calls' arguments). */
 export const outputCharacters = (output: readonly OutputItem[]): number => output.reduce((sum, item) => sum + itemCharacters(asInputItem(item)), 0);
-
-/** What a response stores as its turn's size: its own input (references resolved) and its output. */
-export const turnCharacters = (input: string | ResolvedInputItem[], output: readonly OutputItem[]): number => inputCharacters(input) + outputCharacters(output);
 
 interface ChainRow {
   id: string;

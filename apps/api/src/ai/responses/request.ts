@@ -97,8 +97,9 @@ export const inputCharacters = (input: string | ResolvedInputItem[]): number =>
 /**
  * The conversation for the engine: the turns `history` restored from `previous_response_id` (already
  * within the character budget), then `input`'s messages, earlier output items and tool results.
+ * `characters` is inputCharacters(input), when the caller has it already.
  */
-export function inputMessages(input: string | ResolvedInputItem[], history: ResolvedInputItem[] = []): EngineMessage[] {
+export function inputMessages(input: string | ResolvedInputItem[], history: ResolvedInputItem[] = [], characters = inputCharacters(input)): EngineMessage[] {
   const messages: EngineMessage[] = [];
   const callIds = new Set<string>();
   const add = (item: ResolvedInputItem, index: number | null) => {
@@ -129,7 +130,6 @@ export function inputMessages(input: string | ResolvedInputItem[], history: Reso
   for (const item of history) add(item, null);
   if (typeof input === 'string') messages.push({ role: 'user', content: input });
   else input.forEach(add);
-  const characters = inputCharacters(input);
   if (characters > MAX_INPUT_CHARS)
     throw errors.invalidParameter('input', `The text of input is ${characters} characters; at most ${MAX_INPUT_CHARS} are allowed.`);
   return messages;
@@ -205,13 +205,15 @@ export function engineToolChoice(choice: CreateRequest['tool_choice'], tools: { 
 
 /**
  * Reads and checks a `POST /responses` body: 400s for everything that can be known before generating.
- * `input` is the body's input with its item references resolved; `personaId` the body's or the header's.
+ * `input` is the body's input with its item references resolved; `personaId` the body's or the header's;
+ * `history` the turns restored from `previous_response_id`; `inputChars` inputCharacters(input), when known.
  */
 export function readResponseRequest(
   body: CreateRequest,
   input: string | ResolvedInputItem[],
   personaId: string,
   history: ResolvedInputItem[] = [],
+  inputChars = inputCharacters(input),
 ): ResponseRequest {
   refuseUnsupportedResponseFields(body);
   const format = body.text?.format;
@@ -231,7 +233,7 @@ export function readResponseRequest(
   }
   const tools = functionTools(body.tools);
   const toolChoice = engineToolChoice(body.tool_choice, tools.engine);
-  const messages = inputMessages(input, history);
+  const messages = inputMessages(input, history, inputChars);
   const verbosity = body.text?.verbosity ?? 'medium';
   const effort = effortLevel(body.reasoning?.effort);
   const maxToolCalls = body.max_tool_calls ?? null;

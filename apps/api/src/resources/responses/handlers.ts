@@ -210,7 +210,7 @@ export const createResponse: Handler<'createResponse'> = async ({ body, headers 
     body.previous_response_id && inputChars <= MAX_INPUT_CHARS
       ? await restoreConversation(ctx, body.previous_response_id, { budget: MAX_INPUT_CHARS - inputChars, truncation: body.truncation ?? 'disabled' })
       : [];
-  const request = readResponseRequest(body, input, personaId, history);
+  const request = readResponseRequest(body, input, personaId, history, inputChars);
   const prepared = await prepareModelCall(ctx, {
     personaId,
     request: request.engine,
