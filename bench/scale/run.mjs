@@ -129,7 +129,10 @@ const endpointsOf = ({ project, workspace, conversation }) => [
     () => ({
       model: 'service-1',
       persona_id: PERSONA,
-      input: [{ type: 'item_reference', id: conversation.opening }, { role: 'user', content: 'Which of the two, then?' }],
+      input: [
+        { type: 'item_reference', id: conversation.opening },
+        { role: 'user', content: 'Which of the two, then?' },
+      ],
       previous_response_id: conversation.last,
     }),
   ],

@@ -135,7 +135,12 @@ describe('the console on the real server', () => {
       await page.getByLabel('Message').fill(question);
       await page.getByRole('button', { name: 'Send' }).click();
       await expect.poll(async () => page.getByTestId('turn-credits').count(), { timeout: 30_000 }).toBe(turns);
-      return (await page.getByTestId('answer').nth(turns - 1).textContent()) ?? '';
+      return (
+        (await page
+          .getByTestId('answer')
+          .nth(turns - 1)
+          .textContent()) ?? ''
+      );
     };
     await ask('Our pilot budget is 20,000 dollars.', 1);
     expect(await ask('What is my pilot budget?', 2)).toBe('You said: “Our pilot budget is 20,000 dollars.”');

@@ -65,7 +65,8 @@ function readBoundedText(request: FastifyRequest, payload: NodeJS.ReadableStream
   const declared = Number(request.headers['content-length']);
   if (declared > limit) {
     payload.resume();
-    return callback(tooLarge());
+    callback(tooLarge());
+    return;
   }
   const chunks: Buffer[] = [];
   let size = 0;
