@@ -61,7 +61,7 @@ beforeAll(() => {
   specDir = join(repo, 'openapi');
   reportFile = join(repo, 'review.md');
   mkdirSync(specDir);
-  for (const part of ['openapi.yaml', 'redocly.yaml', 'plugins', 'paths', 'components'])
+  for (const part of ['openapi.yaml', 'redocly.yaml', '.redocly.lint-ignore.yaml', 'plugins', 'paths', 'components'])
     cpSync(join(PACKAGE_DIR, part), join(specDir, part), { recursive: true });
   mkdirSync(join(repo, '.changeset'));
   cpSync(join(PACKAGE_DIR, '..', '.changeset', 'config.json'), join(repo, '.changeset', 'config.json'));

@@ -421,6 +421,27 @@ describe('query plans on a grown history (PostgreSQL)', () => {
     expect(statements.filter((query) => /jsonb_path_query_array|with recursive chain/.test(query))).toHaveLength(2);
   });
 
+  it('GET /responses/{id}/input_items of a chained response reads its row, its references and the chain: no sequential scan', async () => {
+    const ask = (extra: Record<string, unknown>) => h.post('/responses', t.key, { model: 'service-1', persona_id: 'persona_saas_cfo', ...extra });
+    const first = await ask({ input: 'Is the pilot worth it?' });
+    const second = await ask({
+      input: [
+        { type: 'item_reference', id: first.body.output[0].id },
+        { role: 'user', content: 'And the full rollout?' },
+      ],
+      previous_response_id: first.body.id,
+    });
+    const statements: string[] = [];
+    const found = await seqScansOf(async () => {
+      const page = await h.get(`/responses/${second.body.id}/input_items`, t.key);
+      expect([page.status, page.body.data.length]).toEqual([200, 4]);
+      statements.push(...logged.map((entry) => entry.query));
+    });
+    expect(found).toEqual([]);
+    // The response's row by primary key, the item's lookup in the output-item index, the chain's one statement.
+    expect(statements).toHaveLength(3);
+  });
+
   it('the retention job deletes oldest first through the created_at index, never scanning every stored response', async () => {
     expect(await seqScansOf(async () => expect(await expireResponses(h.db, new Date('2001-01-01T00:00:00Z'))).toBe(0))).toEqual([]);
     // A delete is only planned (not run) by seqScansOf, so name the index: without it the planner walks all of

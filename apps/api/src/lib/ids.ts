@@ -63,7 +63,10 @@ export type IdPrefix =
   | 'story'
   | 'dig'
   // Console sign-in sessions.
-  | 'csn';
+  | 'csn'
+  // Conversations and function-call outputs stored as their items.
+  | 'conv'
+  | 'fco';
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${randomBase62(16)}`;

@@ -16,6 +16,7 @@ import type { ResourceModule } from './module.js';
 import { personasModule } from './personas/index.js';
 import { projectsModule } from './projects/index.js';
 import { responsesModule } from './responses/index.js';
+import { conversationsModule } from './conversations/index.js';
 import { usageModule } from './usage/index.js';
 import { videoAnalysesModule } from './video-analyses/index.js';
 import { workspacesModule } from './workspaces/index.js';
@@ -32,6 +33,7 @@ export const resourceModules = [
   personasModule,
   modelsModule,
   responsesModule,
+  conversationsModule,
   chatModule,
   usageModule,
   videoAnalysesModule,

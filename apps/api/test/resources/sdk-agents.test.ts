@@ -1,4 +1,15 @@
-import { Agent, type AgentInputItem, type Model, OpenAIChatCompletionsModel, OpenAIResponsesModel, run, setTracingDisabled, tool, user } from '@openai/agents';
+import {
+  Agent,
+  type AgentInputItem,
+  type Model,
+  OpenAIChatCompletionsModel,
+  OpenAIConversationsSession,
+  OpenAIResponsesModel,
+  run,
+  setTracingDisabled,
+  tool,
+  user,
+} from '@openai/agents';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -145,6 +156,54 @@ describe.each(ENGINES)('the OpenAI Agents SDK on the %s engine, the conversation
         expect(messages.map((message: any) => message.role)).toEqual(['system', 'user', 'assistant', 'user', 'assistant', 'tool', 'assistant', 'user']);
         expect(messages[1].content).toContain('NetSuite');
       }
+    }));
+});
+
+describe.each(ENGINES)('the OpenAI Agents SDK on the %s engine, its memory in OpenAIConversationsSession', (engine) => {
+  it('keeps every turn, a tool round too, in a server conversation; pops the last item and clears the session', () =>
+    server.on(engine, async () => {
+      const { asked, buyer, withWeather } = buyerAgents(MODELS.responses(client));
+      const session = new OpenAIConversationsSession({ client });
+
+      server.script(engine, { content: 'Noted.' });
+      await run(buyer, 'My accounting system is NetSuite and my budget is $40k a year.', { session });
+      const conversationId = await session.getSessionId();
+      expect(conversationId).toMatch(/^conv_/);
+
+      server.script(engine, { tool_calls: [{ id: 'call_ses1', name: 'get_weather', arguments: '{"city":"Paris"}' }] }, { content: 'Sunny, 21 degrees.' });
+      await run(withWeather, 'What is the weather in Paris?', { session });
+      expect(asked).toEqual(['Paris']);
+
+      server.script(engine, { content: 'NetSuite, as you said.' });
+      const upstreamFrom = server.fake.requests.length;
+      const recall = await run(buyer, 'What is my accounting system?', { session });
+      // The SDK read the session back and sent it whole: the model saw the first turn.
+      if (engine === 'offline') expect(String(recall.finalOutput)).toBe('You said: “My accounting system is NetSuite and my budget is $40k a year.”');
+      else expect(upstreamBodies(server, upstreamFrom)[0].messages[1].content).toContain('NetSuite');
+
+      // What the server holds, as the openai SDK pages it: three user turns, the call, its output, four answers.
+      const stored = [];
+      for await (const item of client.conversations.items.list(conversationId, { order: 'asc', limit: 3 })) stored.push(item);
+      expect(stored.map((item) => (item.type === 'message' ? item.role : item.type))).toEqual([
+        'user',
+        'assistant',
+        'user',
+        'function_call',
+        'function_call_output',
+        'assistant',
+        'user',
+        'assistant',
+      ]);
+      const items = await session.getItems();
+      expect(items).toHaveLength(8);
+      expect(await session.getItems(2)).toEqual(items.slice(-2));
+
+      const popped = await session.popItem();
+      expect(popped).toMatchObject({ role: 'assistant' });
+      expect(await session.getItems()).toHaveLength(7);
+      await session.clearSession();
+      const gone = (await client.conversations.retrieve(conversationId).catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
+      expect(gone).toBeInstanceOf(OpenAI.NotFoundError);
     }));
 });
 

@@ -325,6 +325,17 @@ describe('the openai SDK against the contract', () => {
     const retrieved = await openai.responses.retrieve(next.id);
     expect(retrieved.output_text).toBe(next.output_text);
     expect(retrieved.previous_response_id).toBe(first.id);
+    // inputItems.list pages by the last item's id as `after`: the restored turn, then the new question.
+    const items = [];
+    for await (const item of openai.responses.inputItems.list(next.id, { limit: 1, order: 'asc' })) items.push(item);
+    expect(
+      items.map((item) => (item.type === 'message' ? [item.role, item.content.map((part) => ('text' in part ? part.text : '')).join('')] : item.type)),
+    ).toEqual([
+      ['user', 'My renewal date is March 3 and we have 120 seats.'],
+      ['assistant', first.output_text],
+      ['user', 'What is my renewal date?'],
+    ]);
+    expect(items[1]!.id).toBe(first.output[0]!.id);
     await openai.responses.delete(first.id);
     const gone = (await openai.responses.retrieve(first.id).catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
     expect(gone).toBeInstanceOf(OpenAI.NotFoundError);

@@ -4,7 +4,7 @@ import { modelResponses } from '../../db/schema/index.js';
 import { rowsOf } from '../../db/sql.js';
 import { apiError } from '../../http/errors.js';
 import type { RequestContext } from '../../http/context.js';
-import { asInputItem, findOutputItem } from './item-reference.js';
+import { asInputItem, findStoredOutputItem } from './item-reference.js';
 import { itemCharacters, MAX_INPUT_CHARS, type ResolvedInputItem } from './request.js';
 
 type InputItem = components['schemas']['ResponseInputItem'];
@@ -24,18 +24,24 @@ interface ChainRow {
   previous: string | null;
 }
 
+/** A turn of a restored conversation: its response's id, its input as sent and its output. */
+export interface ChainTurn {
+  id: string;
+  input: string | InputItem[];
+  output: OutputItem[];
+}
+
 /**
- * The conversation `previousId` continues (DECISIONS.md, Responses): the input and output items of that
- * response and of each one before it, oldest first, within `budget` characters. One recursive statement
- * walks the chain newest first by primary key and stops once the turns read pass the budget or
- * MAX_RESTORED_RESPONSES, so a call reads at most one turn more than it can use. A chain that does not
- * fit is a 400 `context_length_exceeded` unless `truncation` is `auto`, which drops the oldest turns.
+ * The turns `previousId` continues (DECISIONS.md, Responses), oldest first, within `budget` characters.
+ * One recursive statement walks the chain newest first by primary key and stops once the turns read pass
+ * the budget or MAX_RESTORED_RESPONSES, so a call reads at most one turn more than it can use. A chain that
+ * does not fit is a 400 `context_length_exceeded` unless `truncation` is `auto`, which drops the oldest turns.
  */
-export async function restoreConversation(
+export async function readChain(
   ctx: RequestContext,
   previousId: string,
   { budget, truncation }: { budget: number; truncation: 'auto' | 'disabled' },
-): Promise<ResolvedInputItem[]> {
+): Promise<ChainTurn[]> {
   const account = ctx.auth.accountId;
   // Responses stored before turn_chars existed are measured from their JSON (an upper bound).
   const chars = (row: string) =>
@@ -74,10 +80,33 @@ export async function restoreConversation(
       'input',
     );
   }
-  const turns = rows.slice(0, kept).reverse();
-  // item_reference items of a turn name output items, most often of the turns before it.
+  return rows
+    .slice(0, kept)
+    .reverse()
+    .map((row) => ({ id: row.id, input: row.input, output: row.output ?? [] }));
+}
+
+/**
+ * Finds the output items the `item_reference`s of restored turns name: most often an output of one of
+ * those turns, otherwise one lookup in the index of output item ids. Null when it was deleted since.
+ */
+export function chainReferences(ctx: RequestContext, turns: readonly ChainTurn[]): (id: string) => Promise<OutputItem | null> {
   const outputs = new Map<string, OutputItem>();
-  for (const turn of turns) for (const item of turn.output ?? []) outputs.set(item.id, item);
+  for (const turn of turns) for (const item of turn.output) outputs.set(item.id, item);
+  return async (id) => outputs.get(id) ?? (await findStoredOutputItem(ctx, id));
+}
+
+/**
+ * The conversation `previousId` continues, as input items for the engine: each kept turn's input (its
+ * `item_reference`s resolved), then its output (readChain for the bounds and `truncation`).
+ */
+export async function restoreConversation(
+  ctx: RequestContext,
+  previousId: string,
+  bounds: { budget: number; truncation: 'auto' | 'disabled' },
+): Promise<ResolvedInputItem[]> {
+  const turns = await readChain(ctx, previousId, bounds);
+  const referenced = chainReferences(ctx, turns);
   const history: ResolvedInputItem[] = [];
   for (const turn of turns) {
     if (typeof turn.input === 'string') history.push({ role: 'user', content: turn.input });
@@ -85,13 +114,12 @@ export async function restoreConversation(
       for (const item of turn.input) {
         if (!('type' in item) || item.type !== 'item_reference') history.push(item as ResolvedInputItem);
         else {
-          const found = outputs.get(item.id);
-          const resolved = found ? asInputItem(found) : await findOutputItem(ctx, item.id);
-          if (resolved) history.push(resolved);
+          const found = await referenced(item.id);
+          if (found) history.push(asInputItem(found));
         }
       }
     }
-    for (const item of turn.output ?? []) history.push(asInputItem(item));
+    for (const item of turn.output) history.push(asInputItem(item));
   }
   return history;
 }

@@ -40,7 +40,7 @@ export function asInputItem(item: OutputItem): ResolvedInputItem {
  * item ids (model_responses_output_items_idx, the same expression), so its cost does not grow with the
  * account's history.
  */
-export async function findOutputItem(ctx: RequestContext, id: string): Promise<ResolvedInputItem | null> {
+export async function findStoredOutputItem(ctx: RequestContext, id: string): Promise<OutputItem | null> {
   const [row] = await ctx.db
     .select({ body: modelResponses.body })
     .from(modelResponses)
@@ -53,6 +53,11 @@ export async function findOutputItem(ctx: RequestContext, id: string): Promise<R
     )
     .limit(1);
   const output = (row?.body as { output?: OutputItem[] } | undefined)?.output ?? [];
-  const item = output.find((candidate) => candidate.id === id);
+  return output.find((candidate) => candidate.id === id) ?? null;
+}
+
+/** The output item with this id as the input item that sends it back (findStoredOutputItem). */
+export async function findOutputItem(ctx: RequestContext, id: string): Promise<ResolvedInputItem | null> {
+  const item = await findStoredOutputItem(ctx, id);
   return item ? asInputItem(item) : null;
 }

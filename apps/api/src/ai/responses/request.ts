@@ -62,7 +62,7 @@ export interface ResponseRequest {
   stream: boolean;
 }
 
-const textOf = (content: string | { text: string }[]) => (typeof content === 'string' ? content : content.map((part) => part.text).join('\n'));
+export const textOf = (content: string | { text: string }[]) => (typeof content === 'string' ? content : content.map((part) => part.text).join('\n'));
 
 /** A caller's JSON Schema must compile and have an object root (400 naming where it is). */
 export function checkObjectSchema(schema: Record<string, unknown>, param: string): void {
@@ -79,7 +79,7 @@ export function checkObjectSchema(schema: Record<string, unknown>, param: string
 export type ResolvedInputItem = Exclude<InputItem, { type: 'item_reference' }>;
 
 type AssistantPart = Extract<InputItem, { role: 'assistant' }>['content'];
-const assistantText = (content: AssistantPart) =>
+export const assistantText = (content: AssistantPart) =>
   typeof content === 'string' ? content : content.map((part) => (part.type === 'refusal' ? part.refusal : part.text)).join('');
 
 /** Characters of one input item's text, as the 100 000-character limit counts them. */

@@ -16,3 +16,4 @@ export * from '../../resources/brand-voices/table.js';
 export * from '../../resources/generations/table.js';
 export * from '../../resources/agent/table.js';
 export * from '../../resources/console/table.js';
+export * from '../../resources/conversations/table.js';

@@ -23,6 +23,7 @@ import { outputCharacters, restoreConversation } from '../../ai/responses/conver
 import { resolveItemReferences } from '../../ai/responses/item-reference.js';
 import { personaIdOf } from '../../ai/persona-header.js';
 import { deleteStoredResponse, findStoredResponse } from './stored.js';
+import { listInputItems } from './input-items.js';
 
 interface Call {
   id: string;
@@ -263,3 +264,5 @@ export const deleteResponse: Handler<'deleteResponse'> = async ({ params }, ctx)
   await deleteStoredResponse(ctx.db, ctx.auth.accountId, params.id);
   return { id: params.id, object: 'response', deleted: true };
 };
+
+export const listResponseInputItems: Handler<'listResponseInputItems'> = async ({ params, query }, ctx) => listInputItems(ctx, params.id, query ?? {});

@@ -1,12 +1,12 @@
 import { resourceModule } from '../module.js';
-import { createResponse, deleteResponse, getResponse } from './handlers.js';
+import { createResponse, deleteResponse, getResponse, listResponseInputItems } from './handlers.js';
 import { seedStoredResponse } from './isolation.js';
 import { responseJobs } from './retention.js';
 
 // The request reading, model call and stream plumbing stay in src/ai/ (shared with chat and later AI features).
 export const responsesModule = resourceModule({
   tag: 'Responses',
-  handlers: { createResponse, getResponse, deleteResponse },
+  handlers: { createResponse, getResponse, deleteResponse, listResponseInputItems },
   isolationSeed: seedStoredResponse,
   jobs: responseJobs,
   isolation: {
@@ -32,6 +32,7 @@ export const responsesModule = resourceModule({
       expect([quoted.status, quoted.body.error?.param]).toEqual([400, 'input.0.id']);
     },
     getResponse: async ({ api, notFound }, { b, ids }) => notFound(await api.get(`/responses/${ids.aResponse}`, b.key)),
+    listResponseInputItems: async ({ api, notFound }, { b, ids }) => notFound(await api.get(`/responses/${ids.aResponse}/input_items`, b.key)),
     deleteResponse: async ({ api, expect, notFound }, { a, b, ids }) => {
       notFound(await api.delete(`/responses/${ids.aResponse}`, b.key));
       expect((await api.get(`/responses/${ids.aResponse}`, a.key)).status).toBe(200);

@@ -1,6 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { errors } from '../../http/errors.js';
+import type { components } from '@persona-api/types';
 import type { ResponseObject } from '../../ai/responses/request.js';
 import { modelResponses } from './table.js';
 
@@ -23,4 +24,17 @@ export async function findStoredResponse(db: Executor, accountId: string, id: st
 export async function deleteStoredResponse(db: Executor, accountId: string, id: string): Promise<void> {
   const deleted = await db.delete(modelResponses).where(ofAccount(accountId, id)).returning({ id: modelResponses.id });
   if (deleted.length === 0) throw errors.notFound('response', id);
+}
+
+/** What a stored response's request said about its input: the input as sent and the response it continued. */
+export interface StoredRequest {
+  input: string | components['schemas']['ResponseInputItem'][];
+  previous_response_id?: string | null;
+}
+
+/** The request body a response of the account was made with (a primary-key read). */
+export async function findStoredRequest(db: Executor, accountId: string, id: string): Promise<StoredRequest> {
+  const [row] = await db.select({ request: modelResponses.request }).from(modelResponses).where(ofAccount(accountId, id)).limit(1);
+  if (!row) throw errors.notFound('response', id);
+  return row.request as unknown as StoredRequest;
 }
