@@ -26,6 +26,7 @@ const HISTORY_TABLES = [
   'files',
   'folders',
   'personas',
+  'conversation_items',
 ];
 const LEDGER_ROWS = 50_000;
 const OTHER_ROWS = 20_000;
@@ -440,6 +441,36 @@ describe('query plans on a grown history (PostgreSQL)', () => {
     expect(found).toEqual([]);
     // The response's row by primary key, the item's lookup in the output-item index, the chain's one statement.
     expect(statements).toHaveLength(3);
+  });
+
+  it('a conversation of 50 000 items: a page after a cursor, one item, and a /responses call reading and appending to it touch at most a page', async () => {
+    const { id } = (await h.post('/conversations', t.key, { items: [{ role: 'user', content: 'My renewal date is March 3.' }] })).body;
+    await client.unsafe(
+      `insert into conversation_items (conversation_id, seq, id, item, chars, created_at)
+       select $1, g, 'msg_bulk' || g, jsonb_build_object('id', 'msg_bulk' || g, 'type', 'message', 'role', 'user', 'status', 'completed',
+         'content', jsonb_build_array(jsonb_build_object('type', 'input_text', 'text', 'Item ' || g))), 6, now()
+       from generate_series(2, 50000) g`,
+      [id],
+    );
+    await client.unsafe('update conversations set item_seq = 50000 where id = $1', [id]);
+    await client.unsafe('analyze conversation_items');
+    const found = await seqScansOf(async () => {
+      const page = await h.get(`/conversations/${id}/items?after=msg_bulk25000&limit=20`, t.key);
+      expect(page.body.data.map((item: any) => item.id).slice(0, 2)).toEqual(['msg_bulk24999', 'msg_bulk24998']);
+      expect((await h.get(`/conversations/${id}/items/msg_bulk7`, t.key)).status).toBe(200);
+      const answered = await h.post('/responses', t.key, {
+        model: 'service-1',
+        persona_id: 'persona_saas_cfo',
+        conversation: id,
+        input: 'Go on.',
+        truncation: 'auto',
+      });
+      expect(answered.status).toBe(200);
+    });
+    expect(found).toEqual([]);
+    // The turn was appended after the 50 000th item, in order.
+    const [latest] = await client.unsafe<{ seq: string }[]>('select max(seq)::text as seq from conversation_items where conversation_id = $1', [id]);
+    expect(latest!.seq).toBe('50002');
   });
 
   it('the retention job deletes oldest first through the created_at index, never scanning every stored response', async () => {

@@ -9,7 +9,7 @@ import {
   type GenerateRequest,
   type GenerateResult,
 } from '@persona-api/engine';
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import { billingPeriod, budgetAlertHeader, budgetAlertReachedSql, chargeCall, releaseReservation, reserveCredits } from '../billing/credits.js';
 import { creditReservations, modelResponses } from '../db/schema/index.js';
 import { foreignKeyViolation, rowsOf } from '../db/sql.js';
@@ -214,6 +214,10 @@ export interface Settlement {
   turnChars?: number | null;
   /** The body as the caller receives it, given the credits actually charged. */
   body: (creditsCharged: number) => Record<string, unknown>;
+  /** The conversation a response read: its id and the sequence numbers of the first and last item given. */
+  conversation?: { id: string; from: number | null; to: number | null } | null;
+  /** More writes (CTEs) for the same statement, done only when `when` holds: the charge went through. */
+  alsoWrite?: ((when: SQL) => SQL) | null;
 }
 
 /**
@@ -234,6 +238,7 @@ export async function settleModelCall(
   // The body is built for the full price; a charge that emptied the balance took less, and the statement
   // writes what it took into the stored body's `usage.credits_used` (the one place a body names it).
   const body = settlement.body(settlement.credits);
+  const conversation = settlement.conversation;
   // The hold's workspace, unless it was deleted while the model answered: then the account is charged and the
   // response stored with no workspace, as the delete leaves the workspace's earlier ledger rows.
   const statement = (workspaceId: string | null) => {
@@ -261,16 +266,18 @@ export async function settleModelCall(
       charge,
       query: sql`${settled}
         insert into ${modelResponses} (id, object, account_id, workspace_id, api_key_id, request_id, persona_id, status, stream, engine,
-          upstream_model, request, body, input_tokens, output_tokens, credits_used, turn_chars, created_at)
+          upstream_model, request, body, input_tokens, output_tokens, credits_used, turn_chars, conversation_id, conversation_seq_from,
+          conversation_seq_to, created_at)
         select ${settlement.id}, ${settlement.object}, ${ctx.auth.accountId}, ${workspaceId}::text, ${ctx.auth.apiKeyId}::text,
           ${ctx.requestId}::text, ${prepared.personaId}::text, ${settlement.status}, ${settlement.stream}::boolean, ${description.engine},
           ${description.upstream_model ?? null}::text, ${JSON.stringify(settlement.request)}::jsonb,
           case when settled.charged = ${settlement.credits}::bigint then ${JSON.stringify(body)}::jsonb
             else jsonb_set(${JSON.stringify(body)}::jsonb, '{usage,credits_used}', to_jsonb(settled.charged)) end,
           ${settlement.usage.input_tokens}::int, ${settlement.usage.output_tokens}::int, settled.charged, ${settlement.turnChars ?? null}::int,
+          ${conversation?.id ?? null}::text, ${conversation?.from ?? null}::bigint, ${conversation?.to ?? null}::bigint,
           ${now.toISOString()}::timestamptz
         from settled ${charge ? sql`where settled.result = 'ok'` : sql``}
-      )
+      )${settlement.alsoWrite ? sql`, ${settlement.alsoWrite(charge ? sql`exists (select 1 from settled where settled.result = 'ok')` : sql`true`)}` : sql``}
       select * from settled`,
     };
   };

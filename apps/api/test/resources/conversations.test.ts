@@ -141,3 +141,66 @@ describe('its items', () => {
     expect(new Set(listed).size).toBe(16);
   });
 });
+
+describe('POST /responses with conversation', () => {
+  const ask = (conversation: unknown, input: unknown, extra: Record<string, unknown> = {}, key = t.key) =>
+    h.post('/responses', key, { model: 'service-1', persona_id: 'persona_saas_cfo', conversation, input, ...extra });
+  const answerOf = (body: any): string => body.output[0].content[0].text;
+
+  it('reads the conversation before input, then appends the turn; the response echoes it and lists what it was given', async () => {
+    const { id } = await create({ items: [user('My renewal date is March 3 and we have 120 seats.')] });
+    const first = await ask(id, 'What is my renewal date?');
+    expect(first.status).toBe(200);
+    expect(first.body.conversation).toEqual({ id });
+    expect(answerOf(first.body)).toBe('You said: “My renewal date is March 3 and we have 120 seats.”');
+    const afterFirst = await page(id, '?order=asc');
+    expect(texts(afterFirst)).toEqual(['My renewal date is March 3 and we have 120 seats.', 'What is my renewal date?', answerOf(first.body)]);
+    // The output items keep their ids in the conversation.
+    expect(afterFirst.data[2].id).toBe(first.body.output[0].id);
+
+    // The object form, streamed: the second turn sees the first, and is appended too.
+    const streamed = await ask({ id }, 'What did I ask you?', { stream: true });
+    expect(streamed.status).toBe(200);
+    expect(streamed.text).toContain('You asked: “What is my renewal date?”');
+    expect((await page(id)).data).toHaveLength(5);
+
+    // input_items: the conversation items it read, then its own input; not what came after it.
+    const given = await h.get(`/responses/${first.body.id}/input_items?order=asc`, t.key);
+    expect(texts(given.body)).toEqual(['My renewal date is March 3 and we have 120 seats.', 'What is my renewal date?']);
+    expect(given.body.data[0].id).toBe(afterFirst.data[0].id);
+  });
+
+  it('is a 404 for an unknown or another account’s conversation, and a 400 with previous_response_id; nothing is appended', async () => {
+    const { id } = await create({ items: [user('Secret plan.')] });
+    const unknown = await ask('conv_doesnotexist', 'Hi');
+    expect([unknown.status, errorOf(unknown)]).toEqual([404, { type: 'not_found', code: 'resource_not_found', param: 'conversation' }]);
+    const other = await h.tenant({ credits: 1_000 });
+    const theirs = await ask(id, 'What is the plan?', {}, other.key);
+    expect([theirs.status, errorOf(theirs).param]).toEqual([404, 'conversation']);
+    const earlier = await ask(id, 'Hello');
+    const both = await ask(id, 'Hi', { previous_response_id: earlier.body.id });
+    expect([both.status, errorOf(both)]).toEqual([400, { type: 'invalid_request_error', code: 'parameter_conflict', param: 'conversation' }]);
+    expect((await page(id)).data).toHaveLength(3);
+  });
+
+  it('honours truncation: disabled refuses a conversation that does not fit, auto leaves out its oldest items', async () => {
+    const big = (n: number) => user(`${n} `.repeat(20_000));
+    const { id } = await create({ items: [big(1), big(2), big(3)] });
+    const refused = await ask(id, 'Summarise.');
+    expect([refused.status, errorOf(refused)]).toEqual([400, { type: 'invalid_request_error', code: 'context_length_exceeded', param: 'input' }]);
+    expect((await page(id)).data).toHaveLength(3);
+    const cut = await ask(id, 'Summarise.', { truncation: 'auto' });
+    expect(cut.status).toBe(200);
+    const given = (await h.get(`/responses/${cut.body.id}/input_items?order=asc`, t.key)).body;
+    expect(given.data.map((item: any) => item.content[0].text.slice(0, 2))).toEqual(['2 ', '3 ', 'Su']);
+    expect((await page(id)).data).toHaveLength(5);
+  });
+
+  it('appends nothing when the call is refused for credits', async () => {
+    const poor = await h.tenant({ credits: 0 });
+    const conversation = (await h.post('/conversations', poor.key, { items: [user('Hello.')] })).body;
+    const refused = await ask(conversation.id, 'Go on.', {}, poor.key);
+    expect(refused.status).toBe(402);
+    expect((await h.get(`/conversations/${conversation.id}/items`, poor.key)).body.data).toHaveLength(1);
+  });
+});

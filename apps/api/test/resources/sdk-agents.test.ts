@@ -207,6 +207,32 @@ describe.each(ENGINES)('the OpenAI Agents SDK on the %s engine, its memory in Op
     }));
 });
 
+describe.each(ENGINES)('the OpenAI Agents SDK on the %s engine, a server conversation (conversationId)', (engine) => {
+  it('sends only the new items and the conversation id; the model sees the earlier turns, a tool round too', () =>
+    server.on(engine, async () => {
+      const { asked, buyer, withWeather } = buyerAgents(MODELS.responses(client));
+      const conversationId = (await client.conversations.create({})).id;
+      const responsesSent = () => sent.filter((request) => request.path === PATHS.responses);
+
+      server.script(engine, { content: 'Noted.' });
+      await run(buyer, 'My accounting system is NetSuite and my budget is $40k a year.', { conversationId });
+      server.script(engine, { tool_calls: [{ id: 'call_conv1', name: 'get_weather', arguments: '{"city":"Paris"}' }] }, { content: 'Sunny, 21 degrees.' });
+      await run(withWeather, 'What is the weather in Paris?', { conversationId });
+      expect(asked).toEqual(['Paris']);
+
+      server.script(engine, { content: 'NetSuite, as you said.' });
+      const upstreamFrom = server.fake.requests.length;
+      const recall = await run(buyer, 'What is my accounting system?', { conversationId });
+      const last = responsesSent().at(-1)!.body;
+      expect([last.conversation, last.input.length]).toEqual([conversationId, 1]);
+      if (engine === 'offline') expect(String(recall.finalOutput)).toBe('You said: “My accounting system is NetSuite and my budget is $40k a year.”');
+      else {
+        const messages = upstreamBodies(server, upstreamFrom)[0].messages;
+        expect(messages.map((message: any) => message.role)).toEqual(['system', 'user', 'assistant', 'user', 'assistant', 'tool', 'assistant', 'user']);
+      }
+    }));
+});
+
 describe('assistant history in every shape the official SDKs send back', () => {
   it('accepts them on /chat/completions and still refuses a field nobody sends', async () => {
     const call = { id: 'call_h1', type: 'function' as const, function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } };

@@ -183,3 +183,24 @@ describe.each(ENGINES)('the AI SDK on the %s engine, the conversation kept on th
       else expect(server.fake.requests[upstreamFrom]!.body.messages[1].content).toBe('My renewal date is March 3 and we have 120 seats.');
     }));
 });
+
+describe.each(ENGINES)('the AI SDK on the %s engine, a server conversation', (engine) => {
+  it('continues providerOptions.openai.conversation, sending only the new message; each turn joins the conversation', () =>
+    server.on(engine, async () => {
+      const created = await server.h.post('/conversations', server.t.key, { items: [{ role: 'user', content: 'My budget is $40k a year.' }] });
+      const conversation = created.body.id as string;
+      server.script(engine, { content: '$40k, you said.' });
+      const upstreamFrom = server.fake.requests.length;
+      const next = await generateText({
+        model: provider('service-1'),
+        prompt: 'What is my budget?',
+        providerOptions: { openai: { conversation } },
+        maxRetries: 0,
+      });
+      if (engine === 'offline') expect(next.text).toBe('You said: “My budget is $40k a year.”');
+      else expect(server.fake.requests[upstreamFrom]!.body.messages[1].content).toBe('My budget is $40k a year.');
+      const items = await server.h.get(`/conversations/${conversation}/items?order=asc`, server.t.key);
+      expect(items.body.data.map((item: any) => item.role)).toEqual(['user', 'user', 'assistant']);
+      expect(items.body.data[2].content[0].text).toBe(next.text);
+    }));
+});

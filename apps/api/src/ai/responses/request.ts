@@ -142,16 +142,15 @@ export function effortLevel(effort: string | null | undefined): 'low' | 'medium'
   return 'medium';
 }
 
+/** The id `conversation` names: OpenAI takes the id or `{id}`. */
+export const conversationIdOf = (conversation: NonNullable<CreateRequest['conversation']>): string =>
+  typeof conversation === 'string' ? conversation : conversation.id;
+
 /** OpenAI fields of `POST /responses` with values this service cannot honour: 400 `unsupported_parameter`. */
 function refuseUnsupportedResponseFields(body: CreateRequest): void {
   refuseUnsupported([
     ['background', body.background === true, 'Background responses are not supported; send the request without background (or stream it).'],
     ['top_logprobs', (body.top_logprobs ?? 0) > 0, 'Token log probabilities are not available on this service; omit top_logprobs or send 0.'],
-    [
-      'conversation',
-      body.conversation != null,
-      'Conversations are not kept on this service; send the history in input (item_reference can point at earlier output items).',
-    ],
     ['prompt', body.prompt != null, 'Stored prompt templates do not exist on this service; send instructions and input instead.'],
     ['moderation', body.moderation != null, 'Moderation is not available on this service; omit moderation.'],
     ['access_programs', body.access_programs != null, 'Access programs do not exist on this service; omit access_programs.'],
@@ -275,6 +274,7 @@ export function readResponseRequest(
       temperature: body.temperature ?? 1,
       max_output_tokens: body.max_output_tokens ?? null,
       previous_response_id: body.previous_response_id ?? null,
+      ...(body.conversation != null ? { conversation: { id: conversationIdOf(body.conversation) } } : {}),
       store: body.store ?? true,
       metadata: body.metadata ?? {},
       analysis_mode: body.analysis_mode ?? false,

@@ -18,7 +18,17 @@ import {
   type Settlement,
 } from '../../ai/model-call.js';
 import { type Annotate, outputOf, ResponseEventWriter, responseObject, responseUsage, type ResponseState } from '../../ai/responses/output.js';
-import { inputCharacters, MAX_INPUT_CHARS, readResponseRequest, type ResponseObject, type ResponseRequest } from '../../ai/responses/request.js';
+import {
+  conversationIdOf,
+  inputCharacters,
+  MAX_INPUT_CHARS,
+  readResponseRequest,
+  type ResolvedInputItem,
+  type ResponseObject,
+  type ResponseRequest,
+} from '../../ai/responses/request.js';
+import { errors } from '../../http/errors.js';
+import { appendTurn, type ConversationRead, readConversationTurns } from '../conversations/turns.js';
 import { outputCharacters, restoreConversation } from '../../ai/responses/conversation.js';
 import { resolveItemReferences } from '../../ai/responses/item-reference.js';
 import { personaIdOf } from '../../ai/persona-header.js';
@@ -37,6 +47,10 @@ interface Call {
   override: GenerateResult | null;
   /** Characters of this turn's own input (references resolved), stored for `previous_response_id`. */
   inputChars: number;
+  /** This turn's own input, references resolved: what a conversation gets appended. */
+  input: string | ResolvedInputItem[];
+  /** The conversation it read and, once completed, is appended to (`conversation`). */
+  conversation: ConversationRead | null;
 }
 
 /** The response object of this call in a given state (stored, returned, and sent in stream events). */
@@ -82,13 +96,17 @@ async function settleResponse(
   call: Call,
   { state, ...settlement }: Pick<Settlement, 'status' | 'stream' | 'usage' | 'credits'> & { state: (charged: number) => ResponseState },
 ): Promise<{ response: ResponseObject; budgetAlert: string | undefined }> {
+  const { output } = state(settlement.credits);
   const settled = await settleModelCall(ctx, call.prepared, {
     ...settlement,
     id: call.id,
     object: 'response',
     request: call.body,
-    turnChars: call.inputChars + outputCharacters(state(settlement.credits).output),
+    turnChars: call.inputChars + outputCharacters(output),
     body: (charged) => snapshotOf(call, state(charged)) as Record<string, unknown>,
+    conversation: call.conversation,
+    // A completed turn joins its conversation in the same statement as its charge (DECISIONS.md, Conversations).
+    alsoWrite: call.conversation && settlement.status === 'completed' ? appendTurn(ctx, call.conversation.id, call.input, output) : null,
   });
   return { response: settled.body as ResponseObject, budgetAlert: settled.budgetAlert };
 }
@@ -203,14 +221,20 @@ async function respondStreamed(call: Call, ctx: RequestContext, signal: AbortSig
 
 export const createResponse: Handler<'createResponse'> = async ({ body, headers }, ctx) => {
   const personaId = personaIdOf(body.persona_id, headers);
+  if (body.conversation != null && body.previous_response_id) {
+    throw errors.parameterConflict('conversation', 'Send either conversation or previous_response_id: a conversation keeps its own history.');
+  }
   const input = await resolveItemReferences(ctx, body.input);
   const inputChars = inputCharacters(input);
   // The conversation this one continues, within what input leaves of the limit (an input over the limit
-  // alone is readResponseRequest's 400, without reading the chain).
-  const history =
-    body.previous_response_id && inputChars <= MAX_INPUT_CHARS
-      ? await restoreConversation(ctx, body.previous_response_id, { budget: MAX_INPUT_CHARS - inputChars, truncation: body.truncation ?? 'disabled' })
-      : [];
+  // alone is readResponseRequest's 400, without reading the chain or the conversation).
+  const bounds = { budget: MAX_INPUT_CHARS - inputChars, truncation: body.truncation ?? 'disabled' } as const;
+  let history: ResolvedInputItem[] = [];
+  let conversation: ConversationRead | null = null;
+  if (inputChars <= MAX_INPUT_CHARS && body.previous_response_id) history = await restoreConversation(ctx, body.previous_response_id, bounds);
+  else if (inputChars <= MAX_INPUT_CHARS && body.conversation != null) {
+    ({ history, read: conversation } = await readConversationTurns(ctx, conversationIdOf(body.conversation), bounds));
+  }
   const request = readResponseRequest(body, input, personaId, history, inputChars);
   const prepared = await prepareModelCall(ctx, {
     personaId,
@@ -252,6 +276,8 @@ export const createResponse: Handler<'createResponse'> = async ({ body, headers 
     research,
     override,
     inputChars,
+    input,
+    conversation,
   };
   // A client that goes away cancels the model call (and closes the upstream connection).
   const signal = clientDisconnectSignal(ctx.reply);

@@ -17,7 +17,8 @@ import {
 } from '../../ai/responses/items.js';
 import { itemPage, type ItemPageQuery } from '../../ai/responses/item-page.js';
 import { inputCharacters, MAX_INPUT_CHARS } from '../../ai/responses/request.js';
-import { findStoredRequest } from './stored.js';
+import { readItemRange } from '../conversations/repository.js';
+import { findStoredInput } from './stored.js';
 
 type Query = NonNullable<operations['listResponseInputItems']['parameters']['query']>;
 
@@ -51,20 +52,26 @@ class ItemIds {
  * deleted since are left out.
  */
 async function itemsOf(ctx: RequestContext, id: string): Promise<ListedItem[]> {
-  const request = await findStoredRequest(ctx.db, ctx.auth.accountId, id);
-  const own = await givenItems(request.input, (itemId) => findStoredOutputItem(ctx, itemId));
+  const stored = await findStoredInput(ctx.db, ctx.auth.accountId, id);
+  const own = await givenItems(stored.input, (itemId) => findStoredOutputItem(ctx, itemId));
+  const ids = new ItemIds();
+  const items: ListedItem[] = [];
+  if (stored.conversation) {
+    // The conversation's items it read, those still there, under their own ids.
+    const { id: conversationId, from, to } = stored.conversation;
+    const read = await readItemRange(ctx.db, ctx.auth.accountId, conversationId, from, to);
+    read.forEach((item, position) => items.push({ ...item, id: ids.assign(item.type, item.id, conversationId, from + position) }));
+  }
   let turns: ChainTurn[] = [];
-  if (request.previous_response_id) {
+  if (stored.previousResponseId) {
     const budget = MAX_INPUT_CHARS - inputCharacters(own.map(givenAsInput));
     try {
-      turns = await readChain(ctx, request.previous_response_id, { budget, truncation: 'auto' });
+      turns = await readChain(ctx, stored.previousResponseId, { budget, truncation: 'auto' });
     } catch (error) {
       // Every turn before it was deleted since: it lists its own input only.
       if (!(error instanceof ApiError && error.code === 'previous_response_not_found')) throw error;
     }
   }
-  const ids = new ItemIds();
-  const items: ListedItem[] = [];
   const resolve = chainReferences(ctx, turns);
   for (const turn of turns) {
     const given = [...(await givenItems(turn.input, resolve)), ...turn.output.map((item) => ({ referenced: item }))];

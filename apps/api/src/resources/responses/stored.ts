@@ -26,15 +26,30 @@ export async function deleteStoredResponse(db: Executor, accountId: string, id: 
   if (deleted.length === 0) throw errors.notFound('response', id);
 }
 
-/** What a stored response's request said about its input: the input as sent and the response it continued. */
-export interface StoredRequest {
+/** What a stored response was given: its input as sent, the response it continued, the conversation items it read. */
+export interface StoredInput {
   input: string | components['schemas']['ResponseInputItem'][];
-  previous_response_id?: string | null;
+  previousResponseId: string | null;
+  conversation: { id: string; from: number; to: number } | null;
 }
 
-/** The request body a response of the account was made with (a primary-key read). */
-export async function findStoredRequest(db: Executor, accountId: string, id: string): Promise<StoredRequest> {
-  const [row] = await db.select({ request: modelResponses.request }).from(modelResponses).where(ofAccount(accountId, id)).limit(1);
+/** What a response of the account was given (a primary-key read). */
+export async function findStoredInput(db: Executor, accountId: string, id: string): Promise<StoredInput> {
+  const [row] = await db
+    .select({
+      request: modelResponses.request,
+      conversationId: modelResponses.conversationId,
+      from: modelResponses.conversationSeqFrom,
+      to: modelResponses.conversationSeqTo,
+    })
+    .from(modelResponses)
+    .where(ofAccount(accountId, id))
+    .limit(1);
   if (!row) throw errors.notFound('response', id);
-  return row.request as unknown as StoredRequest;
+  const request = row.request as { input: StoredInput['input']; previous_response_id?: string | null };
+  return {
+    input: request.input,
+    previousResponseId: request.previous_response_id ?? null,
+    conversation: row.conversationId && row.from !== null && row.to !== null ? { id: row.conversationId, from: row.from, to: row.to } : null,
+  };
 }

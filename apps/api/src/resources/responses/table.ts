@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { boolean, index, integer, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
+import { bigint, boolean, index, integer, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
 import { timestampMs } from '../../db/schema/columns.js';
 import { accounts, apiKeys } from '../../db/schema/tenancy.js';
 import { workspaces } from '../workspaces/table.js';
@@ -39,6 +39,12 @@ export const modelResponses = pgTable(
     // references resolved, plus its output): a chain is restored by summing these, not by reading text.
     // Null for chat completions and for responses stored before the column (then measured from the JSON).
     turnChars: integer('turn_chars'),
+    // The conversation (`conversation`) the response read and was appended to, and the sequence numbers of
+    // the first and last of its items it was given (null when it had none): its input_items. No foreign
+    // key: a conversation may be deleted, its responses stay.
+    conversationId: text('conversation_id'),
+    conversationSeqFrom: bigint('conversation_seq_from', { mode: 'number' }),
+    conversationSeqTo: bigint('conversation_seq_to', { mode: 'number' }),
     createdAt: timestampMs('created_at').notNull(),
   },
   (t) => [
