@@ -104,7 +104,20 @@ async function openHistory(name) {
   const opening = await call('POST', '/responses', { model: 'service-1', persona_id: PERSONA, input: 'Pilot or full rollout?' });
   const reply = await call('POST', '/responses', { model: 'service-1', persona_id: PERSONA, input: 'And the price?', previous_response_id: opening.id });
   const conversation = { opening: opening.output[0].id, last: reply.id };
-  return { name, pg, sql, api, call, send, clone, count, workspace, project, charge, templates, conversation };
+  // A server conversation (/conversations) whose items grow with the history.
+  const thread = (await call('POST', '/conversations', { items: [{ role: 'user', content: 'We close the books on NetSuite.' }] })).id;
+  /** Grows the server conversation to `total` items (copies of its first, numbered on). */
+  async function growThread(total) {
+    await sql.unsafe(
+      `insert into conversation_items (conversation_id, seq, id, item, chars, created_at)
+       select src.conversation_id, c.item_seq + g, 'msg_grown' || (c.item_seq + g), jsonb_set(src.item, '{id}', to_jsonb('msg_grown' || (c.item_seq + g))), src.chars, src.created_at
+       from conversation_items src join conversations c on c.id = src.conversation_id, generate_series(1, $2::bigint - c.item_seq) g
+       where src.conversation_id = $1 and src.seq = 1`,
+      [thread, total],
+    );
+    await sql.unsafe('update conversations set item_seq = greatest(item_seq, $2::bigint) where id = $1', [thread, total]);
+  }
+  return { name, pg, sql, api, call, send, clone, count, workspace, project, charge, templates, conversation, thread, growThread };
 }
 
 const headers = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
@@ -120,7 +133,7 @@ const { sql, clone, count, charge, templates } = grown;
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 /** The endpoints of the issue's table and the other lists: [name, method, path, body] with a history's ids. */
-const endpointsOf = ({ project, workspace, conversation }) => [
+const endpointsOf = ({ project, workspace, conversation, thread }) => [
   ['POST /responses', 'POST', '/responses', () => ({ model: 'service-1', persona_id: PERSONA, input: 'Would you pay $18 per seat?' })],
   [
     'POST /responses (previous_response_id, item_reference)',
@@ -137,6 +150,13 @@ const endpointsOf = ({ project, workspace, conversation }) => [
     }),
   ],
   ['GET /responses/{id}', 'GET', `/responses/${conversation.last}`],
+  [
+    'POST /responses (conversation)',
+    'POST',
+    '/responses',
+    () => ({ model: 'service-1', persona_id: PERSONA, input: 'Which ERP do we use?', conversation: thread, truncation: 'auto' }),
+  ],
+  ['GET /conversations/{id}/items', 'GET', `/conversations/${thread}/items`],
   [
     'POST /chat/completions',
     'POST',
@@ -208,6 +228,8 @@ async function settle(history) {
 async function fillOnePage(history) {
   await history.clone('files', history.templates.files, 50 - (await history.count('files')), { storage_key: `'upl_' || md5(src.id || g) || '.txt'` });
   for (const table of ['generations', 'agent_threads', 'meetings']) await history.clone(table, history.templates[table], 50 - (await history.count(table)));
+  // A conversation call reads at most 1 000 items: a full "page" of them.
+  await history.growThread(1_000);
   await settle(history);
 }
 
@@ -235,6 +257,7 @@ try {
     await clone('model_responses', templates.model_responses, Math.round(step / 2) - (await count('model_responses')));
     for (const table of ['generations', 'agent_threads', 'meetings']) await clone(table, templates[table], others - (await count(table)));
     await clone('files', templates.files, others - (await count('files')), { storage_key: `'upl_' || md5(src.id || g) || '.txt'` });
+    await grown.growThread(others);
     // The counters the charges would have written, as the migration builds them from the ledger.
     await sql`delete from credit_usage_daily`;
     for (const backfill of backfills) await sql.unsafe(backfill);

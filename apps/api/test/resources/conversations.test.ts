@@ -196,6 +196,23 @@ describe('POST /responses with conversation', () => {
     expect((await page(id)).data).toHaveLength(5);
   });
 
+  it('holds exactly the turns that were charged when concurrent calls run out of credits', async () => {
+    const probe = await ask((await create()).id, 'Would you pay $18 per seat?');
+    const price = probe.body.usage.credits_used as number;
+    const tight = await h.tenant({ credits: price * 3 });
+    const conversation = (await h.post('/conversations', tight.key, {})).body.id as string;
+    const calls = await Promise.all(Array.from({ length: 8 }, () => ask(conversation, 'Would you pay $18 per seat?', {}, tight.key)));
+    const answered = calls.filter((call) => call.status === 200);
+    expect(answered.length).toBeGreaterThan(0);
+    expect(calls.every((call) => call.status === 200 || call.status === 402)).toBe(true);
+    // Every answered turn is in the conversation, and nothing else: its question and its answer.
+    const items = (await h.get(`/conversations/${conversation}/items?limit=100&order=asc`, tight.key)).body.data;
+    expect(items).toHaveLength(answered.length * 2);
+    expect(items.filter((item: any) => item.role === 'assistant').map((item: any) => item.id).sort()).toEqual(answered.map((call) => call.body.output[0].id).sort());
+    const charged = answered.reduce((sum, call) => sum + call.body.usage.credits_used, 0);
+    expect(charged).toBeLessThanOrEqual(price * 3);
+  });
+
   it('appends nothing when the call is refused for credits', async () => {
     const poor = await h.tenant({ credits: 0 });
     const conversation = (await h.post('/conversations', poor.key, { items: [user('Hello.')] })).body;

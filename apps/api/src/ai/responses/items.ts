@@ -1,6 +1,7 @@
 import type { components } from '@persona-api/types';
 import type { RequestContext } from '../../http/context.js';
 import { errors } from '../../http/errors.js';
+import { newId } from '../../lib/ids.js';
 import { asInputItem, findStoredOutputItem } from './item-reference.js';
 import { assistantText, textOf, type ResolvedInputItem } from './request.js';
 
@@ -49,6 +50,9 @@ export function listedItem(given: GivenItem, id: string): ListedItem {
       : item.content.map(({ text }) => ({ type: 'input_text' as const, text }));
   return { id, type: 'message', role: item.role, status: 'completed', content };
 }
+
+/** Given items as listed under new ids of their kind: what a conversation stores. */
+export const withNewIds = (given: readonly GivenItem[]): ListedItem[] => given.map((entry) => listedItem(entry, newId(ITEM_PREFIX[kindOf(entry)])));
 
 /** A listed item as the input item that sends it to the model again. */
 export function inputItemOf(item: ListedItem): ResolvedInputItem {

@@ -23,7 +23,7 @@ export const conversationHandlers: Pick<
     const now = ctx.now();
     const row = await ctx.db.transaction(async (tx) => {
       const created = await insertConversation(tx, { id: newId('conv'), accountId: ctx.auth.accountId, metadata: body.metadata ?? {}, createdAt: now });
-      await appendItems(tx, ctx.auth.accountId, created.id, given, now);
+      if (given.length > 0) await appendItems(tx, ctx.auth.accountId, created.id, given, now);
       return created;
     });
     return toConversation(row);
@@ -46,7 +46,7 @@ export const conversationHandlers: Pick<
 
   createConversationItems: async ({ params, body }, ctx) => {
     const given = await givenItemsOfCaller(ctx, body.items, 'items');
-    const items = await ctx.db.transaction((tx) => appendItems(tx, ctx.auth.accountId, params.id, given, ctx.now()));
+    const items = await appendItems(ctx.db, ctx.auth.accountId, params.id, given, ctx.now());
     return { object: 'list', data: items, first_id: items[0]!.id, last_id: items.at(-1)!.id, has_more: false };
   },
 

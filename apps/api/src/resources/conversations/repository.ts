@@ -3,8 +3,7 @@ import type { Executor } from '../../db/client.js';
 import { rowsOf } from '../../db/sql.js';
 import { errors } from '../../http/errors.js';
 import { itemCharacters } from '../../ai/responses/request.js';
-import { inputItemOf, ITEM_PREFIX, kindOf, listedItem, type GivenItem, type ListedItem } from '../../ai/responses/items.js';
-import { newId } from '../../lib/ids.js';
+import { inputItemOf, type GivenItem, type ListedItem, withNewIds } from '../../ai/responses/items.js';
 import { conversationItems, conversations } from './table.js';
 
 export type ConversationRow = typeof conversations.$inferSelect;
@@ -35,26 +34,16 @@ export async function deleteConversationRow(db: Executor, accountId: string, id:
 }
 
 /**
- * Appends `given` to the conversation, in order, each under a new id: the sequence numbers come from the
- * conversation's row (locked by the update until the transaction ends), so concurrent adds keep one order.
- * Run inside a transaction.
+ * Appends `given` to the account's conversation, in order, each under a new id: one statement
+ * (appendItemsSql), which takes their sequence numbers from the conversation's row, so concurrent adds
+ * keep one order. A 404 when there is no such conversation.
  */
-export async function appendItems(tx: Executor, accountId: string, id: string, given: readonly GivenItem[], now: Date): Promise<ListedItem[]> {
-  const [bumped] = await tx
-    .update(conversations)
-    .set({ itemSeq: sql`${conversations.itemSeq} + ${given.length}` })
-    .where(ofAccount(accountId, id))
-    .returning({ itemSeq: conversations.itemSeq });
-  if (!bumped) throw errors.notFound('conversation', id);
-  const first = bumped.itemSeq - given.length + 1;
-  const items = given.map((entry) => listedItem(entry, newId(ITEM_PREFIX[kindOf(entry)])));
-  if (items.length > 0) {
-    await tx
-      .insert(conversationItems)
-      .values(
-        items.map((item, index) => ({ conversationId: id, seq: first + index, id: item.id, item, chars: itemCharacters(inputItemOf(item)), createdAt: now })),
-      );
-  }
+export async function appendItems(db: Executor, accountId: string, id: string, given: readonly GivenItem[], now: Date): Promise<ListedItem[]> {
+  const items = withNewIds(given);
+  const [row] = rowsOf<{ found: boolean }>(
+    await db.execute(sql`with ${appendItemsSql(accountId, id, items, now, sql`true`)} select exists (select 1 from bumped) as found`),
+  );
+  if (!row?.found) throw errors.notFound('conversation', id);
   return items;
 }
 

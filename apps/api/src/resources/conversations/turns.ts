@@ -1,9 +1,8 @@
 import type { SQL } from 'drizzle-orm';
 import type { RequestContext } from '../../http/context.js';
 import { apiError, errors } from '../../http/errors.js';
-import { inputItemOf, ITEM_PREFIX, kindOf, listedItem, type GivenItem, type ListedItem } from '../../ai/responses/items.js';
+import { inputItemOf, type GivenItem, type ListedItem, withNewIds } from '../../ai/responses/items.js';
 import { MAX_INPUT_CHARS, type ResolvedInputItem } from '../../ai/responses/request.js';
-import { newId } from '../../lib/ids.js';
 import { appendItemsSql, readRecentItems } from './repository.js';
 
 /** The most items of a conversation one call reads (DECISIONS.md, Conversations). */
@@ -48,6 +47,6 @@ export async function readConversationTurns(
  */
 export function appendTurn(ctx: RequestContext, id: string, input: string | ResolvedInputItem[], output: readonly ListedItem[]): (when: SQL) => SQL {
   const given: GivenItem[] = typeof input === 'string' ? [{ sent: { role: 'user', content: input } }] : input.map((item) => ({ sent: item }));
-  const items = [...given.map((entry) => listedItem(entry, newId(ITEM_PREFIX[kindOf(entry)]))), ...output];
+  const items = [...withNewIds(given), ...output];
   return (when) => appendItemsSql(ctx.auth.accountId, id, items, ctx.now(), when);
 }
