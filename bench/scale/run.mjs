@@ -85,6 +85,8 @@ async function openHistory(name) {
   await call('POST', '/generations', { app_id: 'app_linkedin_post', input_data: { topic: 'Cold brew', post_length: 'short' }, project_id: project });
   await call('POST', '/agent/threads', { workspace_id: workspace, title: 'Research', project_id: project });
   const [account] = await sql`select account_id from workspaces where id = ${workspace}`;
+  // Conversation calls read up to 1 000 items each (hundreds of credits a call): room for every request.
+  await sql`update accounts set credit_balance = 1000000000000 where id = ${account.account_id}`;
   const now = new Date();
   await sql`insert into files (id, workspace_id, name, type, size_bytes, size, storage_key, created_at, updated_at)
     values ('file_benchseed', ${workspace}, 'memo.txt', 'text/plain', 10, 10, 'upl_benchseed.txt', ${now}, ${now})`;
@@ -106,18 +108,24 @@ async function openHistory(name) {
   const conversation = { opening: opening.output[0].id, last: reply.id };
   // A server conversation (/conversations) whose items grow with the history.
   const thread = (await call('POST', '/conversations', { items: [{ role: 'user', content: 'We close the books on NetSuite.' }] })).id;
-  /** Grows the server conversation to `total` items (copies of its first, numbered on). */
-  async function growThread(total) {
+  /**
+   * Adds `count` copies of the server conversation's first item after its latest one. A call reads at most
+   * the latest 1 000 items, and what they are (its own appended turns or these short copies) sets its cost;
+   * topping up the grown and the one-page histories alike before each step keeps their calls reading the
+   * same items, so what differs is the history behind them.
+   */
+  async function addThreadItems(count) {
     await sql.unsafe(
       `insert into conversation_items (conversation_id, seq, id, item, chars, created_at)
        select src.conversation_id, c.item_seq + g, 'msg_grown' || (c.item_seq + g), jsonb_set(src.item, '{id}', to_jsonb('msg_grown' || (c.item_seq + g))), src.chars, src.created_at
-       from conversation_items src join conversations c on c.id = src.conversation_id, generate_series(1, $2::bigint - c.item_seq) g
+       from conversation_items src join conversations c on c.id = src.conversation_id, generate_series(1, $2::bigint) g
        where src.conversation_id = $1 and src.seq = 1`,
-      [thread, total],
+      [thread, count],
     );
-    await sql.unsafe('update conversations set item_seq = greatest(item_seq, $2::bigint) where id = $1', [thread, total]);
+    await sql.unsafe('update conversations set item_seq = item_seq + $2::bigint where id = $1', [thread, count]);
   }
-  return { name, pg, sql, api, call, send, clone, count, workspace, project, charge, templates, conversation, thread, growThread };
+  const threadItems = async () => Number((await sql`select item_seq from conversations where id = ${thread}`)[0].item_seq);
+  return { name, pg, sql, api, call, send, clone, count, workspace, project, charge, templates, conversation, thread, addThreadItems, threadItems };
 }
 
 const headers = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
@@ -229,7 +237,7 @@ async function fillOnePage(history) {
   await history.clone('files', history.templates.files, 50 - (await history.count('files')), { storage_key: `'upl_' || md5(src.id || g) || '.txt'` });
   for (const table of ['generations', 'agent_threads', 'meetings']) await history.clone(table, history.templates[table], 50 - (await history.count(table)));
   // A conversation call reads at most 1 000 items: a full "page" of them.
-  await history.growThread(1_000);
+  await history.addThreadItems(1_000);
   await settle(history);
 }
 
@@ -257,7 +265,10 @@ try {
     await clone('model_responses', templates.model_responses, Math.round(step / 2) - (await count('model_responses')));
     for (const table of ['generations', 'agent_threads', 'meetings']) await clone(table, templates[table], others - (await count(table)));
     await clone('files', templates.files, others - (await count('files')), { storage_key: `'upl_' || md5(src.id || g) || '.txt'` });
-    await grown.growThread(others);
+    // The conversation to the step's size, its latest 1 000 items copies, as the one-page history's.
+    await grown.addThreadItems(Math.max(0, others - 1_000 - (await grown.threadItems())) + 1_000);
+    await pageReference.addThreadItems(1_000);
+    await settle(pageReference);
     // The counters the charges would have written, as the migration builds them from the ledger.
     await sql`delete from credit_usage_daily`;
     for (const backfill of backfills) await sql.unsafe(backfill);
