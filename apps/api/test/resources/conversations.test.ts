@@ -208,7 +208,12 @@ describe('POST /responses with conversation', () => {
     // Every answered turn is in the conversation, and nothing else: its question and its answer.
     const items = (await h.get(`/conversations/${conversation}/items?limit=100&order=asc`, tight.key)).body.data;
     expect(items).toHaveLength(answered.length * 2);
-    expect(items.filter((item: any) => item.role === 'assistant').map((item: any) => item.id).sort()).toEqual(answered.map((call) => call.body.output[0].id).sort());
+    expect(
+      items
+        .filter((item: any) => item.role === 'assistant')
+        .map((item: any) => item.id)
+        .sort(),
+    ).toEqual(answered.map((call) => call.body.output[0].id).sort());
     const charged = answered.reduce((sum, call) => sum + call.body.usage.credits_used, 0);
     expect(charged).toBeLessThanOrEqual(price * 3);
   });

@@ -30,6 +30,11 @@ export const responsesModule = resourceModule({
         ],
       });
       expect([quoted.status, quoted.body.error?.param]).toEqual([400, 'input.0.id']);
+      // Nor read A's conversation, or add to it, through a model call.
+      notFound(
+        await api.post('/responses', b.key, { model: 'service-1', persona_id: 'persona_saas_cfo', input: 'Go on.', conversation: ids.aConversation }),
+        'conversation',
+      );
     },
     getResponse: async ({ api, notFound }, { b, ids }) => notFound(await api.get(`/responses/${ids.aResponse}`, b.key)),
     listResponseInputItems: async ({ api, notFound }, { b, ids }) => notFound(await api.get(`/responses/${ids.aResponse}/input_items`, b.key)),
