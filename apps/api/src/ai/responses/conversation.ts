@@ -5,6 +5,7 @@ import { rowsOf } from '../../db/sql.js';
 import { apiError } from '../../http/errors.js';
 import type { RequestContext } from '../../http/context.js';
 import { asInputItem, findStoredOutputItem } from './item-reference.js';
+import { givenAsInput, givenItems } from './items.js';
 import { itemCharacters, MAX_INPUT_CHARS, type ResolvedInputItem } from './request.js';
 
 type InputItem = components['schemas']['ResponseInputItem'];
@@ -109,17 +110,8 @@ export async function restoreConversation(
   const referenced = chainReferences(ctx, turns);
   const history: ResolvedInputItem[] = [];
   for (const turn of turns) {
-    if (typeof turn.input === 'string') history.push({ role: 'user', content: turn.input });
-    else {
-      for (const item of turn.input) {
-        if (!('type' in item) || item.type !== 'item_reference') history.push(item as ResolvedInputItem);
-        else {
-          const found = await referenced(item.id);
-          if (found) history.push(asInputItem(found));
-        }
-      }
-    }
-    for (const item of turn.output) history.push(asInputItem(item));
+    // References to responses deleted since are left out.
+    history.push(...(await givenItems(turn.input, referenced)).map(givenAsInput), ...turn.output.map(asInputItem));
   }
   return history;
 }
