@@ -93,7 +93,12 @@ export async function givenItems(
   return given;
 }
 
-/** Items a caller adds (a conversation's): every `item_reference` must name an output item of the account. */
+/**
+ * Items a caller sends (`input`, a conversation's `items`): every `item_reference` must name an output item
+ * of one of the account's stored responses (DECISIONS.md, Responses). Any other id — unknown, or another
+ * account's — is the same 400 `invalid_parameter` at `param.N.id`, so the answer does not reveal whether
+ * another account has it.
+ */
 export const givenItemsOfCaller = (ctx: RequestContext, items: InputItem[], param: string): Promise<GivenItem[]> =>
   givenItems(
     items,
@@ -102,3 +107,9 @@ export const givenItemsOfCaller = (ctx: RequestContext, items: InputItem[], para
       throw errors.invalidParameter(`${param}.${index}.id`, `No output item ${id} exists in a stored response of this account.`);
     },
   );
+
+/** `input` with each `item_reference` replaced by the output item it names, as the model gets it (givenItemsOfCaller). */
+export async function resolveItemReferences(ctx: RequestContext, input: string | InputItem[]): Promise<string | ResolvedInputItem[]> {
+  if (typeof input === 'string' || !input.some((item) => 'type' in item && item.type === 'item_reference')) return input as string | ResolvedInputItem[];
+  return (await givenItemsOfCaller(ctx, input, 'input')).map(givenAsInput);
+}

@@ -75,7 +75,7 @@ export function checkObjectSchema(schema: Record<string, unknown>, param: string
   }
 }
 
-/** An input item once `item_reference`s are replaced by the items they name (item-reference.ts). */
+/** An input item once `item_reference`s are replaced by the items they name (items.ts). */
 export type ResolvedInputItem = Exclude<InputItem, { type: 'item_reference' }>;
 
 type AssistantPart = Extract<InputItem, { role: 'assistant' }>['content'];

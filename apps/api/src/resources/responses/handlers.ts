@@ -30,7 +30,7 @@ import {
 import { errors } from '../../http/errors.js';
 import { appendTurn, type ConversationRead, readConversationTurns } from '../conversations/turns.js';
 import { outputCharacters, restoreConversation } from '../../ai/responses/conversation.js';
-import { resolveItemReferences } from '../../ai/responses/item-reference.js';
+import { resolveItemReferences } from '../../ai/responses/items.js';
 import { personaIdOf } from '../../ai/persona-header.js';
 import { deleteStoredResponse, findStoredResponse } from './stored.js';
 import { listInputItems } from './input-items.js';
