@@ -149,8 +149,13 @@ export interface ListQuery {
  * gives the operation's limit (50 for most lists, 20 for meetings), so the handler never repeats it.
  */
 function limitOf(query: ListQuery): number {
-  if (query.limit === undefined) throw new Error('limit is missing: the contract validator fills in its default');
-  return query.limit;
+  return filledDefault(query.limit, 'limit');
+}
+
+/** A query parameter whose default the contract gives: the validator has filled it in, so it is never missing. */
+export function filledDefault<Value>(value: Value | undefined, name: string): Value {
+  if (value === undefined) throw new Error(`${name} is missing: the contract validator fills in its default`);
+  return value;
 }
 
 /** The part of a keyset query a list's own query builder applies: `.where(page.where).orderBy(...page.orderBy).limit(page.fetch)`. */

@@ -4,8 +4,8 @@ import { modelResponses } from '../../db/schema/index.js';
 import { rowsOf } from '../../db/sql.js';
 import { apiError } from '../../http/errors.js';
 import type { RequestContext } from '../../http/context.js';
-import { asInputItem, findStoredOutputItem } from './item-reference.js';
-import { givenAsInput, givenItems } from './items.js';
+import { findStoredOutputItem } from './item-reference.js';
+import { givenAsInput, givenItems, inputItemOf } from './items.js';
 import { itemCharacters, MAX_INPUT_CHARS, type ResolvedInputItem } from './request.js';
 
 type InputItem = components['schemas']['ResponseInputItem'];
@@ -15,7 +15,7 @@ type OutputItem = components['schemas']['ResponseOutputItem'];
 export const MAX_RESTORED_RESPONSES = 1_000;
 
 /** Characters of a turn's output as `previous_response_id` restores it (messages' text, calls' arguments). */
-export const outputCharacters = (output: readonly OutputItem[]): number => output.reduce((sum, item) => sum + itemCharacters(asInputItem(item)), 0);
+export const outputCharacters = (output: readonly OutputItem[]): number => output.reduce((sum, item) => sum + itemCharacters(inputItemOf(item)), 0);
 
 interface ChainRow {
   id: string;
@@ -111,7 +111,7 @@ export async function restoreConversation(
   const history: ResolvedInputItem[] = [];
   for (const turn of turns) {
     // References to responses deleted since are left out.
-    history.push(...(await givenItems(turn.input, referenced)).map(givenAsInput), ...turn.output.map(asInputItem));
+    history.push(...(await givenItems(turn.input, referenced)).map(givenAsInput), ...turn.output.map(inputItemOf));
   }
   return history;
 }

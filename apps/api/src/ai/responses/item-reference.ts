@@ -2,15 +2,8 @@ import type { components } from '@persona-api/types';
 import { and, eq, sql } from 'drizzle-orm';
 import { modelResponses } from '../../db/schema/index.js';
 import type { RequestContext } from '../../http/context.js';
-import type { ResolvedInputItem } from './request.js';
 
 type OutputItem = components['schemas']['ResponseOutputItem'];
-
-/** An output item as the input item that sends it back: a function call, or an assistant message's text. */
-export function asInputItem(item: OutputItem): ResolvedInputItem {
-  if (item.type === 'function_call') return { type: 'function_call', call_id: item.call_id, name: item.name, arguments: item.arguments };
-  return { role: 'assistant', content: item.content.map((part) => ({ type: 'output_text' as const, text: part.text })) };
-}
 
 /**
  * The output item with this id in one of the account's stored responses: a lookup in the index of output

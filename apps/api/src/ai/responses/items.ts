@@ -2,7 +2,7 @@ import type { components } from '@persona-api/types';
 import type { RequestContext } from '../../http/context.js';
 import { errors } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
-import { asInputItem, findStoredOutputItem } from './item-reference.js';
+import { findStoredOutputItem } from './item-reference.js';
 import { assistantText, textOf, type ResolvedInputItem } from './request.js';
 
 type InputItem = components['schemas']['ResponseInputItem'];
@@ -51,10 +51,14 @@ export function listedItem(given: GivenItem, id: string): ListedItem {
   return { id, type: 'message', role: item.role, status: 'completed', content };
 }
 
+/** Input whose references are resolved already, as given items: a string is one user message. */
+export const sentItems = (input: string | ResolvedInputItem[]): GivenItem[] =>
+  typeof input === 'string' ? [{ sent: { role: 'user', content: input } }] : input.map((item) => ({ sent: item }));
+
 /** Given items as listed under new ids of their kind: what a conversation stores. */
 export const withNewIds = (given: readonly GivenItem[]): ListedItem[] => given.map((entry) => listedItem(entry, newId(ITEM_PREFIX[kindOf(entry)])));
 
-/** A listed item as the input item that sends it to the model again. */
+/** A listed item (an output item too) as the input item that sends it to the model again. */
 export function inputItemOf(item: ListedItem): ResolvedInputItem {
   switch (item.type) {
     case 'function_call':
@@ -69,7 +73,7 @@ export function inputItemOf(item: ListedItem): ResolvedInputItem {
 }
 
 /** The given item as an input item (a referenced output item as the model would get it back). */
-export const givenAsInput = (given: GivenItem): ResolvedInputItem => ('sent' in given ? given.sent : asInputItem(given.referenced));
+export const givenAsInput = (given: GivenItem): ResolvedInputItem => ('sent' in given ? given.sent : inputItemOf(given.referenced));
 
 /**
  * `input` as given items: a string is one user message; each `item_reference` is the output item it names
@@ -80,7 +84,7 @@ export async function givenItems(
   resolve: (id: string) => Promise<OutputItem | null>,
   missing: (index: number, id: string) => void = () => {},
 ): Promise<GivenItem[]> {
-  if (typeof input === 'string') return [{ sent: { role: 'user', content: input } }];
+  if (typeof input === 'string') return sentItems(input);
   const given: GivenItem[] = [];
   for (const [index, item] of input.entries()) {
     if (!('type' in item) || item.type !== 'item_reference') given.push({ sent: item as ResolvedInputItem });

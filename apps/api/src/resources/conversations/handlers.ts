@@ -40,8 +40,7 @@ export const conversationHandlers: Pick<
 
   listConversationItems: async ({ params, query }, ctx) => {
     const conversation = await findConversation(ctx.db, ctx.auth.accountId, params.id);
-    const order = query?.order ?? 'desc';
-    return itemPage({ ...query, order }, (from) => readItems(ctx.db, conversation.id, { order, from, count: (query?.limit ?? 50) + 1 }));
+    return itemPage(query ?? {}, (from, order, count) => readItems(ctx.db, conversation.id, { order, from, count }));
   },
 
   createConversationItems: async ({ params, body }, ctx) => {

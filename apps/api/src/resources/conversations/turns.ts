@@ -1,7 +1,7 @@
 import type { SQL } from 'drizzle-orm';
 import type { RequestContext } from '../../http/context.js';
 import { apiError, errors } from '../../http/errors.js';
-import { inputItemOf, type GivenItem, type ListedItem, withNewIds } from '../../ai/responses/items.js';
+import { inputItemOf, type ListedItem, sentItems, withNewIds } from '../../ai/responses/items.js';
 import { MAX_INPUT_CHARS, type ResolvedInputItem } from '../../ai/responses/request.js';
 import { appendItemsSql, readRecentItems } from './repository.js';
 
@@ -46,7 +46,6 @@ export async function readConversationTurns(
  * (settleModelCall's `alsoWrite`): `input` under new ids, then the output items under their own.
  */
 export function appendTurn(ctx: RequestContext, id: string, input: string | ResolvedInputItem[], output: readonly ListedItem[]): (when: SQL) => SQL {
-  const given: GivenItem[] = typeof input === 'string' ? [{ sent: { role: 'user', content: input } }] : input.map((item) => ({ sent: item }));
-  const items = [...withNewIds(given), ...output];
+  const items = [...withNewIds(sentItems(input)), ...output];
   return (when) => appendItemsSql(ctx.auth.accountId, id, items, ctx.now(), when);
 }

@@ -231,9 +231,9 @@ export const createResponse: Handler<'createResponse'> = async ({ body, headers 
   const bounds = { budget: MAX_INPUT_CHARS - inputChars, truncation: body.truncation ?? 'disabled' } as const;
   let history: ResolvedInputItem[] = [];
   let conversation: ConversationRead | null = null;
-  if (inputChars <= MAX_INPUT_CHARS && body.previous_response_id) history = await restoreConversation(ctx, body.previous_response_id, bounds);
-  else if (inputChars <= MAX_INPUT_CHARS && body.conversation != null) {
-    ({ history, read: conversation } = await readConversationTurns(ctx, conversationIdOf(body.conversation), bounds));
+  if (inputChars <= MAX_INPUT_CHARS) {
+    if (body.previous_response_id) history = await restoreConversation(ctx, body.previous_response_id, bounds);
+    else if (body.conversation != null) ({ history, read: conversation } = await readConversationTurns(ctx, conversationIdOf(body.conversation), bounds));
   }
   const request = readResponseRequest(body, input, personaId, history, inputChars);
   const prepared = await prepareModelCall(ctx, {

@@ -1,5 +1,4 @@
 import { hash } from 'node:crypto';
-import type { operations } from '@persona-api/types';
 import type { RequestContext } from '../../http/context.js';
 import { ApiError } from '../../http/errors.js';
 import { chainReferences, readChain, type ChainTurn } from '../../ai/responses/conversation.js';
@@ -20,19 +19,23 @@ import { inputCharacters, MAX_INPUT_CHARS } from '../../ai/responses/request.js'
 import { readItemRange } from '../conversations/repository.js';
 import { findStoredInput } from './stored.js';
 
-type Query = NonNullable<operations['listResponseInputItems']['parameters']['query']>;
-
 /**
  * Gives listed items their ids (DECISIONS.md, Responses): an item keeps the id it has when that id has
  * the item's prefix and is not taken yet in this list, otherwise it gets one derived from its response's
  * id and its position there, the same on every call, so ids work as cursors.
  */
+const OWN_ID = {
+  message: /^msg_[A-Za-z0-9_-]{1,60}$/,
+  function_call: /^fc_[A-Za-z0-9_-]{1,61}$/,
+  function_call_output: /^fco_[A-Za-z0-9_-]{1,60}$/,
+} satisfies Record<ItemKind, RegExp>;
+
 class ItemIds {
   readonly #taken = new Set<string>();
 
   assign(kind: ItemKind, own: string | undefined, responseId: string, position: number): string {
     const prefix = ITEM_PREFIX[kind];
-    let id = own !== undefined && own.length <= 64 && new RegExp(`^${prefix}_[A-Za-z0-9_-]+$`).test(own) ? own : undefined;
+    let id = own !== undefined && OWN_ID[kind].test(own) ? own : undefined;
     for (let attempt = 0; id === undefined || this.#taken.has(id); attempt++) {
       id = `${prefix}_${hash('sha256', `${responseId}/${position}/${attempt}`, 'base64url').slice(0, 24)}`;
     }
@@ -82,12 +85,11 @@ async function itemsOf(ctx: RequestContext, id: string): Promise<ListedItem[]> {
 }
 
 /** A page of GET /responses/{id}/input_items: newest first unless `order=asc`, after the item `cursor` or `after` names. */
-export async function listInputItems(ctx: RequestContext, id: string, query: Query) {
+export async function listInputItems(ctx: RequestContext, id: string, query: ItemPageQuery) {
   const items = await itemsOf(ctx, id);
-  const page: ItemPageQuery = { ...query, order: query.order ?? 'desc' };
-  if (page.order === 'desc') items.reverse();
-  return itemPage(page, (from) => {
+  return itemPage(query, (from, order, count) => {
+    if (order === 'desc') items.reverse();
     const start = from === undefined ? 0 : items.findIndex((item) => item.id === from) + 1;
-    return start === 0 && from !== undefined ? null : items.slice(start, start + (query.limit ?? 50) + 1);
+    return start === 0 && from !== undefined ? null : items.slice(start, start + count);
   });
 }

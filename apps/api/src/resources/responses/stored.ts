@@ -26,9 +26,11 @@ export async function deleteStoredResponse(db: Executor, accountId: string, id: 
   if (deleted.length === 0) throw errors.notFound('response', id);
 }
 
+type CreateRequest = components['schemas']['ResponseCreateRequest'];
+
 /** What a stored response was given: its input as sent, the response it continued, the conversation items it read. */
 export interface StoredInput {
-  input: string | components['schemas']['ResponseInputItem'][];
+  input: CreateRequest['input'];
   previousResponseId: string | null;
   conversation: { id: string; from: number; to: number } | null;
 }
@@ -46,7 +48,7 @@ export async function findStoredInput(db: Executor, accountId: string, id: strin
     .where(ofAccount(accountId, id))
     .limit(1);
   if (!row) throw errors.notFound('response', id);
-  const request = row.request as { input: StoredInput['input']; previous_response_id?: string | null };
+  const request = row.request as Pick<CreateRequest, 'input' | 'previous_response_id'>;
   return {
     input: request.input,
     previousResponseId: request.previous_response_id ?? null,
