@@ -171,6 +171,13 @@ describe('offline engine: persona voice', () => {
     expect(await turn('What did I ask you?')).toBe('You asked: “Did I mention the number of users?”');
     messages.push({ role: 'user', content: 'The pilot would need sign-off from the controller.' }, { role: 'assistant', content: 'Noted.' });
     expect(await turn('Remind me what I said.')).toBe('You said: “The pilot would need sign-off from the controller.”');
+    // A short question about the user's own facts, answered from what they said (was a pitch verdict).
+    messages.push({ role: 'user', content: 'We have 240 seats and renew on March 3.' }, { role: 'assistant', content: 'Noted.' });
+    expect(await turn('When do we renew?')).toBe('You said: “We have 240 seats and renew on March 3.”');
+    expect(await turn('How many seats do we have?')).toBe('You said: “We have 240 seats and renew on March 3.”');
+    // Not a hypothetical, and not a fact they never gave: the persona answers those as usual.
+    expect(await turn('What do we get if we renew early?')).not.toMatch(/^You said/);
+    expect(await turn('Which ERP do we use?')).not.toMatch(/^You said|I do not think/);
   });
 
   it('answers who it is, what it runs on, its budget, who decides with it and what it would pay from those fields', async () => {

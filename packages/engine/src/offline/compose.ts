@@ -320,6 +320,11 @@ function chooseOption(details: EnginePersona['details'], options: [string, strin
 // A request to go over the conversation so far, and a question about what the user said earlier.
 const RECAP = /\b(?:summari[sz]e|recap|sum up)\b|\bwhat (?:did|have) we (?:discuss|talk|cover|agree)|\bwhere are we\b/i;
 const RECALL = /\b(?:did I|I (?:said|told you|mentioned)|what was my|what is my|what's my|remind me)\b/i;
+// A short question about the user's own facts ("When do we renew?", "Which ERP do we use?", "How many seats
+// do we have?"), not a hypothetical ("What do we get if we sign?"): answered from what they said, when they did.
+const OWN_FACT =
+  /^\s*(?:when|what|which|where|who|how (?:many|much|long|often))\b[^?]{0,60}\b(?:do|did|does|is|are|was|were|have|has)\s+(?:we|our|my|I)\b[^?]*\?\s*$/i;
+const HYPOTHETICAL = /\b(?:if|would|could|should|might)\b/i;
 const RECAP_TURNS = 6;
 // The words of a recall question that ask for the memory, not what it is about.
 const RECALL_VERBS = stemsOf('ask asked say said tell told mention mentioned remind question');
@@ -347,17 +352,27 @@ function recallFromHistory(input: string, history: readonly { role: 'user' | 'as
       const said = clip(lastUser.content.trim(), 300);
       return `${said.endsWith('?') ? 'You asked' : 'You said'}: “${said}”`;
     }
-    let best: { line: string; shared: number } | null = null;
-    for (const turn of earlier.filter((entry) => entry.role === 'user')) {
-      for (const line of sentences(turn.content)) {
-        const shared = topicalShared(stemSet(line), wanted).length;
-        if (shared > 0 && (!best || shared >= best.shared)) best = { line, shared };
-      }
-    }
-    if (best) return `You said: “${clip(best.line, 300)}”`;
+    const best = userLineAbout(earlier, wanted);
+    if (best) return `You said: “${clip(best, 300)}”`;
     return earlier.some((turn) => turn.role === 'user') ? 'I do not think you mentioned that so far.' : null;
   }
+  if (OWN_FACT.test(input) && !HYPOTHETICAL.test(input)) {
+    const best = userLineAbout(earlier, stemSet(input));
+    if (best) return `You said: “${clip(best, 300)}”`;
+  }
   return null;
+}
+
+/** The earlier user sentence sharing the most topical stems with `wanted` (the latest of equals), or null. */
+function userLineAbout(earlier: readonly { role: 'user' | 'assistant'; content: string }[], wanted: Set<string>): string | null {
+  let best: { line: string; shared: number } | null = null;
+  for (const turn of earlier.filter((entry) => entry.role === 'user')) {
+    for (const line of sentences(turn.content)) {
+      const shared = topicalShared(stemSet(line), wanted).length;
+      if (shared > 0 && (!best || shared >= best.shared)) best = { line, shared };
+    }
+  }
+  return best?.line ?? null;
 }
 
 /**
