@@ -10,6 +10,7 @@ import { registerOperations } from './app/routes.js';
 import { apiKeyFinder, apiKeysChannel, type AuthContext } from './auth/api-keys.js';
 import { UsageRecorder } from './billing/usage-recorder.js';
 import type { HandlerMap } from './contract/handler-types.js';
+import { contractQueryParser } from './http/query.js';
 import { basePath, listOperations, loadSpec, withOpenFreeFormObjects, type OpenApiDocument, type OperationInfo } from './contract/spec.js';
 import type { Database, DatabaseHandle } from './db/client.js';
 import type { RequestContext, RequestMeter } from './http/context.js';
@@ -118,7 +119,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       const incoming = req.headers['x-request-id'];
       return typeof incoming === 'string' && REQUEST_ID_SHAPE.test(incoming) ? incoming : newRequestId();
     },
-    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH, querystringParser: contractQueryParser(spec as never) },
     // Requests that arrive while the server closes are served (with Connection: close), not answered
     // with Fastify's own 503 outside the envelope.
     return503OnClosing: false,

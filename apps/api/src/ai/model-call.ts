@@ -214,6 +214,8 @@ export interface Settlement {
   turnChars?: number | null;
   /** The body as the caller receives it, given the credits actually charged. */
   body: (creditsCharged: number) => Record<string, unknown>;
+  /** A chat completion's metadata as stored (model_responses.metadata); a response keeps its in `body`. */
+  metadata?: Record<string, string> | null;
   /** The conversation a response read: its id and the sequence numbers of the first and last item given. */
   conversation?: { id: string; from: number | null; to: number | null } | null;
   /** More writes (CTEs) for the same statement, done only when `when` holds: the charge went through. */
@@ -267,7 +269,7 @@ export async function settleModelCall(
       query: sql`${settled}
         insert into ${modelResponses} (id, object, account_id, workspace_id, api_key_id, request_id, persona_id, status, stream, engine,
           upstream_model, request, body, input_tokens, output_tokens, credits_used, turn_chars, conversation_id, conversation_seq_from,
-          conversation_seq_to, created_at)
+          conversation_seq_to, metadata, created_at)
         select ${settlement.id}, ${settlement.object}, ${ctx.auth.accountId}, ${workspaceId}::text, ${ctx.auth.apiKeyId}::text,
           ${ctx.requestId}::text, ${prepared.personaId}::text, ${settlement.status}, ${settlement.stream}::boolean, ${description.engine},
           ${description.upstream_model ?? null}::text, ${JSON.stringify(settlement.request)}::jsonb,
@@ -275,7 +277,7 @@ export async function settleModelCall(
             else jsonb_set(${JSON.stringify(body)}::jsonb, '{usage,credits_used}', to_jsonb(settled.charged)) end,
           ${settlement.usage.input_tokens}::int, ${settlement.usage.output_tokens}::int, settled.charged, ${settlement.turnChars ?? null}::int,
           ${conversation?.id ?? null}::text, ${conversation?.from ?? null}::bigint, ${conversation?.to ?? null}::bigint,
-          ${now.toISOString()}::timestamptz
+          ${settlement.metadata ? JSON.stringify(settlement.metadata) : null}::jsonb, ${now.toISOString()}::timestamptz
         from settled ${charge ? sql`where settled.result = 'ok'` : sql``}
       )${settlement.alsoWrite ? sql`, ${settlement.alsoWrite(charge ? sql`exists (select 1 from settled where settled.result = 'ok')` : sql`true`)}` : sql``}
       select * from settled`,

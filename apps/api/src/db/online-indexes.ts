@@ -22,6 +22,11 @@ const ONLINE_INDEXES: { name: string; create: string }[] = [
   { name: 'model_responses_output_items_idx', create: `on "model_responses" using gin (jsonb_path_query_array(("body" -> 'output'), '$[*].id'))` },
   // The retention job's oldest-first batches (0017).
   { name: 'model_responses_created_idx', create: 'on "model_responses" using btree ("created_at")' },
+  // The account's stored chat completions, oldest or latest first (0020).
+  {
+    name: 'model_responses_chat_idx',
+    create: `on "model_responses" using btree ("account_id", "created_at", "id") where "object" = 'chat.completion' and "status" = 'completed'`,
+  },
 ];
 
 /** Indexes the ones above replace, dropped once their successor is built. */

@@ -26,6 +26,8 @@ interface Call {
   request: ChatRequest;
   prepared: PreparedCall;
   body: Record<string, unknown>;
+  /** Stored beside the completion, so a list reads it without the request (stored.ts). */
+  metadata: Record<string, string>;
 }
 
 const chatUsage = (usage: EngineUsage, credits: number): ChatUsage => ({
@@ -87,6 +89,7 @@ async function complete(call: Call, ctx: RequestContext, signal: AbortSignal): P
     usage: result.usage,
     credits: invalid ? 0 : creditsForTokens(result.usage.input_tokens + result.usage.output_tokens),
     request: call.body,
+    metadata: call.metadata,
     body: (charged) => completionOf(call, result, charged) as unknown as Record<string, unknown>,
   });
   if (invalid) throw structuredOutputError(result);
@@ -181,6 +184,7 @@ async function completeStreamed(call: Call, ctx: RequestContext, signal: AbortSi
       usage: result.usage,
       credits: creditsForTokens(result.usage.input_tokens + result.usage.output_tokens),
       request: call.body,
+      metadata: call.metadata,
       body: (charged) => completionOf(call, result, charged) as unknown as Record<string, unknown>,
     });
     send(chunk({}, result.finish_reason));
@@ -205,6 +209,7 @@ export const createChatCompletion: Handler<'createChatCompletion'> = async ({ bo
     request,
     prepared,
     body: body as unknown as Record<string, unknown>,
+    metadata: body.metadata ?? {},
   };
   const signal = clientDisconnectSignal(ctx.reply);
   return request.stream ? completeStreamed(call, ctx, signal) : complete(call, ctx, signal);

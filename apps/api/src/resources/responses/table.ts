@@ -45,6 +45,8 @@ export const modelResponses = pgTable(
     conversationId: text('conversation_id'),
     conversationSeqFrom: bigint('conversation_seq_from', { mode: 'number' }),
     conversationSeqTo: bigint('conversation_seq_to', { mode: 'number' }),
+    // A chat completion's metadata as POST /chat/completions/{id} last set it; null: the request's.
+    metadata: jsonb('metadata').$type<Record<string, string>>(),
     createdAt: timestampMs('created_at').notNull(),
   },
   (t) => [
@@ -53,6 +55,8 @@ export const modelResponses = pgTable(
     // The retention job's oldest-first batches (RESPONSE_RETENTION_DAYS); built online (db/online-indexes.ts).
     index('model_responses_created_idx').on(t.createdAt),
     // item_reference lookups by output item id (msg_…, fc_…); built online (db/online-indexes.ts).
+    // The account's stored chat completions, a page at a time (GET /chat/completions); built online.
+    index('model_responses_chat_idx').on(t.accountId, t.createdAt, t.id).where(sql`${t.object} = 'chat.completion' and ${t.status} = 'completed'`),
     index('model_responses_output_items_idx').using('gin', sql`jsonb_path_query_array((${t.body} -> 'output'), '$[*].id')`),
   ],
 );
