@@ -473,6 +473,43 @@ describe('query plans on a grown history (PostgreSQL)', () => {
     expect(latest!.seq).toBe('50002');
   });
 
+  it('stored chat completions: a page in either order, after a cursor, filtered by metadata, one completion and its messages, beside 20 000 of them and the account’s responses', async () => {
+    const made = await h.post('/chat/completions', t.key, {
+      model: 'service-1',
+      persona_id: 'persona_saas_cfo',
+      metadata: { tag: 'rare' },
+      messages: [{ role: 'user', content: 'Price check?' }],
+    });
+    expect(made.status).toBe(200);
+    await clone('model_responses', made.body.id, 20_000, {
+      body: `jsonb_set(src.body, '{id}', to_jsonb(src.id || '_' || g))`,
+      metadata: `case when g % 500 = 0 then '{"tag":"rare"}'::jsonb else '{}'::jsonb end`,
+    });
+    // As many of the account's responses, each half a minute from a completion: an index of all its model
+    // answers would read two rows for every completion listed.
+    const [response] = await client.unsafe<{ id: string }[]>(`select id from model_responses where account_id = $1 and object = 'response' limit 1`, [
+      t.accountId,
+    ]);
+    await clone('model_responses', response!.id, 20_000, {
+      id: `src.id || '_chat_' || g`,
+      created_at: `(select created_at from model_responses where id = '${made.body.id}') - g * interval '1 minute' - interval '30 seconds'`,
+    });
+    await client.unsafe('analyze model_responses');
+    const found = await seqScansOf(async () => {
+      const oldest = await h.get('/chat/completions?limit=20', t.key);
+      expect([oldest.status, oldest.body.data.length]).toEqual([200, 20]);
+      const after = await h.get(`/chat/completions?after=${made.body.id}_10000&limit=20`, t.key);
+      expect(after.body.data[0].id).toBe(`${made.body.id}_9999`);
+      expect((await h.get(`/chat/completions?order=desc&after=${made.body.id}_10000`, t.key)).body.data[0].id).toBe(`${made.body.id}_10001`);
+      // Two of the window's 1 000 past the cursor hold the pair.
+      const rare = await h.get(`/chat/completions?metadata[tag]=rare&after=${made.body.id}_10001`, t.key);
+      expect([rare.body.data.length, rare.body.has_more]).toEqual([2, true]);
+      expect((await h.get(`/chat/completions/${made.body.id}_123`, t.key)).status).toBe(200);
+      expect((await h.get(`/chat/completions/${made.body.id}_123/messages`, t.key)).body.data.length).toBe(1);
+    });
+    expect(found).toEqual([]);
+  });
+
   it('the retention job deletes oldest first through the created_at index, never scanning every stored response', async () => {
     expect(await seqScansOf(async () => expect(await expireResponses(h.db, new Date('2001-01-01T00:00:00Z'))).toBe(0))).toEqual([]);
     // A delete is only planned (not run) by seqScansOf, so name the index: without it the planner walks all of

@@ -341,6 +341,37 @@ describe('the openai SDK against the contract', () => {
     expect(gone).toBeInstanceOf(OpenAI.NotFoundError);
   });
 
+  it('reads stored chat completions back: retrieve, list by metadata, update, messages.list and delete', async () => {
+    const run = `run-${Date.now()}`;
+    const made = [];
+    for (const question of ['Would you pay 2% per cover?', 'And at 1%?', 'What if bookings doubled?']) {
+      server.h.clock.advance(1); // the test clock stands still
+      made.push(await openai.chat.completions.create({ model: 'service-1', store: true, metadata: { run }, messages: [{ role: 'user', content: question }] }));
+    }
+    const retrieved = await openai.chat.completions.retrieve(made[0]!.id);
+    expect(retrieved.choices[0]!.message.content).toBe(made[0]!.choices[0]!.message.content);
+    // list pages by the last completion's id as `after`, filtered by the metadata pair.
+    const listed = [];
+    for await (const completion of openai.chat.completions.list({ metadata: { run }, limit: 2 })) listed.push(completion.id);
+    expect(listed).toEqual(made.map((completion) => completion.id));
+    const latest = await openai.chat.completions.list({ metadata: { run }, order: 'desc', limit: 1 });
+    expect(latest.data.map((completion) => completion.id)).toEqual([made[2]!.id]);
+
+    const updated = await openai.chat.completions.update(made[1]!.id, { metadata: { run, reviewed: 'yes' } });
+    expect((updated as unknown as { metadata: Record<string, string> }).metadata).toEqual({ run, reviewed: 'yes' });
+    const reviewed = await openai.chat.completions.list({ metadata: { run, reviewed: 'yes' } });
+    expect(reviewed.data.map((completion) => completion.id)).toEqual([made[1]!.id]);
+
+    const messages = [];
+    for await (const message of openai.chat.completions.messages.list(made[2]!.id)) messages.push([message.id, message.role, message.content]);
+    expect(messages).toEqual([[`${made[2]!.id}-0`, 'user', 'What if bookings doubled?']]);
+
+    const deleted = await openai.chat.completions.delete(made[0]!.id);
+    expect(deleted).toEqual({ id: made[0]!.id, object: 'chat.completion.deleted', deleted: true });
+    const gone = (await openai.chat.completions.retrieve(made[0]!.id).catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
+    expect(gone).toBeInstanceOf(OpenAI.NotFoundError);
+  });
+
   it('counts the Persona-Id header as part of the request for Idempotency-Key', async () => {
     const params = { model: 'service-1', input: 'Is a free trial enough for you?' } as const;
     const first = await openai.responses.create(params, { headers: { 'Idempotency-Key': 'persona-header-key-1' } });
