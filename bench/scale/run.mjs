@@ -84,6 +84,7 @@ async function openHistory(name) {
   await call('POST', '/responses', { model: 'service-1', persona_id: PERSONA, input: 'Price check?' });
   await call('POST', '/generations', { app_id: 'app_linkedin_post', input_data: { topic: 'Cold brew', post_length: 'short' }, project_id: project });
   await call('POST', '/agent/threads', { workspace_id: workspace, title: 'Research', project_id: project });
+  await call('POST', '/chat/completions', { model: 'service-1', persona_id: PERSONA, messages: [{ role: 'user', content: 'Price check?' }] });
   const [account] = await sql`select account_id from workspaces where id = ${workspace}`;
   // Conversation calls read up to 1 000 items each (hundreds of credits a call): room for every request.
   await sql`update accounts set credit_balance = 1000000000000 where id = ${account.account_id}`;
@@ -96,7 +97,8 @@ async function openHistory(name) {
   const seed = async (table, where = `workspace_id = '${workspace}'`) => (await sql.unsafe(`select id from "${table}" where ${where} limit 1`))[0].id;
   const charge = await seed('credit_ledger', `account_id = '${account.account_id}' and kind = 'charge' and project_id is not null`);
   const templates = {
-    model_responses: await seed('model_responses', `account_id = '${account.account_id}'`),
+    model_responses: await seed('model_responses', `account_id = '${account.account_id}' and object = 'response'`),
+    chat_completions: await seed('model_responses', `account_id = '${account.account_id}' and object = 'chat.completion'`),
     generations: await seed('generations'),
     agent_threads: await seed('agent_threads'),
     files: await seed('files'),
@@ -177,6 +179,7 @@ const endpointsOf = ({ project, workspace, conversation, thread }) => [
     '/generations',
     () => ({ app_id: 'app_linkedin_post', input_data: { topic: 'Cold brew', post_length: 'short' }, project_id: project }),
   ],
+  ['GET /chat/completions', 'GET', '/chat/completions'],
   ['GET /usage', 'GET', '/usage'],
   ['GET /projects', 'GET', '/projects'],
   ['GET /projects/{id}', 'GET', `/projects/${project}`],
@@ -262,6 +265,9 @@ try {
       project_id: `case when g % 2 = 0 then src.project_id end`,
       created_at: `src.created_at - (g * interval '5 seconds')`,
     });
+    // Stored chat completions (a tenth as many), then responses to half the ledger's rows, interleaved in time.
+    const completions = Number((await sql`select count(*) as n from model_responses where object = 'chat.completion'`)[0].n);
+    await clone('model_responses', templates.chat_completions, others - completions, { body: `jsonb_set(src.body, '{id}', to_jsonb(src.id || '_' || g))` });
     await clone('model_responses', templates.model_responses, Math.round(step / 2) - (await count('model_responses')));
     for (const table of ['generations', 'agent_threads', 'meetings']) await clone(table, templates[table], others - (await count(table)));
     await clone('files', templates.files, others - (await count('files')), { storage_key: `'upl_' || md5(src.id || g) || '.txt'` });

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import { ApiKeys } from './pages/ApiKeys';
 import { Files } from './pages/Files';
+import { Logs } from './pages/Logs';
 import { Personas } from './pages/Personas';
 import { Playground } from './pages/Playground';
 import { Results } from './pages/Results';
@@ -14,6 +15,7 @@ const PAGES = {
   playground: { title: 'Playground', render: () => <Playground /> },
   personas: { title: 'Personas', render: () => <Personas /> },
   results: { title: 'Results', render: () => <Results /> },
+  logs: { title: 'Logs', render: () => <Logs /> },
   files: { title: 'Files', render: () => <Files /> },
 } as const;
 type PageName = keyof typeof PAGES;

@@ -101,5 +101,9 @@ describe('the console on the mock', () => {
     await openPage(page, 'Files', 'Files');
     await page.locator('table').waitFor();
     await checkPage(page, 'mock-files');
+    await openPage(page, 'Logs', 'Chat completion logs');
+    await page.getByRole('table').locator('tbody tr').first().getByRole('button').click();
+    await page.getByRole('list', { name: 'Messages' }).getByText('Keep answers under 120 words.').waitFor();
+    await checkPage(page, 'mock-logs');
   });
 });

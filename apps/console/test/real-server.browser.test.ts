@@ -198,6 +198,45 @@ describe('the console on the real server', () => {
     await checkPage(page, 'real-results-empty');
   });
 
+  it('lists the account’s chat completions latest first, filters them by metadata, shows one’s messages and answer, and deletes it', async () => {
+    const personas = await (await fetch(`${base}/api/v1/personas?limit=1`, { headers: { authorization: `Bearer ${apiKey}` } })).json();
+    const complete = async (content: string, metadata?: Record<string, string>) => {
+      const response = await fetch(`${base}/api/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'service-1', persona_id: personas.data[0].id, messages: [{ role: 'user', content }], metadata }),
+      });
+      expect(response.status).toBe(200);
+      return (await response.json()) as { id: string; choices: { message: { content: string } }[] };
+    };
+    const spring = await complete('Would you switch suppliers for 5% off?', { campaign: 'spring' });
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const plain = await complete('What would make you trust a new roaster?');
+
+    await openPage(page, 'Logs', 'Chat completion logs');
+    const rows = page.getByRole('table').locator('tbody tr');
+    await rows.first().waitFor();
+    expect(await rows.count()).toBe(2);
+    // Latest first.
+    expect(await rows.first().textContent()).toContain(plain.choices[0]!.message.content.slice(0, 40));
+    await page.getByLabel('Metadata').fill('campaign=spring');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.getByRole('cell', { name: 'campaign=spring' }).waitFor();
+    await expect.poll(() => rows.count()).toBe(1);
+
+    await rows.first().getByRole('button').click();
+    await page.getByRole('heading', { name: spring.id }).waitFor();
+    await page.getByRole('list', { name: 'Messages' }).getByText('Would you switch suppliers for 5% off?').waitFor();
+    expect(await page.getByTestId('completion-answer').textContent()).toContain(spring.choices[0]!.message.content.slice(0, 40));
+    await checkPage(page, 'real-logs');
+
+    await page.getByRole('button', { name: 'Delete…' }).click();
+    await page.getByRole('button', { name: 'Delete for good' }).click();
+    await page.getByText('No chat completion has campaign=spring.').waitFor();
+    const gone = await fetch(`${base}/api/v1/chat/completions/${spring.id}`, { headers: { authorization: `Bearer ${apiKey}` } });
+    expect(gone.status).toBe(404);
+  });
+
   it('signs out: the session and its browser key end', async () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in to the console' }).waitFor();
