@@ -2,6 +2,8 @@ import { parse } from 'fast-querystring';
 import { listOperations, type OpenApiDocument } from '@persona-api/openapi/document';
 
 const BRACKETED = /^([A-Za-z_][A-Za-z0-9_]*)\[([^[\]]+)\]$/;
+/** A `[` as sent or percent-encoded (either case): only such a query string can hold a deepObject key. */
+const MAYBE_BRACKETED = /\[|%5b/i;
 
 /**
  * Fastify's query-string parser (fast-querystring, its default) plus the contract's `deepObject`
@@ -17,7 +19,7 @@ export function contractQueryParser(spec: OpenApiDocument): (query: string) => R
   );
   return (query) => {
     const parsed = parse(query) as Record<string, unknown>;
-    if (deepObjects.size === 0 || (!query.includes('%5B') && !query.includes('['))) return parsed;
+    if (deepObjects.size === 0 || !MAYBE_BRACKETED.test(query)) return parsed;
     for (const key of Object.keys(parsed)) {
       const match = BRACKETED.exec(key);
       if (!match || !deepObjects.has(match[1]!)) continue;
