@@ -30,6 +30,15 @@ export interface IdPage<T extends { id: string }> {
   next_cursor: string | null;
 }
 
+/** The page of `data`: `next_cursor` is its last item's id when more follow, unless `nextCursor` says where. */
+export function idPage<T extends { id: string }>(
+  data: T[],
+  hasMore: boolean,
+  nextCursor: string | null = hasMore ? (data.at(-1)?.id ?? null) : null,
+): IdPage<T> {
+  return { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: hasMore, next_cursor: nextCursor };
+}
+
 /**
  * One page of a list whose cursor is an item's id, in OpenAI's item-list shape plus `next_cursor`
  * (DECISIONS.md, Responses): `cursor` and OpenAI's `after` both name the previous page's last item.
@@ -45,14 +54,5 @@ export async function itemPage<T extends { id: string }>(
   const limit = filledDefault(query.limit, 'limit');
   const items = await read(from, filledDefault(query.order, 'order'), limit + 1);
   if (items === null) throw notAnItem(from!, param);
-  const data = items.slice(0, limit);
-  const hasMore = items.length > limit;
-  return {
-    object: 'list',
-    data,
-    first_id: data[0]?.id ?? null,
-    last_id: data.at(-1)?.id ?? null,
-    has_more: hasMore,
-    next_cursor: hasMore ? data.at(-1)!.id : null,
-  };
+  return idPage(items.slice(0, limit), items.length > limit);
 }

@@ -1,6 +1,6 @@
 import type { components } from '@persona-api/types';
 import type { HandlerMap } from '../../contract/handler-types.js';
-import { itemPage, notAnItem, pageStart } from '../../ai/responses/item-page.js';
+import { idPage, itemPage, notAnItem, pageStart } from '../../ai/responses/item-page.js';
 import { filledDefault } from '../../lib/pagination.js';
 import {
   deleteChatCompletionRow,
@@ -50,15 +50,8 @@ export const storedChatHandlers: Pick<
     if (page === null) throw notAnItem(from!, param);
     const data = page.items.slice(0, limit);
     const more = page.items.length > limit;
-    const hasMore = more || (filtered && page.windowFull);
-    return {
-      object: 'list',
-      data,
-      first_id: data[0]?.id ?? null,
-      last_id: data.at(-1)?.id ?? null,
-      has_more: hasMore,
-      next_cursor: more ? data.at(-1)!.id : hasMore ? page.lastLooked : null,
-    };
+    // Filtered, a full window may hide matches past it: go on from where the look stopped.
+    return more ? idPage(data, true) : idPage(data, filtered && page.windowFull, filtered && page.windowFull ? page.lastLooked : null);
   },
 
   getChatCompletion: async ({ params }, ctx) => findChatCompletion(ctx.db, ctx.auth.accountId, params.id),
