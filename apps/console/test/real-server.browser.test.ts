@@ -191,13 +191,6 @@ describe('the console on the real server', () => {
     await checkPage(page, 'real-personas');
   });
 
-  it('shows what to do on an empty results page', async () => {
-    await openPage(page, 'Results', 'Results');
-    await page.getByText('No video analyses yet').waitFor();
-    await page.getByText('No meetings yet').waitFor();
-    await checkPage(page, 'real-results-empty');
-  });
-
   it('lists the account’s chat completions latest first, filters them by metadata, shows one’s messages and answer, and deletes it', async () => {
     const personas = await (await fetch(`${base}/api/v1/personas?limit=1`, { headers: { authorization: `Bearer ${apiKey}` } })).json();
     const complete = async (content: string, metadata?: Record<string, string>) => {
@@ -235,6 +228,13 @@ describe('the console on the real server', () => {
     await page.getByText('No chat completion has campaign=spring.').waitFor();
     const gone = await fetch(`${base}/api/v1/chat/completions/${spring.id}`, { headers: { authorization: `Bearer ${apiKey}` } });
     expect(gone.status).toBe(404);
+  });
+
+  it('shows what to do on an empty results page', async () => {
+    await openPage(page, 'Results', 'Results');
+    await page.getByText('No video analyses yet').waitFor();
+    await page.getByText('No meetings yet').waitFor();
+    await checkPage(page, 'real-results-empty');
   });
 
   it('signs out: the session and its browser key end', async () => {
