@@ -73,6 +73,12 @@ export const DEFAULT_OUTPUT_ALLOWANCE_TOKENS = 1000;
 /** The same allowance in credits, held per model answer by the other token-priced features (holdCredits). */
 export const OUTPUT_ALLOWANCE_CREDITS = creditsForTokens(DEFAULT_OUTPUT_ALLOWANCE_TOKENS);
 
+/** The input tokens of a model request as a call counts them: the persona's prompt, `instructions`, the messages and the tools. */
+export function promptTokensOf(request: GenerateRequest): number {
+  const systemTexts = [request.persona?.system_prompt ?? '', request.instructions ?? ''].filter((text) => text.trim().length > 0);
+  return countPromptTokens(systemTexts, request.messages, request.tools ?? []);
+}
+
 /**
  * What every paid model call does before the model runs: the persona (404 naming `persona_id`), the
  * `ai.call` permission in the default workspace, and a hold on the credits it may cost (402 when the
@@ -102,8 +108,7 @@ export async function prepareModelCall(
   const { id: personaId, persona } =
     input.personaId === null ? { id: null, persona: null } : await personaForCall(ctx.db, ctx.auth.userId, input.personaId, 'persona_id');
   const request: GenerateRequest = { ...input.request, persona };
-  const systemTexts = [request.persona?.system_prompt ?? '', request.instructions ?? ''].filter((text) => text.trim().length > 0);
-  const inputTokens = countPromptTokens(systemTexts, request.messages, request.tools ?? []);
+  const inputTokens = promptTokensOf(request);
   const extra = input.extraCredits ?? 0;
   const outputAllowance = Math.min(request.max_output_tokens ?? DEFAULT_OUTPUT_ALLOWANCE_TOKENS, ctx.engine.describe().max_output_tokens);
   const reservationId = newId('hold');

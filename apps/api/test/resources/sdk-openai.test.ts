@@ -341,6 +341,15 @@ describe('the openai SDK against the contract', () => {
     expect(gone).toBeInstanceOf(OpenAI.NotFoundError);
   });
 
+  it('counts a follow-up’s input tokens (responses.inputTokens.count) as the call then charges them', async () => {
+    const first = await openai.responses.create({ model: 'service-1', input: 'We have 240 seats and renew on March 3.' });
+    const params = { model: 'service-1', input: 'When do we renew?', previous_response_id: first.id } as const;
+    const counted = await openai.responses.inputTokens.count(params);
+    expect(counted.object).toBe('response.input_tokens');
+    const answered = await openai.responses.create(params);
+    expect(counted.input_tokens).toBe(answered.usage!.input_tokens);
+  });
+
   it('reads stored chat completions back: retrieve, list by metadata, update, messages.list and delete', async () => {
     const run = `run-${Date.now()}`;
     const made = [];

@@ -1,4 +1,4 @@
-import { countPromptTokens, creditsForTokens, isEngineError, type EngineStreamEvent, type EngineUsage, type GenerateResult } from '@persona-api/engine';
+import { creditsForTokens, isEngineError, type EngineStreamEvent, type EngineUsage, type GenerateResult } from '@persona-api/engine';
 import { citationsOf, offlineResearchResult, runServerTools, sourcesMessage, wantsServerTools, type ServerResearch } from '../../ai/tools/server-tools.js';
 import type { Handler, Streamed } from '../../contract/handler-types.js';
 import type { RequestContext } from '../../http/context.js';
@@ -11,6 +11,7 @@ import {
   apiErrorOf,
   generateUnderHold,
   prepareModelCall,
+  promptTokensOf,
   responseErrorOf,
   settleModelCall,
   usageOfCutStream,
@@ -32,6 +33,7 @@ import { appendTurn, type ConversationRead, readConversationTurns } from '../con
 import { outputCharacters, restoreConversation } from '../../ai/responses/conversation.js';
 import { resolveItemReferences } from '../../ai/responses/items.js';
 import { personaIdOf } from '../../ai/persona-header.js';
+import { personaForCall } from '../personas/repository.js';
 import { deleteStoredResponse, findStoredResponse } from './stored.js';
 import { listInputItems } from './input-items.js';
 
@@ -219,15 +221,21 @@ async function respondStreamed(call: Call, ctx: RequestContext, signal: AbortSig
   }
 }
 
-export const createResponse: Handler<'createResponse'> = async ({ body, headers }, ctx) => {
+type CreateBody = Parameters<Handler<'createResponse'>>[0]['body'];
+
+/**
+ * A `/responses` body read as the call reads it (DECISIONS.md, Responses): the persona, `input` with its
+ * references resolved, the turns its `previous_response_id` or `conversation` restores within what `input`
+ * leaves of the limit, and the engine request. One reading for the call and for its input-token count.
+ */
+async function readCallBody(ctx: RequestContext, body: CreateBody, headers: Record<string, unknown>) {
   const personaId = personaIdOf(body.persona_id, headers);
   if (body.conversation != null && body.previous_response_id) {
     throw errors.parameterConflict('conversation', 'Send either conversation or previous_response_id: a conversation keeps its own history.');
   }
   const input = await resolveItemReferences(ctx, body.input);
   const inputChars = inputCharacters(input);
-  // The conversation this one continues, within what input leaves of the limit (an input over the limit
-  // alone is readResponseRequest's 400, without reading the chain or the conversation).
+  // An input over the limit alone is readResponseRequest's 400, without reading the chain or the conversation.
   const bounds = { budget: MAX_INPUT_CHARS - inputChars, truncation: body.truncation ?? 'disabled' } as const;
   let history: ResolvedInputItem[] = [];
   let conversation: ConversationRead | null = null;
@@ -235,7 +243,18 @@ export const createResponse: Handler<'createResponse'> = async ({ body, headers 
     if (body.previous_response_id) history = await restoreConversation(ctx, body.previous_response_id, bounds);
     else if (body.conversation != null) ({ history, read: conversation } = await readConversationTurns(ctx, conversationIdOf(body.conversation), bounds));
   }
-  const request = readResponseRequest(body, input, personaId, history, inputChars);
+  return { personaId, input, inputChars, conversation, request: readResponseRequest(body, input, personaId, history, inputChars) };
+}
+
+export const countResponseInputTokens: Handler<'countResponseInputTokens'> = async ({ body, headers }, ctx) => {
+  const { personaId, request } = await readCallBody(ctx, body, headers);
+  const { persona } = await personaForCall(ctx.db, ctx.auth.userId, personaId, 'persona_id');
+  const inputTokens = promptTokensOf({ ...request.engine, persona });
+  return { object: 'response.input_tokens', input_tokens: inputTokens, credits: creditsForTokens(inputTokens) };
+};
+
+export const createResponse: Handler<'createResponse'> = async ({ body, headers }, ctx) => {
+  const { personaId, input, inputChars, conversation, request } = await readCallBody(ctx, body, headers);
   const prepared = await prepareModelCall(ctx, {
     personaId,
     request: request.engine,
@@ -258,12 +277,7 @@ export const createResponse: Handler<'createResponse'> = async ({ body, headers 
       prepared.request = { ...prepared.request, messages: [...prepared.request.messages, message] };
       if (ctx.engine.kind === 'offline') {
         const question = [...prepared.request.messages].reverse().find((entry) => entry.role === 'user')?.content ?? '';
-        const input = countPromptTokens(
-          [prepared.request.persona?.system_prompt ?? '', prepared.request.instructions ?? ''],
-          prepared.request.messages,
-          prepared.request.tools ?? [],
-        );
-        override = offlineResearchResult(question, research, input);
+        override = offlineResearchResult(question, research, promptTokensOf(prepared.request));
       }
     }
   }

@@ -1,12 +1,12 @@
 import { resourceModule } from '../module.js';
-import { createResponse, deleteResponse, getResponse, listResponseInputItems } from './handlers.js';
+import { countResponseInputTokens, createResponse, deleteResponse, getResponse, listResponseInputItems } from './handlers.js';
 import { seedStoredResponse } from './isolation.js';
 import { responseJobs } from './retention.js';
 
 // The request reading, model call and stream plumbing stay in src/ai/ (shared with chat and later AI features).
 export const responsesModule = resourceModule({
   tag: 'Responses',
-  handlers: { createResponse, getResponse, deleteResponse, listResponseInputItems },
+  handlers: { createResponse, countResponseInputTokens, getResponse, deleteResponse, listResponseInputItems },
   isolationSeed: seedStoredResponse,
   jobs: responseJobs,
   isolation: {
@@ -33,6 +33,26 @@ export const responsesModule = resourceModule({
       // Nor read A's conversation, or add to it, through a model call.
       notFound(
         await api.post('/responses', b.key, { model: 'service-1', persona_id: 'persona_saas_cfo', input: 'Go on.', conversation: ids.aConversation }),
+        'conversation',
+      );
+    },
+    // B cannot count with A's custom persona, continue A's chain or read A's conversation: the call's errors.
+    countResponseInputTokens: async ({ api, expect, notFound }, { b, ids }) => {
+      notFound(await api.post('/responses/input_tokens', b.key, { model: 'service-1', persona_id: ids.aPersona, input: 'Hi' }), 'persona_id');
+      const chained = await api.post('/responses/input_tokens', b.key, {
+        model: 'service-1',
+        persona_id: 'persona_saas_cfo',
+        input: 'Go on.',
+        previous_response_id: ids.aResponse,
+      });
+      expect([chained.status, chained.body.error?.code]).toEqual([400, 'previous_response_not_found']);
+      notFound(
+        await api.post('/responses/input_tokens', b.key, {
+          model: 'service-1',
+          persona_id: 'persona_saas_cfo',
+          input: 'Go on.',
+          conversation: ids.aConversation,
+        }),
         'conversation',
       );
     },
