@@ -35,6 +35,8 @@ export interface PreparedCall {
   reservationId: string;
   /** True once the charge took the hold (or gave it back): nothing is left to release. */
   settled: boolean;
+  /** Whether the settlement stores the call's request and answer (false: the request's `store: false`). */
+  keep: boolean;
   /**
    * The hold, taken: already resolved unless the call overlaps it with the model (`overlapHold`). Rejects
    * with the refusal (402/403). `workspaceId` is known once it resolves; the answer waits for it.
@@ -102,6 +104,8 @@ export async function prepareModelCall(
     overlapHold?: boolean;
     /** The answer streams: the hold also reads the budget alert its headers carry (they go out before the charge). */
     stream?: boolean;
+    /** Store the request and answer when settling (default); false for a request's `store: false` (DECISIONS.md). */
+    keep?: boolean;
   },
 ): Promise<PreparedCall> {
   // A base persona is read from memory; a custom one is one statement, before the hold (its prompt is part of the floor).
@@ -137,7 +141,17 @@ export async function prepareModelCall(
       throw refusal;
     },
   );
-  const prepared: PreparedCall = { request, personaId, workspaceId: null, inputTokens, reservationId, settled: false, held, budgetAlertReached: false };
+  const prepared: PreparedCall = {
+    request,
+    personaId,
+    workspaceId: null,
+    inputTokens,
+    reservationId,
+    settled: false,
+    keep: input.keep !== false,
+    held,
+    budgetAlertReached: false,
+  };
   // Released when the request ends without a charge (a failure, a client that left), once the hold's own
   // statement is done, so a release never runs before the hold it releases.
   ctx.reply.raw.once('close', () => {
@@ -246,6 +260,8 @@ export async function settleModelCall(
   // writes what it took into the stored body's `usage.credits_used` (the one place a body names it).
   const body = settlement.body(settlement.credits);
   const conversation = settlement.conversation;
+  // `store: false`: the text never reaches the database (nor a statement log), and no row is inserted.
+  const kept = (value: unknown) => (prepared.keep ? JSON.stringify(value) : null);
   // The hold's workspace, unless it was deleted while the model answered: then the account is charged and the
   // response stored with no workspace, as the delete leaves the workspace's earlier ledger rows.
   const statement = (workspaceId: string | null) => {
@@ -277,13 +293,13 @@ export async function settleModelCall(
           conversation_seq_to, metadata, created_at)
         select ${settlement.id}, ${settlement.object}, ${ctx.auth.accountId}, ${workspaceId}::text, ${ctx.auth.apiKeyId}::text,
           ${ctx.requestId}::text, ${prepared.personaId}::text, ${settlement.status}, ${settlement.stream}::boolean, ${description.engine},
-          ${description.upstream_model ?? null}::text, ${JSON.stringify(settlement.request)}::jsonb,
-          case when settled.charged = ${settlement.credits}::bigint then ${JSON.stringify(body)}::jsonb
-            else jsonb_set(${JSON.stringify(body)}::jsonb, '{usage,credits_used}', to_jsonb(settled.charged)) end,
+          ${description.upstream_model ?? null}::text, ${kept(settlement.request)}::jsonb,
+          case when settled.charged = ${settlement.credits}::bigint then ${kept(body)}::jsonb
+            else jsonb_set(${kept(body)}::jsonb, '{usage,credits_used}', to_jsonb(settled.charged)) end,
           ${settlement.usage.input_tokens}::int, ${settlement.usage.output_tokens}::int, settled.charged, ${settlement.turnChars ?? null}::int,
           ${conversation?.id ?? null}::text, ${conversation?.from ?? null}::bigint, ${conversation?.to ?? null}::bigint,
           ${settlement.metadata ? JSON.stringify(settlement.metadata) : null}::jsonb, ${now.toISOString()}::timestamptz
-        from settled ${charge ? sql`where settled.result = 'ok'` : sql``}
+        from settled where ${prepared.keep}::boolean ${charge ? sql`and settled.result = 'ok'` : sql``}
       )${settlement.alsoWrite ? sql`, ${settlement.alsoWrite(charge ? sql`exists (select 1 from settled where settled.result = 'ok')` : sql`true`)}` : sql``}
       select * from settled`,
     };

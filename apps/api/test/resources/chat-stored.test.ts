@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { modelResponses } from '../../src/db/schema/index.js';
 import { FILTER_WINDOW } from '../../src/resources/chat/stored.js';
-import { balanceOf, events } from '../support/ai.js';
+import { balanceOf, chargesOf, events } from '../support/ai.js';
 import { errorOf, useHarness, useTenant } from '../support/harness.js';
 
 // Stored chat completions (DECISIONS.md, Legacy chat completions): every completed one read back as
@@ -101,6 +101,20 @@ describe('a stored chat completion', () => {
     expect((await h.post(`/chat/completions/${completion.id}`, tenant.key, { metadata: {} })).status).toBe(404);
     expect(await balanceOf(h, tenant.accountId)).toBe(balance);
     expect(creditsForTokens(completion.usage.total_tokens)).toBe(completion.usage.credits_used);
+  });
+
+  it('keeps nothing of a store: false completion, streamed or not; its charge stays', async () => {
+    const tenant = await h.tenant({ credits: 10_000 });
+    const unkept = await complete(ask('Would you pay 2% per cover?', { store: false, metadata: { campaign: 'spring' } }), tenant.key);
+    h.clock.advance(1);
+    const streamed = await h.post('/chat/completions', tenant.key, ask('And at 1%?', { store: false, stream: true }));
+    expect(streamed.status).toBe(200);
+    const kept = await complete(ask('And at 0.5%?', { store: true }), tenant.key);
+    expect(ids(await list('', tenant.key))).toEqual([kept.id]);
+    expect((await h.get(`/chat/completions/${unkept.id}`, tenant.key)).status).toBe(404);
+    expect((await h.get(`/chat/completions/${unkept.id}/messages`, tenant.key)).status).toBe(404);
+    expect(await h.db.$count(modelResponses, eq(modelResponses.accountId, tenant.accountId))).toBe(1);
+    expect((await chargesOf(h, tenant.accountId)).length).toBe(3);
   });
 
   it('refuses an id that is not a chat completion’s', async () => {

@@ -134,9 +134,9 @@ describe('a text answer', () => {
     const first = await h.post(
       '/responses',
       t.key,
-      base({ input: 'My accounting system is NetSuite and my team is 40 people.', store: false, metadata: { campaign: 'q3' }, temperature: 0.2 }),
+      base({ input: 'My accounting system is NetSuite and my team is 40 people.', store: true, metadata: { campaign: 'q3' }, temperature: 0.2 }),
     );
-    expect(first.body).toMatchObject({ previous_response_id: null, store: false, metadata: { campaign: 'q3' }, temperature: 0.2 });
+    expect(first.body).toMatchObject({ previous_response_id: null, store: true, metadata: { campaign: 'q3' }, temperature: 0.2 });
     const question = 'What is my accounting system?';
     const alone = await h.post('/responses', t.key, base({ input: question }));
     const chained = await h.post('/responses', t.key, base({ input: question, previous_response_id: first.body.id }));
@@ -146,6 +146,33 @@ describe('a text answer', () => {
     expect(outputText(alone.body)).not.toContain('NetSuite');
     // The restored turn (its input and the persona's answer) is part of what the call is charged for.
     expect(chained.body.usage.input_tokens).toBeGreaterThan(alone.body.usage.input_tokens + first.body.usage.output_tokens);
+  });
+
+  it('keeps nothing of a store: false response, streamed or not: no row, no read, no continuation or reference; its charge stays; an Idempotency-Key replay still answers', async () => {
+    const tenant = await h.tenant({ credits: 10_000 });
+    const ask = (extra: Record<string, unknown>, headers?: Record<string, string>) => h.post('/responses', tenant.key, base(extra), headers);
+    const plain = await ask({ input: 'Our ERP is NetSuite.', store: false }, { 'idempotency-key': 'unkept-1' });
+    expect([plain.status, plain.body.store, plain.body.status]).toEqual([200, false, 'completed']);
+    const streamed = await ask({ input: 'And we have 40 seats.', store: false, stream: true });
+    const finished = events(streamed.text).find((event) => event.event === 'response.completed')!.data.response;
+    expect(await storedResponsesOf(h, tenant.accountId)).toEqual([]);
+    const charges = await chargesOf(h, tenant.accountId);
+    expect(charges.map((charge) => -charge.amount).sort()).toEqual([plain.body.usage.credits_used, finished.usage.credits_used].sort());
+
+    for (const id of [plain.body.id, finished.id]) {
+      expect((await h.get(`/responses/${id}`, tenant.key)).status).toBe(404);
+      expect((await h.get(`/responses/${id}/input_items`, tenant.key)).status).toBe(404);
+      const chained = await ask({ input: 'Go on.', previous_response_id: id });
+      expect([chained.status, errorOf(chained).code]).toEqual([400, 'previous_response_not_found']);
+    }
+    const quoted = await ask({ input: [{ type: 'item_reference', id: plain.body.output[0].id }] });
+    expect([quoted.status, errorOf(quoted).param]).toEqual([400, 'input.0.id']);
+    const replayed = await ask({ input: 'Our ERP is NetSuite.', store: false }, { 'idempotency-key': 'unkept-1' });
+    expect([replayed.headers['idempotent-replayed'], replayed.body]).toEqual(['true', plain.body]);
+
+    const { id: conversation } = (await h.post('/conversations', tenant.key, {})).body;
+    const conflict = await ask({ input: 'Hi.', store: false, conversation });
+    expect([conflict.status, errorOf(conflict).code, errorOf(conflict).param]).toEqual([400, 'parameter_conflict', 'store']);
   });
 
   it('GET /responses/{id} returns a response as it was answered, streamed or not; another account’s is a 404', async () => {

@@ -201,7 +201,7 @@ async function completeStreamed(call: Call, ctx: RequestContext, signal: AbortSi
 export const createChatCompletion: Handler<'createChatCompletion'> = async ({ body, headers }, ctx) => {
   const personaId = personaIdOf(body.persona_id, headers);
   const request = readChatRequest(body);
-  const prepared = await prepareModelCall(ctx, { personaId, request: request.engine, overlapHold: true, stream: request.stream });
+  const prepared = await prepareModelCall(ctx, { personaId, request: request.engine, overlapHold: true, stream: request.stream, keep: body.store !== false });
   const call: Call = {
     id: newId('chatcmpl'),
     created: unix(ctx.now()),

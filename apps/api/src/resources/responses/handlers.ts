@@ -233,6 +233,9 @@ async function readCallBody(ctx: RequestContext, body: CreateBody, headers: Reco
   if (body.conversation != null && body.previous_response_id) {
     throw errors.parameterConflict('conversation', 'Send either conversation or previous_response_id: a conversation keeps its own history.');
   }
+  if (body.conversation != null && body.store === false) {
+    throw errors.parameterConflict('store', 'A conversation keeps every turn: send store: false without conversation, or keep the turn.');
+  }
   const input = await resolveItemReferences(ctx, body.input);
   const inputChars = inputCharacters(input);
   // An input over the limit alone is readResponseRequest's 400, without reading the chain or the conversation.
@@ -261,6 +264,7 @@ export const createResponse: Handler<'createResponse'> = async ({ body, headers 
     extraCredits: request.analysis ? ANALYSIS_CREDITS : 0,
     overlapHold: true,
     stream: request.stream,
+    keep: body.store !== false,
   });
   // Server-side tools, when the question asks for sources (DECISIONS.md): run before the answer, their
   // passages given to the model to cite; offline, the answer is the extractive rule over them.
