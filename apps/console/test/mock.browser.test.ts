@@ -54,6 +54,8 @@ describe('the console on the mock', () => {
   it('streams the example answer in the playground', async () => {
     await sendPlaygroundTurn(page, /credits$/, 20_000);
     expect((await page.getByTestId('answer').textContent())?.length).toBeGreaterThan(10);
+    // The example count of POST /responses/input_tokens, shown before the next message is sent.
+    await expect.poll(async () => page.getByTestId('input-cost').textContent()).toContain('1,342 input tokens');
     await checkPage(page, 'mock-playground');
   });
 

@@ -142,7 +142,25 @@ describe('the console on the real server', () => {
           .textContent()) ?? ''
       );
     };
+    // The cost of the next message is shown before it is sent, the conversation it continues included.
+    const cost = async (pattern: RegExp) => {
+      await expect
+        .poll(
+          async () =>
+            (await page
+              .getByTestId('input-cost')
+              .textContent()
+              .catch(() => '')) ?? '',
+          { timeout: 10_000 },
+        )
+        .toMatch(pattern);
+      return Number(/^([\d,]+) input tokens/.exec((await page.getByTestId('input-cost').textContent()) ?? '')![1]!.replace(/,/g, ''));
+    };
+    await page.getByLabel('Message').fill('Our pilot budget is 20,000 dollars.');
+    const alone = await cost(/^[\d,]+ input tokens: at least \d+ credits, plus the answer\.$/);
     await ask('Our pilot budget is 20,000 dollars.', 1);
+    await page.getByLabel('Message').fill('What is my pilot budget?');
+    expect(await cost(/with the conversation so far/)).toBeGreaterThan(alone);
     expect(await ask('What is my pilot budget?', 2)).toBe('You said: “Our pilot budget is 20,000 dollars.”');
     await page.getByRole('button', { name: 'New conversation' }).click();
     expect(await ask('What is my pilot budget?', 1)).not.toContain('20,000');

@@ -1,6 +1,6 @@
 import type { ResponseAnalysis } from '@persona-api/client';
 import { useQuery } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, useEffect, useState } from 'react';
 import { messageOf } from '../api';
 import { BarChart } from '../charts';
 import { useSignedIn } from '../session';
@@ -16,6 +16,16 @@ interface Turn {
   done: boolean;
 }
 
+/** `value`, once it has stopped changing for `ms`: the cost preview is counted when typing pauses. */
+function useSettled<T>(value: T, ms: number): T {
+  const [settled, setSettled] = useState(value);
+  useEffect(() => {
+    const timer = setTimeout(() => setSettled(value), ms);
+    return () => clearTimeout(timer);
+  }, [value, ms]);
+  return settled;
+}
+
 const EMOTIONS = ['joy', 'trust', 'fear', 'surprise', 'sadness', 'disgust', 'anger', 'anticipation'] as const;
 
 /**
@@ -28,6 +38,23 @@ export function Playground() {
   const [turns, setTurns] = useState<Turn[]>([]);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const [personaId, setPersonaId] = useState('');
+  const [message, setMessage] = useState('Would you pay $18 per seat for forecasting?');
+  const chosen = personaId || personas.data?.[0]?.id || '';
+  // The turn the next message continues: the last answered one, when it was to the same persona.
+  const continues = turns.at(-1)?.personaId === chosen ? turns.findLast((turn) => turn.responseId !== null)?.responseId : undefined;
+  const draft = useSettled({ persona: chosen, input: message.trim(), previous: continues }, 400);
+  // What the next message's input costs, the conversation it continues included (POST /responses/input_tokens).
+  const cost = useQuery({
+    queryKey: ['input-tokens', draft],
+    enabled: draft.persona !== '' && draft.input !== '',
+    queryFn: async () =>
+      (
+        await api.POST('/responses/input_tokens', {
+          body: { model: 'service-1', persona_id: draft.persona, input: draft.input, ...(draft.previous ? { previous_response_id: draft.previous } : {}) },
+        })
+      ).data,
+  });
 
   const send = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -77,7 +104,7 @@ export function Playground() {
       <form onSubmit={send} className="stack">
         <label>
           Persona
-          <select name="persona" required>
+          <select name="persona" required value={chosen} onChange={(event) => setPersonaId(event.target.value)}>
             {(personas.data ?? []).map((persona) => (
               <option key={persona.id} value={persona.id}>
                 {persona.name}
@@ -87,8 +114,14 @@ export function Playground() {
         </label>
         <label>
           Message
-          <textarea name="input" required rows={3} maxLength={4000} defaultValue="Would you pay $18 per seat for forecasting?" />
+          <textarea name="input" required rows={3} maxLength={4000} value={message} onChange={(event) => setMessage(event.target.value)} />
         </label>
+        {cost.data && (
+          <p className="muted" data-testid="input-cost">
+            {cost.data.input_tokens.toLocaleString()} input tokens{draft.previous ? ' with the conversation so far' : ''}: at least {cost.data.credits.toLocaleString()}{' '}
+            credits, plus the answer.
+          </p>
+        )}
         <label className="inline">
           <input type="checkbox" name="analysis" /> Analysis panel (+5 credits)
         </label>
