@@ -119,7 +119,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       const incoming = req.headers['x-request-id'];
       return typeof incoming === 'string' && REQUEST_ID_SHAPE.test(incoming) ? incoming : newRequestId();
     },
-    routerOptions: { maxParamLength: MAX_PARAM_LENGTH, querystringParser: contractQueryParser(spec as never) },
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH, querystringParser: contractQueryParser(operations.values()) },
     // Requests that arrive while the server closes are served (with Connection: close), not answered
     // with Fastify's own 503 outside the envelope.
     return503OnClosing: false,

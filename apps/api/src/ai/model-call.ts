@@ -75,6 +75,20 @@ export const DEFAULT_OUTPUT_ALLOWANCE_TOKENS = 1000;
 /** The same allowance in credits, held per model answer by the other token-priced features (holdCredits). */
 export const OUTPUT_ALLOWANCE_CREDITS = creditsForTokens(DEFAULT_OUTPUT_ALLOWANCE_TOKENS);
 
+/**
+ * The model request with the persona it is answered as (a 404 naming `persona_id` when the caller cannot use
+ * it): a base persona is read from memory, a custom one in one statement.
+ */
+export async function withPersona(
+  ctx: RequestContext,
+  personaId: string | null,
+  request: Omit<GenerateRequest, 'persona'>,
+): Promise<{ personaId: string | null; request: GenerateRequest }> {
+  if (personaId === null) return { personaId: null, request: { ...request, persona: null } };
+  const { id, persona } = await personaForCall(ctx.db, ctx.auth.userId, personaId, 'persona_id');
+  return { personaId: id, request: { ...request, persona } };
+}
+
 /** The input tokens of a model request as a call counts them: the persona's prompt, `instructions`, the messages and the tools. */
 export function promptTokensOf(request: GenerateRequest): number {
   const systemTexts = [request.persona?.system_prompt ?? '', request.instructions ?? ''].filter((text) => text.trim().length > 0);
@@ -108,10 +122,8 @@ export async function prepareModelCall(
     keep?: boolean;
   },
 ): Promise<PreparedCall> {
-  // A base persona is read from memory; a custom one is one statement, before the hold (its prompt is part of the floor).
-  const { id: personaId, persona } =
-    input.personaId === null ? { id: null, persona: null } : await personaForCall(ctx.db, ctx.auth.userId, input.personaId, 'persona_id');
-  const request: GenerateRequest = { ...input.request, persona };
+  // Before the hold: the persona's prompt is part of the floor.
+  const { personaId, request } = await withPersona(ctx, input.personaId, input.request);
   const inputTokens = promptTokensOf(request);
   const extra = input.extraCredits ?? 0;
   const outputAllowance = Math.min(request.max_output_tokens ?? DEFAULT_OUTPUT_ALLOWANCE_TOKENS, ctx.engine.describe().max_output_tokens);
@@ -298,7 +310,7 @@ export async function settleModelCall(
             else jsonb_set(${kept(body)}::jsonb, '{usage,credits_used}', to_jsonb(settled.charged)) end,
           ${settlement.usage.input_tokens}::int, ${settlement.usage.output_tokens}::int, settled.charged, ${settlement.turnChars ?? null}::int,
           ${conversation?.id ?? null}::text, ${conversation?.from ?? null}::bigint, ${conversation?.to ?? null}::bigint,
-          ${settlement.metadata ? JSON.stringify(settlement.metadata) : null}::jsonb, ${now.toISOString()}::timestamptz
+          ${settlement.metadata ? kept(settlement.metadata) : null}::jsonb, ${now.toISOString()}::timestamptz
         from settled where ${prepared.keep}::boolean ${charge ? sql`and settled.result = 'ok'` : sql``}
       )${settlement.alsoWrite ? sql`, ${settlement.alsoWrite(charge ? sql`exists (select 1 from settled where settled.result = 'ok')` : sql`true`)}` : sql``}
       select * from settled`,

@@ -23,6 +23,8 @@ export interface OperationInfo {
   rawBody: boolean;
   /** The contract gives the operation a request body at all. */
   hasBody: boolean;
+  /** Query parameters sent as `name[key]=value` (`style: deepObject`), folded by http/query.ts. */
+  deepObjectQuery: string[];
 }
 
 /** Reads the bundled contract that `@persona-api/openapi` builds (openapi/dist/openapi.json). */
@@ -49,6 +51,7 @@ export function listOperations(spec: OpenApiDocument): OperationInfo[] {
       headerNames: Object.fromEntries(operation.parameters.filter((parameter) => parameter.in === 'header').map(({ name }) => [name.toLowerCase(), name])),
       rawBody: mediaTypes.length > 0 && !mediaTypes.some((type) => type === 'application/json' || type.endsWith('+json')),
       hasBody: mediaTypes.length > 0,
+      deepObjectQuery: operation.parameters.filter((parameter) => parameter.in === 'query' && parameter.style === 'deepObject').map(({ name }) => name),
     };
   });
 }

@@ -1,5 +1,5 @@
 import { parse } from 'fast-querystring';
-import { listOperations, type OpenApiDocument } from '@persona-api/openapi/document';
+import type { OperationInfo } from '../contract/spec.js';
 
 const BRACKETED = /^([A-Za-z_][A-Za-z0-9_]*)\[([^[\]]+)\]$/;
 /** A `[` as sent or percent-encoded (either case): only such a query string can hold a deepObject key. */
@@ -11,12 +11,8 @@ const MAYBE_BRACKETED = /\[|%5b/i;
  * and openapi-fetch encode an object. Only parameters the contract declares so are folded; any other
  * bracketed name stays as sent (an unknown parameter, ignored).
  */
-export function contractQueryParser(spec: OpenApiDocument): (query: string) => Record<string, unknown> {
-  const deepObjects = new Set(
-    listOperations(spec).flatMap((operation) =>
-      operation.parameters.filter((parameter) => parameter.in === 'query' && parameter.style === 'deepObject').map((parameter) => parameter.name),
-    ),
-  );
+export function contractQueryParser(operations: Iterable<OperationInfo>): (query: string) => Record<string, unknown> {
+  const deepObjects = new Set([...operations].flatMap((operation) => operation.deepObjectQuery));
   return (query) => {
     const parsed = parse(query) as Record<string, unknown>;
     if (deepObjects.size === 0 || !MAYBE_BRACKETED.test(query)) return parsed;

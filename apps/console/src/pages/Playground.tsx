@@ -26,6 +26,16 @@ function useSettled<T>(value: T, ms: number): T {
   return settled;
 }
 
+/**
+ * The stored response a message to `personaId` continues: the last answered turn, when the conversation is
+ * with that persona; a message to another persona starts a new conversation.
+ */
+function continuedResponse(turns: readonly Turn[], personaId: string): string | undefined {
+  if (turns.at(-1)?.personaId !== personaId) return undefined;
+  const answered = turns.findLast((turn) => turn.responseId !== null);
+  return answered?.personaId === personaId ? (answered.responseId ?? undefined) : undefined;
+}
+
 const EMOTIONS = ['joy', 'trust', 'fear', 'surprise', 'sadness', 'disgust', 'anger', 'anticipation'] as const;
 
 /**
@@ -41,8 +51,7 @@ export function Playground() {
   const [personaId, setPersonaId] = useState('');
   const [message, setMessage] = useState('Would you pay $18 per seat for forecasting?');
   const chosen = personaId || personas.data?.[0]?.id || '';
-  // The turn the next message continues: the last answered one, when it was to the same persona.
-  const continues = turns.at(-1)?.personaId === chosen ? turns.findLast((turn) => turn.responseId !== null)?.responseId : undefined;
+  const continues = continuedResponse(turns, chosen);
   const draft = useSettled({ persona: chosen, input: message.trim(), previous: continues }, 400);
   // What the next message's input costs, the conversation it continues included (POST /responses/input_tokens).
   const cost = useQuery({
@@ -65,8 +74,7 @@ export function Playground() {
     setBusy(true);
     setError(null);
     const index = turns.length;
-    // The last answered turn to this persona; a turn to another persona starts a new conversation.
-    const previous = turns.at(-1)?.personaId === personaId ? turns.findLast((turn) => turn.responseId !== null) : undefined;
+    const previous = continuedResponse(turns, personaId);
     const update = (change: Partial<Turn>) => setTurns((all) => all.map((turn, i) => (i === index ? { ...turn, ...change } : turn)));
     setTurns((all) => [...all, { personaId, responseId: null, question, answer: '', credits: null, analysis: null, done: false }]);
     try {
@@ -76,7 +84,7 @@ export function Playground() {
           persona_id: personaId,
           input: question,
           analysis_mode: analysisMode,
-          ...(previous?.personaId === personaId && previous.responseId ? { previous_response_id: previous.responseId } : {}),
+          ...(previous ? { previous_response_id: previous } : {}),
         },
       });
       let answer = '';

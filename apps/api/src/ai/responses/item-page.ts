@@ -1,4 +1,4 @@
-import type { operations } from '@persona-api/types';
+import type { components, operations } from '@persona-api/types';
 import { apiError, errors } from '../../http/errors.js';
 import { filledDefault } from '../../lib/pagination.js';
 
@@ -20,15 +20,8 @@ export function pageStart(query: { after?: string; cursor?: string }): { from: s
 export const notAnItem = (from: string, param: 'after' | 'cursor') =>
   apiError('invalid_cursor', `${from} is not an item of this list; take next_cursor from the previous page.`, param);
 
-/** A page in OpenAI's list shape (`first_id`, `last_id`, `has_more`) plus `next_cursor`. */
-export interface IdPage<T extends { id: string }> {
-  object: 'list';
-  data: T[];
-  first_id: string | null;
-  last_id: string | null;
-  has_more: boolean;
-  next_cursor: string | null;
-}
+/** A page of a list whose cursor is an item's id: the contract's envelope with its typed `data`. */
+export type IdPage<T extends { id: string }> = components['schemas']['ItemListEnvelope'] & { data: T[] };
 
 /** The page of `data`: `next_cursor` is its last item's id when more follow, unless `nextCursor` says where. */
 export function idPage<T extends { id: string }>(

@@ -1,5 +1,5 @@
 import type { components } from '@persona-api/types';
-import { type SQL, sql } from 'drizzle-orm';
+import { and, eq, type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { rowsOf } from '../../db/sql.js';
 import { errors } from '../../http/errors.js';
@@ -11,41 +11,36 @@ type Metadata = Record<string, string>;
 
 /**
  * The account's stored chat completions (DECISIONS.md, Legacy chat completions): completed ones only, the
- * predicate of the partial index model_responses_chat_idx, so every read below is a range of it or a
- * primary-key probe.
+ * predicate of the partial index model_responses_chat_idx, written as literals so that a prepared statement's
+ * generic plan can still use the index. Every read below is a range of it or a primary-key probe.
  */
 const storedOf = (accountId: string) =>
   sql`${modelResponses.accountId} = ${accountId} and ${modelResponses.object} = 'chat.completion' and ${modelResponses.status} = 'completed'`;
 
+/** The account's stored chat completion with this id. */
+const storedWithId = (accountId: string, id: string) => and(eq(modelResponses.id, id), storedOf(accountId));
+
 /** Its metadata: as last updated, else the request's (completions stored before the column have only that). */
-const metadataOf = sql`coalesce(${modelResponses.metadata}, nullif(${modelResponses.request} -> 'metadata', 'null'::jsonb), '{}'::jsonb)`;
+const metadataOf = sql<Metadata>`coalesce(${modelResponses.metadata}, nullif(${modelResponses.request} -> 'metadata', 'null'::jsonb), '{}'::jsonb)`;
 
 const stored = (body: unknown, metadata: Metadata): StoredChatCompletion => ({ ...(body as ChatCompletion), metadata });
 
 export async function findChatCompletion(db: Executor, accountId: string, id: string): Promise<StoredChatCompletion> {
-  const [row] = rowsOf<{ body: unknown; metadata: Metadata }>(
-    await db.execute(sql`select ${modelResponses.body} as body, ${metadataOf} as metadata from ${modelResponses}
-      where ${modelResponses.id} = ${id} and ${storedOf(accountId)}`),
-  );
+  const [row] = await db.select({ body: modelResponses.body, metadata: metadataOf }).from(modelResponses).where(storedWithId(accountId, id)).limit(1);
   if (!row) throw errors.notFound('chat completion', id);
   return stored(row.body, row.metadata);
 }
 
 /** Replaces the metadata whole (null or {} clears it) and answers the completion as it now is. */
 export async function updateChatCompletionMetadata(db: Executor, accountId: string, id: string, metadata: Metadata): Promise<StoredChatCompletion> {
-  const [row] = rowsOf<{ body: unknown }>(
-    await db.execute(sql`update ${modelResponses} set metadata = ${JSON.stringify(metadata)}::jsonb
-      where ${modelResponses.id} = ${id} and ${storedOf(accountId)} returning ${modelResponses.body} as body`),
-  );
+  const [row] = await db.update(modelResponses).set({ metadata }).where(storedWithId(accountId, id)).returning({ body: modelResponses.body });
   if (!row) throw errors.notFound('chat completion', id);
   return stored(row.body, metadata);
 }
 
 /** Deletes it; the ledger rows of its charge stay. */
 export async function deleteChatCompletionRow(db: Executor, accountId: string, id: string): Promise<void> {
-  const deleted = rowsOf<{ id: string }>(
-    await db.execute(sql`delete from ${modelResponses} where ${modelResponses.id} = ${id} and ${storedOf(accountId)} returning ${modelResponses.id} as id`),
-  );
+  const deleted = await db.delete(modelResponses).where(storedWithId(accountId, id)).returning({ id: modelResponses.id });
   if (deleted.length === 0) throw errors.notFound('chat completion', id);
 }
 

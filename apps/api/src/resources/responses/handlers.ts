@@ -15,6 +15,7 @@ import {
   responseErrorOf,
   settleModelCall,
   usageOfCutStream,
+  withPersona,
   type PreparedCall,
   type Settlement,
 } from '../../ai/model-call.js';
@@ -33,7 +34,6 @@ import { appendTurn, type ConversationRead, readConversationTurns } from '../con
 import { outputCharacters, restoreConversation } from '../../ai/responses/conversation.js';
 import { resolveItemReferences } from '../../ai/responses/items.js';
 import { personaIdOf } from '../../ai/persona-header.js';
-import { personaForCall } from '../personas/repository.js';
 import { deleteStoredResponse, findStoredResponse } from './stored.js';
 import { listInputItems } from './input-items.js';
 
@@ -221,14 +221,14 @@ async function respondStreamed(call: Call, ctx: RequestContext, signal: AbortSig
   }
 }
 
-type CreateBody = Parameters<Handler<'createResponse'>>[0]['body'];
+type CreateInput = Parameters<Handler<'createResponse'>>[0];
 
 /**
  * A `/responses` body read as the call reads it (DECISIONS.md, Responses): the persona, `input` with its
  * references resolved, the turns its `previous_response_id` or `conversation` restores within what `input`
  * leaves of the limit, and the engine request. One reading for the call and for its input-token count.
  */
-async function readCallBody(ctx: RequestContext, body: CreateBody, headers: Record<string, unknown>) {
+async function readCallBody(ctx: RequestContext, body: CreateInput['body'], headers: CreateInput['headers']) {
   const personaId = personaIdOf(body.persona_id, headers);
   if (body.conversation != null && body.previous_response_id) {
     throw errors.parameterConflict('conversation', 'Send either conversation or previous_response_id: a conversation keeps its own history.');
@@ -250,9 +250,9 @@ async function readCallBody(ctx: RequestContext, body: CreateBody, headers: Reco
 }
 
 export const countResponseInputTokens: Handler<'countResponseInputTokens'> = async ({ body, headers }, ctx) => {
-  const { personaId, request } = await readCallBody(ctx, body, headers);
-  const { persona } = await personaForCall(ctx.db, ctx.auth.userId, personaId, 'persona_id');
-  const inputTokens = promptTokensOf({ ...request.engine, persona });
+  const read = await readCallBody(ctx, body, headers);
+  const { request } = await withPersona(ctx, read.personaId, read.request.engine);
+  const inputTokens = promptTokensOf(request);
   return { object: 'response.input_tokens', input_tokens: inputTokens, credits: creditsForTokens(inputTokens) };
 };
 
