@@ -21,7 +21,7 @@ export default defineConfig({
           include: ['test/**/*.test.ts'],
           // PostgreSQL only: the fault suite cuts a TCP proxy in front of PostgreSQL (an in-process PGlite has
           // no connection to cut); the plan test reads PostgreSQL's planner on a grown history.
-          exclude: [...configDefaults.exclude, 'test/hardening/faults.test.ts', 'test/scale-plans.test.ts'],
+          exclude: [...configDefaults.exclude, 'test/hardening/faults.test.ts', 'test/scale-plans.test.ts', 'test/db/driver-faults.test.ts'],
           globalSetup: ['test/setup/global-pglite.ts'],
           sequence: { groupOrder: 1 },
           // The handler-map type test (tsc): a missing handler or a wrong type is a compile error.

@@ -70,6 +70,8 @@ async function call(method: string, path: string, body?: unknown, headers: Recor
   const started = performance.now();
   let response: Response;
   let text: string;
+  // A request past the bound is a failure already; what PostgreSQL's sessions are doing then says where it waits.
+  const watchdog = setTimeout(() => void describeSessions(`${method} ${path} unanswered after ${REQUEST_BOUND_MS} ms`), REQUEST_BOUND_MS);
   try {
     response = await fetch(`${api.api}${path}`, {
       method,
@@ -83,6 +85,8 @@ async function call(method: string, path: string, body?: unknown, headers: Recor
     const answer: Answer = { method, path, status: 0, ms: performance.now() - started, headers: {}, text: String(err), body: null };
     answers.push(answer);
     return answer;
+  } finally {
+    clearTimeout(watchdog);
   }
   const answer: Answer = {
     method,
@@ -95,6 +99,16 @@ async function call(method: string, path: string, body?: unknown, headers: Recor
   };
   answers.push(answer);
   return answer;
+}
+
+async function describeSessions(why: string): Promise<void> {
+  const sessions = await database.db
+    .execute(
+      sql`select pid, state, xact_start, query_start, state_change, wait_event_type, wait_event, left(query, 200) as query
+          from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`,
+    )
+    .catch((err: unknown) => String(err));
+  console.error(`${why} (${new Date().toISOString()}); PostgreSQL sessions:\n${JSON.stringify(sessions, null, 1)}`);
 }
 
 async function readyz(): Promise<number> {
