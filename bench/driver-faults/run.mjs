@@ -10,7 +10,8 @@
 // Needs BENCH_DATABASE_URL (else TEST_DATABASE_URL): a scratch database is created and dropped. Run it beside
 // a CPU hog (`yes > /dev/null &`) to see what a loaded machine does; a run of 250 cuts takes about 2.5 minutes.
 import { createRequire } from 'node:module';
-import net from 'node:net';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { log } from '../lib/log.mjs';
 import { scratchDatabase } from '../lib/postgres.mjs';
@@ -35,32 +36,12 @@ if (!scratch) {
 }
 const target = new URL(scratch.url);
 
-// The fault proxy of the API's tests, in plain JavaScript.
-const open = new Set();
-let down = false;
-const proxy = net.createServer((client) => {
-  if (down) return void client.resetAndDestroy();
-  const upstream = net.connect(Number(target.port || 5432), target.hostname);
-  open.add(client);
-  open.add(upstream);
-  const drop = () => {
-    client.destroy();
-    upstream.destroy();
-    open.delete(client);
-    open.delete(upstream);
-  };
-  client.on('error', drop).on('close', drop);
-  upstream.on('error', drop).on('close', drop);
-  client.pipe(upstream);
-  upstream.pipe(client);
-});
-await new Promise((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-const proxied = new URL(scratch.url);
-proxied.hostname = '127.0.0.1';
-proxied.port = String(proxy.address().port);
+// The fault proxy of the API's own tests (TypeScript whose types Node strips).
+const { startFaultProxy, throughProxy } = await import(pathToFileURL(join(apiDir, 'test/support/fault-proxy.ts')).href);
+const proxy = await startFaultProxy({ host: target.hostname, port: Number(target.port || 5432) });
 
 // As db/client.ts opens it (statements prepared, 2 s connect timeout, backoff at most 0.5 s).
-const sql = postgres(proxied.toString(), {
+const sql = postgres(throughProxy(scratch.url, proxy), {
   max: Number(args.pool),
   onnotice: () => {},
   connect_timeout: 2,
@@ -121,11 +102,9 @@ const started = Date.now();
 const running = Array.from({ length: callers }, (_, id) => caller(id));
 for (let round = 0; round < cuts; round++) {
   await new Promise((resolve) => setTimeout(resolve, 150 + Math.random() * 200));
-  down = true;
-  for (const socket of open) socket.resetAndDestroy();
-  open.clear();
+  proxy.cut();
   await new Promise((resolve) => setTimeout(resolve, 100 + Math.random() * 400));
-  down = false;
+  proxy.restore();
 }
 // Once the database stays up, every call settles within the bounds.
 stop = true;
@@ -137,6 +116,6 @@ log(
     `${counts.stuck} stuck past 5 s, ${counts.misdelivered} answers misdelivered; still waiting at the end: ${still.length ? still.join(', ') : 'none'}`,
 );
 await sql.end({ timeout: 1 }).catch(() => {});
-proxy.close();
+await proxy.close();
 await scratch.drop();
 process.exit(counts.stuck + counts.misdelivered + still.length > 0 ? 1 : 0);
