@@ -5,7 +5,7 @@
 // is the stress that found transactions left waiting forever (apps/api/test/db/driver-faults.test.ts holds the
 // two moments it came down to, and a bounded slice; DECISIONS.md, "postgres.js 3.4.9 is patched").
 //
-//   pnpm bench:driver-faults [--cuts 250] [--callers 20] [--pool 10]
+//   pnpm build && pnpm bench:driver-faults [--cuts 250] [--callers 20] [--pool 10]
 //
 // Needs BENCH_DATABASE_URL (else TEST_DATABASE_URL): a scratch database is created and dropped. Run it beside
 // a CPU hog (`yes > /dev/null &`) to see what a loaded machine does; a run of 250 cuts takes about 2.5 minutes.
@@ -40,14 +40,15 @@ const target = new URL(scratch.url);
 const { startFaultProxy, throughProxy } = await import(pathToFileURL(join(apiDir, 'test/support/fault-proxy.ts')).href);
 const proxy = await startFaultProxy({ host: target.hostname, port: Number(target.port || 5432) });
 
-// As db/client.ts opens it (statements prepared, 2 s connect timeout, backoff at most 0.5 s).
+// As db/client.ts opens it, with its bounds (built: `pnpm build` first).
+const { POSTGRES_FAULT_BOUNDS: bounds } = await import(pathToFileURL(join(apiDir, 'dist/db/client.js')).href);
 const sql = postgres(throughProxy(scratch.url, proxy), {
   max: Number(args.pool),
   onnotice: () => {},
-  connect_timeout: 2,
-  backoff: (retries) => Math.min(0.05 * 2 ** retries, 0.5),
+  connect_timeout: bounds.connectTimeoutSeconds,
+  backoff: (retries) => Math.min(0.05 * 2 ** retries, bounds.maxBackoffSeconds),
   prepare: true,
-  connection: { statement_timeout: 15_000 },
+  connection: { statement_timeout: bounds.statementTimeoutMs },
 });
 await sql`create table driver_faults (id serial primary key, note text)`;
 
