@@ -40,16 +40,9 @@ const target = new URL(scratch.url);
 const { startFaultProxy, throughProxy } = await import(pathToFileURL(join(apiDir, 'test/support/fault-proxy.ts')).href);
 const proxy = await startFaultProxy({ host: target.hostname, port: Number(target.port || 5432) });
 
-// As db/client.ts opens it, with its bounds (built: `pnpm build` first).
-const { POSTGRES_FAULT_BOUNDS: bounds } = await import(pathToFileURL(join(apiDir, 'dist/db/client.js')).href);
-const sql = postgres(throughProxy(scratch.url, proxy), {
-  max: Number(args.pool),
-  onnotice: () => {},
-  connect_timeout: bounds.connectTimeoutSeconds,
-  backoff: (retries) => Math.min(0.05 * 2 ** retries, bounds.maxBackoffSeconds),
-  prepare: true,
-  connection: { statement_timeout: bounds.statementTimeoutMs },
-});
+// With the server's own options (db/client.ts; built: `pnpm build` first), every statement prepared.
+const { postgresOptions } = await import(pathToFileURL(join(apiDir, 'dist/db/client.js')).href);
+const sql = postgres(throughProxy(scratch.url, proxy), { ...postgresOptions(Number(args.pool)), prepare: true });
 await sql`create table driver_faults (id serial primary key, note text)`;
 
 const pending = new Map();

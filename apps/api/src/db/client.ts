@@ -149,14 +149,19 @@ export const POSTGRES_FAULT_BOUNDS = { connectTimeoutSeconds: 2, maxBackoffSecon
  */
 export const POSTGRES_PLANNER_SETTINGS = { jit: 'off', random_page_cost: '1.1' } as const;
 
-async function openPostgres(url: string, poolSize: number, preparedStatements: boolean): Promise<DatabaseHandle> {
-  const client = postgres(url, {
+/** The postgres.js options of the server's pool (also the driver stress's, bench/driver-faults). */
+export function postgresOptions(poolSize: number) {
+  return {
     max: poolSize,
     onnotice: () => {},
     connect_timeout: POSTGRES_FAULT_BOUNDS.connectTimeoutSeconds,
     backoff: (retries: number) => Math.min(0.05 * 2 ** retries, POSTGRES_FAULT_BOUNDS.maxBackoffSeconds),
     connection: { statement_timeout: POSTGRES_FAULT_BOUNDS.statementTimeoutMs, ...POSTGRES_PLANNER_SETTINGS },
-  });
+  } satisfies postgres.Options<Record<string, postgres.PostgresType>>;
+}
+
+async function openPostgres(url: string, poolSize: number, preparedStatements: boolean): Promise<DatabaseHandle> {
+  const client = postgres(url, postgresOptions(poolSize));
   const db = drizzlePostgres({
     client: observedPostgres(preparedStatements ? preparingClient(client) : client, poolSize),
     schema,

@@ -8,6 +8,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openDatabase, type DatabaseHandle } from '../../src/db/client.js';
+import { rowsOf } from '../../src/db/sql.js';
 import { startFaultProxy, throughProxy, type FaultProxy } from '../support/fault-proxy.js';
 import { openTestDatabase } from '../support/database.js';
 
@@ -37,8 +38,7 @@ afterAll(async () => {
 });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const rowsNoted = async (note: string) =>
-  [...((await direct.db.execute(sql`select note from driver_faults where note = ${note}`)) as unknown as unknown[])].length;
+const rowsNoted = async (note: string) => rowsOf(await direct.db.execute(sql`select note from driver_faults where note = ${note}`)).length;
 /** Drizzle's statements run when awaited, and again on every await: this runs one once, now. */
 const started = <T>(statement: PromiseLike<T>): Promise<T> => Promise.resolve(statement);
 /** Whether `promise` settles within `ms`, and how. */
@@ -130,12 +130,12 @@ it(
           if (id % 2 === 0) {
             await pool.db.transaction(async (tx) => {
               await tx.execute(sql`insert into driver_faults (note) values (${`load ${call}`})`);
-              const [row] = (await tx.execute(sql`select ${call}::int as call`)) as unknown as { call: number }[];
+              const [row] = rowsOf<{ call: number }>(await tx.execute(sql`select ${call}::int as call`));
               if (row?.call !== call) misdelivered.push(`transaction ${call} read ${JSON.stringify(row)}`);
               await tx.execute(sql`delete from driver_faults where note = ${`load ${call}`}`);
             });
           } else {
-            const [row] = (await pool.db.execute(sql`select ${call}::int as call, ${id}::int as caller`)) as unknown as { call: number; caller: number }[];
+            const [row] = rowsOf<{ call: number; caller: number }>(await pool.db.execute(sql`select ${call}::int as call, ${id}::int as caller`));
             if (row?.call !== call || row.caller !== id) misdelivered.push(`statement ${call} read ${JSON.stringify(row)}`);
           }
         } catch {
