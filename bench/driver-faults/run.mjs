@@ -3,9 +3,11 @@
 // proxy that resets every connection every few hundred milliseconds, with the driver options the server uses
 // (db/client.ts). Every call must settle; a call still waiting 5 s after it started is reported as stuck. This
 // is the stress that found transactions left waiting forever (apps/api/test/db/driver-faults.test.ts holds the
-// two moments it came down to, and a bounded slice; DECISIONS.md, "postgres.js 3.4.9 is patched").
+// two moments it came down to, and a bounded slice; DECISIONS.md, "postgres.js 3.4.9 is patched"). With
+// --bursts, each round also queues 100 statements per connection at once, so transactions meet the driver's
+// pipeline boundary (porsager/postgres#1189); every acknowledged write must then be committed, or it is lost.
 //
-//   pnpm build && pnpm bench:driver-faults [--cuts 250] [--callers 20] [--pool 10]
+//   pnpm build && pnpm bench:driver-faults [--cuts 250] [--callers 20] [--pool 10] [--bursts]
 //
 // Needs BENCH_DATABASE_URL (else TEST_DATABASE_URL): a scratch database is created and dropped. Run it beside
 // a CPU hog (`yes > /dev/null &`) to see what a loaded machine does; a run of 250 cuts takes about 2.5 minutes.
@@ -22,6 +24,7 @@ const { values: args } = parseArgs({
     cuts: { type: 'string', default: '250' },
     callers: { type: 'string', default: '20' },
     pool: { type: 'string', default: '10' },
+    bursts: { type: 'boolean', default: false },
   },
 });
 const cuts = Number(args.cuts);
@@ -46,7 +49,9 @@ const sql = postgres(throughProxy(scratch.url, proxy), { ...postgresOptions(Numb
 await sql`create table driver_faults (id serial primary key, note text)`;
 
 const pending = new Map();
-const counts = { settled: 0, failed: 0, stuck: 0, misdelivered: 0 };
+const counts = { settled: 0, failed: 0, stuck: 0, misdelivered: 0, lost: 0 };
+/** Notes of writes whose commit was acknowledged: each must be in the table at the end. */
+const acknowledged = [];
 let next = 0;
 let stop = false;
 const track = async (kind, work) => {
@@ -73,7 +78,11 @@ const caller = async (id) => {
           await tx`insert into driver_faults (note) values (${'second'})`;
         });
       } else if (id % 3 === 1) {
-        await sql.begin((tx) => tx`insert into driver_faults (note) values (${'one'}) returning id`);
+        await sql.begin((tx) => tx`insert into driver_faults (note) values (${`one ${call}`}) returning id`);
+        acknowledged.push(`one ${call}`);
+      } else if (call % 2 === 0) {
+        await sql`insert into driver_faults (note) values (${`single ${call}`})`;
+        acknowledged.push(`single ${call}`);
       } else {
         const [row] = await sql`select ${call}::int as call, pg_sleep(0.001)`;
         if (row.call !== call) counts.misdelivered++;
@@ -99,17 +108,28 @@ for (let round = 0; round < cuts; round++) {
   proxy.cut();
   await new Promise((resolve) => setTimeout(resolve, 100 + Math.random() * 400));
   proxy.restore();
+  if (args.bursts) {
+    await new Promise((resolve) => setTimeout(resolve, 50 + Math.random() * 100));
+    for (let i = 0; i < Number(args.pool) * 100; i++) sql`select 1`.execute().catch(() => {});
+  }
 }
 // Once the database stays up, every call settles within the bounds.
 stop = true;
 await Promise.race([Promise.all(running), new Promise((resolve) => setTimeout(resolve, 7_000))]);
 clearInterval(watchdog);
 const still = [...pending.values()].map(({ kind, since }) => `${kind} (${Date.now() - since} ms)`);
+// Read past the proxy, once every connection of the pool has ended: a write acknowledged inside a transaction
+// nobody committed is gone with its connection.
+await sql.end({ timeout: 1 }).catch(() => {});
+const reader = postgres(scratch.url, { max: 1, onnotice: () => {} });
+const present = new Set((await reader`select note from driver_faults`).map((row) => row.note));
+await reader.end();
+counts.lost = acknowledged.filter((note) => !present.has(note)).length;
 log(
   `${cuts} cuts, ${callers} callers, ${Math.round((Date.now() - started) / 1000)} s: ${counts.settled} settled, ${counts.failed} failed by a cut, ` +
-    `${counts.stuck} stuck past 5 s, ${counts.misdelivered} answers misdelivered; still waiting at the end: ${still.length ? still.join(', ') : 'none'}`,
+    `${counts.stuck} stuck past 5 s, ${counts.misdelivered} answers misdelivered, ${counts.lost} of ${acknowledged.length} acknowledged writes lost; ` +
+    `still waiting at the end: ${still.length ? still.join(', ') : 'none'}`,
 );
-await sql.end({ timeout: 1 }).catch(() => {});
 await proxy.close();
 await scratch.drop();
-process.exit(counts.stuck + counts.misdelivered + still.length > 0 ? 1 : 0);
+process.exit(counts.stuck + counts.misdelivered + counts.lost + still.length > 0 ? 1 : 0);

@@ -1,13 +1,16 @@
-// A transaction whose connection is cut (patches/postgres@3.4.9.patch, porsager/postgres#1155, #1186, #1215):
-// postgres.js 3.4.9 rejected the transaction but let its callback go on using the connection, which the
-// pool had meanwhile reconnected for other work. A statement issued after the cut then ran on the new
-// session outside any transaction, or waited forever behind a statement the old socket took with it, and
-// every later user of that connection got the answer meant for the one before (the fault suite's request
-// that hung for 20 s). Through a TCP proxy cut at a chosen moment, on the server's own client.
+// The faults patched in postgres.js 3.4.9 (patches/postgres@3.4.9.patch) that can lose or misdeliver an answer,
+// each pinned down where it happens, on the server's own client or driver options.
+//
+// A transaction whose connection is cut (porsager/postgres#1155, #1186, #1215): 3.4.9 rejected the transaction
+// but let its callback go on using the connection, which the pool had meanwhile reconnected for other work. A
+// statement issued after the cut then ran on the new session outside any transaction, or waited forever behind
+// a statement the old socket took with it, and every later user of that connection got the answer meant for the
+// one before (the fault suite's request that hung for 20 s). Through a TCP proxy cut at a chosen moment.
 // PostgreSQL only (vitest.config.ts): PGlite has no connection to cut.
 import { sql } from 'drizzle-orm';
+import postgres from 'postgres';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { openDatabase, type DatabaseHandle } from '../../src/db/client.js';
+import { openDatabase, postgresOptions, type DatabaseHandle } from '../../src/db/client.js';
 import { rowsOf } from '../../src/db/sql.js';
 import { startFaultProxy, throughProxy, type FaultProxy } from '../support/fault-proxy.js';
 import { openTestDatabase } from '../support/database.js';
@@ -18,13 +21,15 @@ const CALLERS = Math.max(2, Number(process.env.DRIVER_FAULT_CALLERS ?? 8));
 let direct: DatabaseHandle;
 let proxy: FaultProxy;
 let cut: DatabaseHandle;
-/** The database's URL through the proxy. */
+/** The database's URL, and through the proxy. */
+let directUrl: string;
 let proxiedUrl: string;
 
 beforeAll(async () => {
   direct = await openTestDatabase();
   if (direct.connection.driver !== 'postgres') throw new Error('driver-faults.test.ts runs on PostgreSQL only (vitest.config.ts)');
-  const url = new URL(direct.connection.url);
+  directUrl = direct.connection.url;
+  const url = new URL(directUrl);
   proxy = await startFaultProxy({ host: url.hostname, port: Number(url.port || 5432) });
   proxiedUrl = throughProxy(direct.connection.url, proxy);
   // One connection: whatever runs after the cut runs on the transaction's own (reconnected) connection.
@@ -108,6 +113,42 @@ it('settles the statements queued in a transaction when its connection is cut un
   for (const statement of statements) expect(await settlesWithin(statement, 2_000)).toMatch(/^rejected: /);
   expect(await rowsNoted('queued')).toBe(0);
   expect(await cut.db.execute(sql`select 3 as three`)).toEqual([{ three: 3 }]);
+});
+
+// A statement that fails after some of its rows were sent (porsager/postgres#1119, #1181): 3.4.9 kept its row
+// counter, so the connection's next answer began with that many holes (drizzle then mapped them to nothing):
+// a statement timeout, a cancelled statement, or a row that fails to compute does it.
+it('answers the statement after one that failed midway through its rows with its own rows only', async () => {
+  const failed = await settlesWithin(started(cut.db.execute(sql`select 1000 / age as share from (values (20), (21), (0), (5)) as ages (age)`)), 2_000);
+  expect(failed).toMatch(/^rejected: .*division by zero/s);
+  expect(await cut.db.execute(sql`select 4 as four`)).toEqual([{ four: 4 }]);
+});
+
+// A transaction whose BEGIN fills its connection's pipeline (porsager/postgres#1189, PR #1218): 3.4.9 wrote the
+// BEGIN but skipped reserving the connection, so the transaction failed (a TypeError with one connection,
+// UNSAFE_TRANSACTION with more) while PostgreSQL kept it open, and the pool handed that connection to
+// unrelated statements: they ran inside a transaction nobody would commit. A burst that queues 100
+// statements per connection (a database that stalls for a moment under load) reaches the boundary.
+it.each([1, 2])('reserves the connection of a transaction whose BEGIN fills the pipeline, with %i connection(s)', async (poolSize) => {
+  const client = postgres(directUrl, postgresOptions(poolSize));
+  try {
+    await Promise.all(Array.from({ length: poolSize }, () => client`select pg_sleep(0.05)`.execute()));
+    // The driver's default pipeline is 100 statements a connection: these fill every connection's.
+    const ahead = Array.from({ length: 100 * poolSize }, () => client`select 1`.execute());
+    const transaction = client.begin(async (tx) => {
+      await tx`insert into driver_faults (note) values (${`inside ${poolSize}`})`;
+      return 'committed';
+    });
+    const settled = await settlesWithin(transaction, 2_000);
+    await Promise.all(ahead);
+    await Promise.all(Array.from({ length: poolSize * 2 }, () => client`insert into driver_faults (note) values (${`outside ${poolSize}`})`.execute()));
+    // Seen from another session: everything acknowledged was committed.
+    expect(await rowsNoted(`outside ${poolSize}`)).toBe(poolSize * 2);
+    expect(settled).toBe('resolved');
+    expect(await rowsNoted(`inside ${poolSize}`)).toBe(1);
+  } finally {
+    await client.end({ timeout: 1 });
+  }
 });
 
 it(
