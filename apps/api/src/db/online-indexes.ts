@@ -18,8 +18,11 @@ const ONLINE_INDEXES: { name: string; create: string }[] = [
   { name: 'agent_threads_workspace_project_idx', create: 'on "agent_threads" using btree ("workspace_id", "project_id", "created_at", "id")' },
   { name: 'files_workspace_folder_idx', create: 'on "files" using btree ("workspace_id", "folder_id", "created_at", "id")' },
   { name: 'personas_base_page_idx', create: 'on "personas" using btree ("created_at", "id") where not "is_custom"' },
-  // item_reference input items by output item id (0016).
-  { name: 'model_responses_output_items_idx', create: `on "model_responses" using gin (jsonb_path_query_array(("body" -> 'output'), '$[*].id'))` },
+  // item_reference input items by output item id (0016), without GIN's pending list (0021).
+  {
+    name: 'model_responses_output_items_idx',
+    create: `on "model_responses" using gin (jsonb_path_query_array(("body" -> 'output'), '$[*].id')) with (fastupdate = off)`,
+  },
   // The retention job's oldest-first batches (0017).
   { name: 'model_responses_created_idx', create: 'on "model_responses" using btree ("created_at")' },
   // The account's stored chat completions, oldest or latest first (0020).
