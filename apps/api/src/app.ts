@@ -4,7 +4,7 @@ import { authentication } from './app/auth.js';
 import { BODY_LIMIT_BYTES, registerBodyParsing } from './app/body.js';
 import { clientErrorHandler, frameworkErrorHandler, MAX_PARAM_LENGTH, newRequestId, registerErrorHandling } from './app/errors.js';
 import { registerHealth } from './app/health.js';
-import { idempotencyHooks, purgeIdempotencyKeysHourly } from './app/idempotency.js';
+import { idempotencyHooks } from './app/idempotency.js';
 import { type McpEndpointOptions, registerMcpEndpoint } from './app/mcp.js';
 import { registerOperations } from './app/routes.js';
 import { apiKeyFinder, apiKeysChannel, type AuthContext } from './auth/api-keys.js';
@@ -214,11 +214,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // MCP clients (agents) reach the same operations as tools at /mcp (packages/mcp).
   registerMcpEndpoint(app, { prefix, findApiKey, rateLimiter: options.rateLimiter, rateLimitMultiplier: options.rateLimitMultiplier ?? 1, ...options.mcp });
 
-  const purge = purgeIdempotencyKeysHourly(app, db, now);
   app.addHook('onClose', async () => {
     await unsubscribeKeys();
     await unsubscribePersonas();
-    clearInterval(purge);
     await usageRecorder.close();
   });
 

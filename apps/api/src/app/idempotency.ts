@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { STREAMED, type OperationId } from '../contract/handler-types.js';
 import type { Database } from '../db/client.js';
 import { isDependencyUnavailable } from '../http/dependency-faults.js';
@@ -10,7 +10,6 @@ import {
   completeIdempotencyKey,
   fingerprintedHeaders,
   IDEMPOTENCY_LEASE_MS,
-  purgeExpiredIdempotencyKeys,
   releaseIdempotencyKey,
   releaseUnansweredClaim,
   renewIdempotencyLease,
@@ -221,17 +220,4 @@ export function idempotencyHooks(db: Database, now: () => Date, operations: Map<
     /** Stores what a handler that wrote its own response (a stream) sent, for replay. */
     record: (request: FastifyRequest, response: StoredResponse) => settleKey(request, response),
   };
-}
-
-/** Keeps the idempotency table small; returns the timer to clear on close. */
-export function purgeIdempotencyKeysHourly(app: FastifyInstance, db: Database, now: () => Date): NodeJS.Timeout {
-  // Idempotency keys older than 24 h are ignored on lookup; this only keeps the table small.
-  const purge = setInterval(
-    () => {
-      purgeExpiredIdempotencyKeys(db, now()).catch((err: unknown) => app.log.warn({ err }, 'idempotency purge failed'));
-    },
-    60 * 60 * 1000,
-  );
-  purge.unref();
-  return purge;
 }

@@ -1,8 +1,11 @@
 import { createHash } from 'node:crypto';
-import { and, eq, isNull, lt } from 'drizzle-orm';
+import { and, eq, isNull } from 'drizzle-orm';
 import stableStringify from 'safe-stable-stringify';
 import type { Database, Executor } from '../db/client.js';
+import { deleteOlderThan } from '../db/purge.js';
 import { idempotencyKeys } from '../db/schema/index.js';
+import type { JobDefinition } from '../jobs/types.js';
+import type { Services } from '../services.js';
 import { apiError } from './errors.js';
 
 /** Stripe's window: a key is remembered for 24 hours. */
@@ -164,6 +167,28 @@ export async function releaseUnansweredClaim(db: Database, apiKeyId: string, key
   return released.length > 0;
 }
 
-export async function purgeExpiredIdempotencyKeys(db: Database, now: Date): Promise<void> {
-  await db.delete(idempotencyKeys).where(lt(idempotencyKeys.createdAt, new Date(now.getTime() - IDEMPOTENCY_TTL_MS)));
+/** Deletes the keys past their 24 h, a batch per statement; returns how many. */
+export function purgeExpiredIdempotencyKeys(db: Database, now: Date, signal?: AbortSignal): Promise<number> {
+  return deleteOlderThan(db, idempotencyKeys, idempotencyKeys.createdAt, new Date(now.getTime() - IDEMPOTENCY_TTL_MS), { signal });
+}
+
+export const IDEMPOTENCY_JOBS = { purge: 'idempotency.purge' } as const;
+
+/**
+ * The hourly purge of expired keys, a scheduled job like every other cleanup: it runs once for the whole
+ * cluster (was a timer in every API process), and however many keys a busy hour left, in batches.
+ */
+export function idempotencyJobs(services: Pick<Services, 'db' | 'clock'>): JobDefinition[] {
+  return [
+    {
+      kind: IDEMPOTENCY_JOBS.purge,
+      schedule: '53 * * * *',
+      deadlineSeconds: 900,
+      retryLimit: 0,
+      async run(_payload, context) {
+        const deleted = await purgeExpiredIdempotencyKeys(services.db, services.clock.now(), context.signal);
+        if (deleted > 0) context.log.info({ count: deleted }, 'deleted expired idempotency keys');
+      },
+    },
+  ];
 }

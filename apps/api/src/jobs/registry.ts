@@ -1,8 +1,9 @@
+import { idempotencyJobs } from '../http/idempotency.js';
 import { resourceModules } from '../resources/index.js';
 import type { Services } from '../services.js';
 import type { JobDefinition } from './types.js';
 
-/** Every job kind of every resource module, for the API process and `pnpm worker` alike. */
+/** Every job kind of every resource module and of the cross-cutting parts, for the API process and `pnpm worker` alike. */
 export function jobDefinitions(services: Services): JobDefinition<any>[] {
-  return resourceModules.flatMap((module) => [...(module.jobs?.(services) ?? [])]);
+  return [...resourceModules.flatMap((module) => [...(module.jobs?.(services) ?? [])]), ...idempotencyJobs(services)];
 }
