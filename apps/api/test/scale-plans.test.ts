@@ -6,6 +6,7 @@ import { countsRebuild, usageCountersBackfills } from '../src/billing/reconcile.
 import { POSTGRES_PLANNER_SETTINGS, type Database, type DatabaseHandle } from '../src/db/client.js';
 import * as schema from '../src/db/schema/index.js';
 import { openTestDatabase } from './support/database.js';
+import { expireMeetingMedia, type MeetingJobDeps } from '../src/resources/meetings/jobs.js';
 import { expireResponses } from '../src/resources/responses/retention.js';
 import { Harness, type Tenant } from './support/harness.js';
 
@@ -523,6 +524,15 @@ describe('query plans on a grown history (PostgreSQL)', () => {
     };
     walk((row!['QUERY PLAN'] as { Plan: Record<string, unknown> }[])[0]!.Plan);
     expect(scans).toContain('Index Scan model_responses_created_idx');
+  });
+
+  it('the media expiry finds its due meetings through the index of meetings still done, never scanning every meeting', async () => {
+    // Nothing completed 30 days before 1900: the look itself is what is planned and run.
+    const deps = { db: h.db, clock: { now: () => new Date('1900-01-01T00:00:00Z') } } as unknown as MeetingJobDeps;
+    expect(await seqScansOf(async () => expect(await expireMeetingMedia(deps)).toEqual([]))).toEqual([]);
+    const statement = logged.find((entry) => entry.query.includes('"meetings"'))!;
+    const [row] = await client.unsafe<{ 'QUERY PLAN': unknown }[]>(`explain (format json) ${statement.query}`, statement.params as never[]);
+    expect(JSON.stringify(row!['QUERY PLAN'])).toContain('"Index Name":"meetings_media_due_idx"');
   });
 
   it('the scalar helpers every hold and charge call keep their plans for the session (PL/pgSQL, not SQL, which PostgreSQL before 18 plans again in each calling statement)', async () => {

@@ -30,6 +30,8 @@ const ONLINE_INDEXES: { name: string; create: string }[] = [
     name: 'model_responses_chat_idx',
     create: `on "model_responses" using btree ("account_id", "created_at", "id") where "object" = 'chat.completion' and "status" = 'completed'`,
   },
+  // The media expiry's due meetings (0022).
+  { name: 'meetings_media_due_idx', create: `on "meetings" using btree ("completed_at") where "status" = 'done'` },
 ];
 
 /** Indexes the ones above replace, dropped once their successor is built. */

@@ -1,6 +1,6 @@
 import { type Engine, EngineError } from '@persona-api/engine';
 import type { MeetingStatus } from '@persona-api/types';
-import { and, eq, lt } from 'drizzle-orm';
+import { and, asc, eq, lt } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/client.js';
 import type { JobDefinition, JobQueue } from '../../jobs/types.js';
 import type { Clock } from '../../services.js';
@@ -191,6 +191,7 @@ export async function expireMeetingMedia(deps: MeetingJobDeps): Promise<string[]
     .select({ id: meetings.id })
     .from(meetings)
     .where(and(eq(meetings.status, 'done'), lt(meetings.completedAt, new Date(now.getTime() - MEDIA_KEPT_MS))))
+    .orderBy(asc(meetings.completedAt))
     .limit(500);
   const expired: string[] = [];
   for (const { id } of due) {

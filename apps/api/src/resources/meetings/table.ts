@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { index, integer, jsonb, pgTable, real, text } from 'drizzle-orm/pg-core';
 import type { MeetingAnalysis, MeetingSpeaker, MeetingStatusChange, MeetingTranscriptSegment } from '@persona-api/types';
 import { timestampMs } from '../../db/schema/columns.js';
@@ -61,6 +62,9 @@ export const meetings = pgTable(
     index('meetings_workspace_status_idx').on(t.workspaceId, t.status, t.createdAt, t.id),
     index('meetings_key_idx').on(t.workspaceId, t.meetingKey),
     index('meetings_provider_bot_idx').on(t.providerBotId),
+    // The hourly media expiry's due meetings (done, oldest completion first): only meetings whose media is
+    // still kept, not every meeting ever held; built online (db/online-indexes.ts).
+    index('meetings_media_due_idx').on(t.completedAt).where(sql`${t.status} = 'done'`),
   ],
 );
 
