@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { AnyPgColumn, PgTable } from 'drizzle-orm/pg-core';
+import type { JobDefinition } from '../jobs/types.js';
 import type { Database } from './client.js';
 import { rowsOf } from './sql.js';
 
@@ -33,4 +34,27 @@ export async function deleteOlderThan(
     deleted += count;
     if (count < batch || signal?.aborted) return deleted;
   }
+}
+
+/**
+ * The scheduled job of a purge: runs `purge` (given the job's deadline signal, which stops it between batches)
+ * once per `schedule` for the whole cluster, and logs how many rows went, as `deleted <what>`.
+ */
+export function purgeJob(options: {
+  kind: string;
+  schedule: string;
+  what: string;
+  purge: (signal: AbortSignal) => Promise<number>;
+  logFields?: Record<string, unknown>;
+}): JobDefinition {
+  return {
+    kind: options.kind,
+    schedule: options.schedule,
+    deadlineSeconds: 900,
+    retryLimit: 0,
+    async run(_payload, context) {
+      const deleted = await options.purge(context.signal);
+      if (deleted > 0) context.log.info({ count: deleted, ...options.logFields }, `deleted ${options.what}`);
+    },
+  };
 }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { and, eq, isNull } from 'drizzle-orm';
 import stableStringify from 'safe-stable-stringify';
 import type { Database, Executor } from '../db/client.js';
-import { deleteOlderThan } from '../db/purge.js';
+import { deleteOlderThan, purgeJob } from '../db/purge.js';
 import { idempotencyKeys } from '../db/schema/index.js';
 import type { JobDefinition } from '../jobs/types.js';
 import type { Services } from '../services.js';
@@ -180,15 +180,11 @@ export const IDEMPOTENCY_JOBS = { purge: 'idempotency.purge' } as const;
  */
 export function idempotencyJobs(services: Pick<Services, 'db' | 'clock'>): JobDefinition[] {
   return [
-    {
+    purgeJob({
       kind: IDEMPOTENCY_JOBS.purge,
       schedule: '53 * * * *',
-      deadlineSeconds: 900,
-      retryLimit: 0,
-      async run(_payload, context) {
-        const deleted = await purgeExpiredIdempotencyKeys(services.db, services.clock.now(), context.signal);
-        if (deleted > 0) context.log.info({ count: deleted }, 'deleted expired idempotency keys');
-      },
-    },
+      what: 'expired idempotency keys',
+      purge: (signal) => purgeExpiredIdempotencyKeys(services.db, services.clock.now(), signal),
+    }),
   ];
 }

@@ -1,5 +1,5 @@
 import type { Database } from '../../db/client.js';
-import { deleteOlderThan } from '../../db/purge.js';
+import { deleteOlderThan, purgeJob } from '../../db/purge.js';
 import type { JobDefinition } from '../../jobs/types.js';
 import type { Services } from '../../services.js';
 import { modelResponses } from './table.js';
@@ -22,15 +22,12 @@ export function responseJobs(services: Services): JobDefinition[] {
   const days = services.responseRetentionDays;
   if (days === undefined) return [];
   return [
-    {
+    purgeJob({
       kind: RESPONSE_JOBS.expire,
       schedule: '29 * * * *',
-      deadlineSeconds: 900,
-      retryLimit: 0,
-      async run(_payload, context) {
-        const deleted = await expireResponses(services.db, new Date(services.clock.now().getTime() - days * DAY_MS), context.signal);
-        if (deleted > 0) context.log.info({ count: deleted, retention_days: days }, 'deleted stored responses past their retention');
-      },
-    },
+      what: 'stored responses past their retention',
+      purge: (signal) => expireResponses(services.db, new Date(services.clock.now().getTime() - days * DAY_MS), signal),
+      logFields: { retention_days: days },
+    }),
   ];
 }
