@@ -2,7 +2,7 @@ import { drizzle } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspaceFor } from '../src/admin/accounts.js';
-import { countsRebuild, usageCountersBackfills } from '../src/billing/reconcile.js';
+import { countsRebuild, reconcile, reconcileUsageCounters, usageCountersBackfills } from '../src/billing/reconcile.js';
 import { POSTGRES_PLANNER_SETTINGS, type Database, type DatabaseHandle } from '../src/db/client.js';
 import * as schema from '../src/db/schema/index.js';
 import { openTestDatabase } from './support/database.js';
@@ -75,6 +75,7 @@ const AUTO_EXPLAIN = {
 describe('query plans on a grown history (PostgreSQL)', () => {
   let database: DatabaseHandle;
   let client: postgres.Sql;
+  let databaseUrl: string;
   let h: Harness;
   let t: Tenant;
   let projectId: string;
@@ -104,6 +105,7 @@ describe('query plans on a grown history (PostgreSQL)', () => {
   beforeAll(async () => {
     const opened = await openTestDatabase();
     if (opened.connection.driver !== 'postgres') throw new Error('a PostgreSQL test database was expected');
+    databaseUrl = opened.connection.url;
     client = postgres(opened.connection.url, {
       max: 4,
       onnotice: (notice) => {
@@ -533,6 +535,22 @@ describe('query plans on a grown history (PostgreSQL)', () => {
     const statement = logged.find((entry) => entry.query.includes('"meetings"'))!;
     const [row] = await client.unsafe<{ 'QUERY PLAN': unknown }[]>(`explain (format json) ${statement.query}`, statement.params as never[]);
     expect(JSON.stringify(row!['QUERY PLAN'])).toContain('"Index Name":"meetings_media_due_idx"');
+  });
+
+  it('the usage reconcile answers on a history that takes longer to scan than a statement may run (its transaction lifts the timeout)', async () => {
+    // The server's connections stop a statement after 15 s; here 5 ms, shorter than one scan of this ledger.
+    const strict = postgres(databaseUrl, { max: 1, onnotice: () => {}, connection: { statement_timeout: 5 } });
+    try {
+      const db = drizzle({ client: strict, schema }) as unknown as Database;
+      const timedOut = await reconcileUsageCounters(db).then(
+        () => 'answered',
+        (err: Error) => String((err.cause as Error | undefined)?.message ?? err.message),
+      );
+      expect(timedOut).toMatch(/statement timeout/);
+      expect(await reconcile(db)).toEqual(await reconcile(h.db));
+    } finally {
+      await strict.end();
+    }
   });
 
   it('the scalar helpers every hold and charge call keep their plans for the session (PL/pgSQL, not SQL, which PostgreSQL before 18 plans again in each calling statement)', async () => {

@@ -2,7 +2,7 @@ import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { grantCredits } from '../billing/credits.js';
-import { reconcileCounts, reconcileUsageCounters } from '../billing/reconcile.js';
+import { reconcile } from '../billing/reconcile.js';
 import { ConfigError, loadConfig, publicBaseUrl } from '../config.js';
 import type { Database } from '../db/client.js';
 import { openConfiguredDatabase } from '../db/open.js';
@@ -189,9 +189,8 @@ export async function runAdmin(argv: string[], db: Database, out: (line: string)
       return;
     }
     case 'usage reconcile': {
-      const mismatches = await reconcileUsageCounters(db);
+      const { usage: mismatches, counts } = await reconcile(db);
       for (const m of mismatches) out(`${m.scope} ${m.scopeId} ${m.day}: ledger ${m.ledger}, counter ${m.counter}`);
-      const counts = await reconcileCounts(db);
       for (const m of counts) out(`${m.counter} ${m.id}: counted ${m.counted}, counter ${m.stored}`);
       const failures = [
         ...(mismatches.length > 0 ? [`${mismatches.length} usage counters differ from the ledger`] : []),

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import { MIGRATIONS_FOLDER } from '../db/client.js';
-import type { Executor } from '../db/client.js';
+import type { Database, Executor } from '../db/client.js';
 import { accounts, apiKeys, creditLedger, creditUsageDaily, folders, meetings, projects, transcriptionUsageDaily, workspaces } from '../db/schema/index.js';
 import { rowsOf } from '../db/sql.js';
 import { transcriptionMinutesOf } from '../resources/meetings/repository.js';
@@ -60,6 +60,21 @@ export async function reconcileUsageCounters(db: Executor): Promise<CounterMisma
     order by 1, 2, 3`);
   const rows = rowsOf<{ scope: UsageScope; scope_id: string; day: string; ledger: string; counter: string }>(result);
   return rows.map((row) => ({ scope: row.scope, scopeId: row.scope_id, day: row.day, ledger: Number(row.ledger), counter: Number(row.counter) }));
+}
+
+/**
+ * Both checks (`admin usage reconcile`), in one read-only transaction exempt from the 15 s statement timeout
+ * the server's connections give a request: they scan the whole ledger and every counted table, which on
+ * years of history takes longer than a request may, and the check must still answer.
+ */
+export async function reconcile(db: Database): Promise<{ usage: CounterMismatch[]; counts: CountMismatch[] }> {
+  return db.transaction(
+    async (tx) => {
+      await tx.execute(sql`set local statement_timeout = 0`);
+      return { usage: await reconcileUsageCounters(tx), counts: await reconcileCounts(tx) };
+    },
+    { accessMode: 'read only' },
+  );
 }
 
 /** A counter column (or transcription day) that differs from a recount of the rows it counts. */
