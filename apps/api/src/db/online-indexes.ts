@@ -32,6 +32,8 @@ const ONLINE_INDEXES: { name: string; create: string }[] = [
   },
   // The media expiry's due meetings (0022).
   { name: 'meetings_media_due_idx', create: `on "meetings" using btree ("completed_at") where "status" = 'done'` },
+  // The webhook-id prune's oldest-first batches (0023).
+  { name: 'meeting_bot_webhooks_received_idx', create: 'on "meeting_bot_webhooks" using btree ("received_at")' },
 ];
 
 /** Indexes the ones above replace, dropped once their successor is built. */

@@ -5,9 +5,12 @@ import { deleteOlderThan } from '../../src/db/purge.js';
 import { rowsOf } from '../../src/db/sql.js';
 import { idempotencyKeys } from '../../src/db/schema/index.js';
 import { IDEMPOTENCY_JOBS, IDEMPOTENCY_TTL_MS, idempotencyJobs } from '../../src/http/idempotency.js';
+import { BOT_JOBS, botJobs } from '../../src/resources/meetings/bot-sync.js';
+import type { MeetingJobDeps } from '../../src/resources/meetings/jobs.js';
+import { meetingBotWebhooks } from '../../src/resources/meetings/table.js';
 import { useHarness, useTenant } from '../support/harness.js';
 
-// Purges of what expires (idempotency keys, stored responses past their retention) delete a batch per statement,
+// Purges of what expires (idempotency keys, webhook ids, stored responses past their retention) delete a batch per statement,
 // oldest first: however much a busy hour left, no statement is longer than a batch (on PGlite, which runs in the
 // server's thread, requests are served between batches). The idempotency purge is a scheduled job, once for the
 // whole cluster.
@@ -49,4 +52,16 @@ it('deletes oldest first, at most a batch per statement, and stops between batch
   expect(await deleteOlderThan(h.db, idempotencyKeys, idempotencyKeys.createdAt, cutoff, { batch: 100 })).toBe(400);
   expect(await keysNamed('older')).toBe(0);
   expect(await keysNamed('old')).toBe(0);
+});
+
+it('the hourly webhook-id prune forgets ids past the provider’s retry window (25 h) and keeps the rest', async () => {
+  const at = (ageMs: number) => new Date(h.clock.now().getTime() - ageMs).toISOString();
+  await h.db.execute(sql`insert into ${meetingBotWebhooks} (message_id, received_at)
+    select 'old-' || n, ${at(26 * HOUR)}::timestamptz - n * interval '1 second' from generate_series(1, 2500) as n
+    union all select 'recent-' || n, ${at(HOUR)}::timestamptz from generate_series(1, 5) as n`);
+  const job = botJobs({ db: h.db, clock: h.clock } as unknown as MeetingJobDeps).find((definition) => definition.kind === BOT_JOBS.prune);
+  expect(job?.schedule).toBe('41 * * * *');
+  await job!.run({}, jobContext());
+  const left = rowsOf<{ message_id: string }>(await h.db.execute(sql`select message_id from ${meetingBotWebhooks} order by message_id`));
+  expect(left.map((row) => row.message_id)).toEqual(['recent-1', 'recent-2', 'recent-3', 'recent-4', 'recent-5']);
 });

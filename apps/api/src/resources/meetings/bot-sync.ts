@@ -1,7 +1,8 @@
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { MeetingStatus } from '@persona-api/types';
-import { and, eq, lt } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
+import { deleteOlderThan, purgeJob } from '../../db/purge.js';
 import type { JobDefinition } from '../../jobs/types.js';
 import { newUploadKey, uploadObjectKey } from '../files/keys.js';
 import { uploads } from '../files/table.js';
@@ -175,14 +176,19 @@ export async function firstDelivery(deps: Pick<MeetingJobDeps, 'db'>, messageId:
   return inserted.length > 0;
 }
 
-/** Forgets webhook ids older than the provider's retry window (24 h) plus the signature tolerance. */
-export async function pruneWebhookIds(deps: Pick<MeetingJobDeps, 'db'>, now: Date): Promise<void> {
-  await deps.db.delete(meetingBotWebhooks).where(and(lt(meetingBotWebhooks.receivedAt, new Date(now.getTime() - 25 * 60 * 60 * 1000))));
+/** Forgets webhook ids older than the provider's retry window (24 h) plus the signature tolerance; returns how many. */
+export function pruneWebhookIds(deps: Pick<MeetingJobDeps, 'db'>, now: Date, signal?: AbortSignal): Promise<number> {
+  return deleteOlderThan(deps.db, meetingBotWebhooks, meetingBotWebhooks.receivedAt, new Date(now.getTime() - 25 * 60 * 60 * 1000), { signal });
 }
 
 export function botJobs(deps: MeetingJobDeps): JobDefinition<any>[] {
   return [
-    { kind: BOT_JOBS.prune, schedule: '41 * * * *', deadlineSeconds: 120, run: () => pruneWebhookIds(deps, deps.clock.now()) },
+    purgeJob({
+      kind: BOT_JOBS.prune,
+      schedule: '41 * * * *',
+      what: 'webhook ids past the retry window',
+      purge: (signal) => pruneWebhookIds(deps, deps.clock.now(), signal),
+    }),
     {
       kind: BOT_JOBS.create,
       deadlineSeconds: 60,

@@ -84,7 +84,12 @@ export const meetingTranscripts = pgTable('meeting_transcripts', {
 });
 
 /** Ids of the provider webhooks already received: a message delivered twice is acted on once. */
-export const meetingBotWebhooks = pgTable('meeting_bot_webhooks', {
-  messageId: text('message_id').primaryKey(),
-  receivedAt: timestampMs('received_at').notNull(),
-});
+export const meetingBotWebhooks = pgTable(
+  'meeting_bot_webhooks',
+  {
+    messageId: text('message_id').primaryKey(),
+    receivedAt: timestampMs('received_at').notNull(),
+  },
+  // The hourly prune's oldest-first batches (db/purge.ts); built online (db/online-indexes.ts).
+  (t) => [index('meeting_bot_webhooks_received_idx').on(t.receivedAt)],
+);
