@@ -128,12 +128,11 @@ export function idempotencyHooks(db: Database, now: () => Date, operations: Map<
     const settle = response
       ? () => completeIdempotencyKey(db, apiKeyId, key, response, claim)
       : (() => {
-          // Measured in the fault suite: after a cut the claim's own insert, answered to this request, can
-          // become visible only later (a pooled connection the driver had left inside another transaction,
-          // whose COMMIT came after). A release that finds nothing keeps looking for a while, as for an
-          // unanswered claim; it only ever deletes this claim while it is in progress.
-          // Since the driver patch for porsager/postgres#1189 that should no longer happen: a late find is logged
-          // (`idempotency_claim_late`), and the fault suite requires none.
+          // The fault suite once saw the claim's own insert, answered to this request, become visible only
+          // later: the driver delivered answers one behind after a cut (porsager/postgres#1186, patched). A
+          // release that finds nothing still keeps looking for a while, as for an unanswered claim, and only
+          // ever deletes this claim while it is in progress; a late find is logged (`idempotency_claim_late`)
+          // and the fault suite requires none.
           const lookUntil = Date.now() + UNANSWERED_CLAIM_WATCH_MS;
           let missed = false;
           return async () => {
