@@ -1,4 +1,4 @@
-import { and, count, desc, eq, isNull, sql } from 'drizzle-orm';
+import { and, desc, eq, isNull, sql } from 'drizzle-orm';
 import { announceApiKeysChanged, apiKeysChangedHere, generateApiKey, hashSecret, insertApiKey, revokeApiKeysIn } from '../auth/api-keys.js';
 import { grantCreditsIn } from '../billing/credits.js';
 import type { Database, Executor } from '../db/client.js';
@@ -141,8 +141,8 @@ export async function listAccounts(db: Database) {
 }
 
 export async function isEmpty(db: Database): Promise<boolean> {
-  const [row] = await db.select({ n: count() }).from(accounts);
-  return (row?.n ?? 0) === 0;
+  const [row] = await db.select({ id: accounts.id }).from(accounts).limit(1);
+  return row === undefined;
 }
 
 export interface Bootstrap {

@@ -34,9 +34,9 @@ export const agentThreads = pgTable(
   },
   (t) => [
     index('agent_threads_workspace_idx').on(t.workspaceId, t.createdAt, t.id),
-    index('agent_threads_project_page_idx').on(t.projectId, t.createdAt, t.id),
+    index('agent_threads_project_page_idx').on(t.projectId, t.createdAt, t.id).concurrently(),
     // GET /agent/threads?project_id= per workspace of the caller (pageAcrossWorkspaces).
-    index('agent_threads_workspace_project_idx').on(t.workspaceId, t.projectId, t.createdAt, t.id),
+    index('agent_threads_workspace_project_idx').on(t.workspaceId, t.projectId, t.createdAt, t.id).concurrently(),
   ],
 );
 

@@ -71,7 +71,7 @@ export const files = pgTable(
     // GET /folders/{id} pages, `folder_id=` filters and the recount of file_count (reconcileCounts).
     index('files_folder_idx').on(t.folderId, t.createdAt, t.id),
     // GET /files?folder_id= (a folder or `none`) per workspace of the caller (pageAcrossWorkspaces).
-    index('files_workspace_folder_idx').on(t.workspaceId, t.folderId, t.createdAt, t.id),
+    index('files_workspace_folder_idx').on(t.workspaceId, t.folderId, t.createdAt, t.id).concurrently(),
     // One record per upload (409 duplicate_resource on the second POST /files).
     uniqueIndex('files_storage_key_key').on(t.storageKey),
   ],

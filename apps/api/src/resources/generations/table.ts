@@ -58,10 +58,10 @@ export const generations = pgTable(
   },
   (t) => [
     index('generations_workspace_idx').on(t.workspaceId, t.createdAt, t.id),
-    index('generations_project_page_idx').on(t.projectId, t.createdAt, t.id),
+    index('generations_project_page_idx').on(t.projectId, t.createdAt, t.id).concurrently(),
     // GET /generations?project_id= per workspace of the caller (pageAcrossWorkspaces).
-    index('generations_workspace_project_idx').on(t.workspaceId, t.projectId, t.createdAt, t.id),
-    index('generations_workspace_app_idx').on(t.workspaceId, t.appId, t.createdAt, t.id),
+    index('generations_workspace_project_idx').on(t.workspaceId, t.projectId, t.createdAt, t.id).concurrently(),
+    index('generations_workspace_app_idx').on(t.workspaceId, t.appId, t.createdAt, t.id).concurrently(),
     index('generations_app_idx').on(t.appId, t.createdAt, t.id),
   ],
 );

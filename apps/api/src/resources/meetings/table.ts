@@ -59,12 +59,12 @@ export const meetings = pgTable(
   },
   (t) => [
     index('meetings_workspace_idx').on(t.workspaceId, t.createdAt, t.id),
-    index('meetings_workspace_status_idx').on(t.workspaceId, t.status, t.createdAt, t.id),
+    index('meetings_workspace_status_idx').on(t.workspaceId, t.status, t.createdAt, t.id).concurrently(),
     index('meetings_key_idx').on(t.workspaceId, t.meetingKey),
     index('meetings_provider_bot_idx').on(t.providerBotId),
     // The hourly media expiry's due meetings (done, oldest completion first): only meetings whose media is
-    // still kept, not every meeting ever held; built online (db/online-indexes.ts).
-    index('meetings_media_due_idx').on(t.completedAt).where(sql`${t.status} = 'done'`),
+    // still kept, not every meeting ever held; built online (`.concurrently()`, db/online-indexes.ts).
+    index('meetings_media_due_idx').on(t.completedAt).where(sql`${t.status} = 'done'`).concurrently(),
   ],
 );
 
@@ -90,6 +90,6 @@ export const meetingBotWebhooks = pgTable(
     messageId: text('message_id').primaryKey(),
     receivedAt: timestampMs('received_at').notNull(),
   },
-  // The hourly prune's oldest-first batches (db/purge.ts); built online (db/online-indexes.ts).
-  (t) => [index('meeting_bot_webhooks_received_idx').on(t.receivedAt)],
+  // The hourly prune's oldest-first batches (db/purge.ts); built online (`.concurrently()`, db/online-indexes.ts).
+  (t) => [index('meeting_bot_webhooks_received_idx').on(t.receivedAt).concurrently()],
 );

@@ -33,7 +33,7 @@ export const personas = pgTable(
   (t) => [
     index('personas_page_idx').on(t.createdAt, t.id),
     // The base personas' part of a list, without walking past custom personas.
-    index('personas_base_page_idx').on(t.createdAt, t.id).where(sql`not ${t.isCustom}`),
+    index('personas_base_page_idx').on(t.createdAt, t.id).where(sql`not ${t.isCustom}`).concurrently(),
     index('personas_workspace_idx').on(t.workspaceId, t.createdAt, t.id),
     check(
       'personas_owner_check',

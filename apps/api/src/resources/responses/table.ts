@@ -52,12 +52,18 @@ export const modelResponses = pgTable(
   (t) => [
     index('model_responses_account_idx').on(t.accountId, t.createdAt),
     index('model_responses_workspace_idx').on(t.workspaceId, t.createdAt),
-    // The retention job's oldest-first batches (RESPONSE_RETENTION_DAYS); built online (db/online-indexes.ts).
-    index('model_responses_created_idx').on(t.createdAt),
+    // The retention job's oldest-first batches (RESPONSE_RETENTION_DAYS); built online (`.concurrently()`, db/online-indexes.ts).
+    index('model_responses_created_idx').on(t.createdAt).concurrently(),
     // The account's stored chat completions, a page at a time (GET /chat/completions); built online.
-    index('model_responses_chat_idx').on(t.accountId, t.createdAt, t.id).where(sql`${t.object} = 'chat.completion' and ${t.status} = 'completed'`),
-    // item_reference lookups by output item id (msg_…, fc_…); built online (db/online-indexes.ts). Without
+    index('model_responses_chat_idx')
+      .on(t.accountId, t.createdAt, t.id)
+      .where(sql`${t.object} = 'chat.completion' and ${t.status} = 'completed'`)
+      .concurrently(),
+    // item_reference lookups by output item id (msg_…, fc_…); built online (`.concurrently()`, db/online-indexes.ts). Without
     // GIN's pending list: the settlement whose insert filled it (4 MB) would merge it, ~176 ms (0021).
-    index('model_responses_output_items_idx').using('gin', sql`jsonb_path_query_array((${t.body} -> 'output'), '$[*].id')`).with({ fastupdate: 'off' }),
+    index('model_responses_output_items_idx')
+      .using('gin', sql`jsonb_path_query_array((${t.body} -> 'output'), '$[*].id')`)
+      .with({ fastupdate: 'off' })
+      .concurrently(),
   ],
 );
