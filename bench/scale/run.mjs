@@ -1,19 +1,22 @@
-// History that grows (issue 23): one account on PostgreSQL whose history is grown with bulk SQL from a
-// fresh start to 10k, 100k and 1M credit-ledger rows (half as many stored responses, a tenth as many of
-// each other history kind, at most 100k), then sequential requests per endpoint at each step: p50/p90
-// and the growth factor to the largest step from fresh and from one full page of each list. Read the
-// growth, not the absolute times. Each step is vacuumed and analysed before its requests. Two reference
-// histories that never grow (fresh, and one full page of each list) are measured beside each step, requests
-// interleaved, and the last step is also given as a ratio to them: drift of the machine cancels out.
+// History that grows (issue 23): one account whose history is grown with bulk SQL from a fresh start to
+// 10k, 100k and 1M credit-ledger rows (half as many stored responses, a tenth as many of each other history
+// kind, at most 100k), then sequential requests per endpoint at each step: p50/p90 and the growth factor to
+// the largest step from fresh and from one full page of each list. Read the growth, not the absolute times.
+// Each step is vacuumed and analysed before its requests. Two reference histories that never grow (fresh,
+// and one full page of each list) are measured beside each step, requests interleaved, and the last step is
+// also given as a ratio to them: drift of the machine cancels out.
 //
-//   pnpm build && pnpm bench:scale [--steps 10000,100000,1000000] [--requests 100] [--json]
+//   pnpm build && pnpm bench:scale [--database postgres|pglite] [--steps 10000,100000,1000000] [--requests 100] [--json]
 //
-// PostgreSQL only (BENCH_DATABASE_URL, else TEST_DATABASE_URL; a scratch database dropped afterwards, kept
-// with BENCH_SCALE_KEEP=1 to read its plans):
-// the server owns a PGlite data directory while it runs, so the bulk history cannot be written beside it.
+// PostgreSQL (the default; BENCH_DATABASE_URL, else TEST_DATABASE_URL): a scratch database per history,
+// dropped afterwards, kept with BENCH_SCALE_KEEP=1 to read its plans. PGlite: a data directory per history.
+// A PGlite server owns its directory while it runs, so the bench stops it, writes the history with PGlite
+// in its own process, and starts it again (a new port) around every write.
 // Only 127.0.0.1 is a target; every phase is bounded in count.
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
@@ -24,6 +27,7 @@ import { apiDir, startApiServer, stopProcess } from '../lib/servers.mjs';
 
 const { values: args } = parseArgs({
   options: {
+    database: { type: 'string', default: 'postgres' },
     steps: { type: 'string', default: '10000,100000,1000000' },
     requests: { type: 'string', default: '100' },
     json: { type: 'boolean', default: false },
@@ -34,25 +38,92 @@ const REQUESTS = Number(args.requests);
 const KEY = `svc_live_${randomBytes(20).toString('hex')}`;
 const PERSONA = 'persona_saas_cfo';
 
+const DATABASE = args.database;
+if (DATABASE !== 'postgres' && DATABASE !== 'pglite') {
+  log(`--database is postgres or pglite, not ${DATABASE}`);
+  process.exit(1);
+}
+
+// The API's own drivers: the bench package does not depend on them.
 const require = createRequire(import.meta.url);
 const postgres = require(require.resolve('postgres', { paths: [apiDir] }));
+const { PGlite } = await import(pathToFileURL(require.resolve('@electric-sql/pglite', { paths: [apiDir] })).href);
+
+const JSON_VALUE = Symbol('json');
+/**
+ * PGlite behind the part of postgres.js's interface this bench uses: tagged templates (values become
+ * parameters), `unsafe(text, params)` and `json(value)`.
+ */
+function pgliteSql(db) {
+  const query = async (strings, ...values) => {
+    let text = strings[0];
+    values.forEach((value, i) => (text += `$${i + 1}${strings[i + 1]}`));
+    const params = values.map((value) => (value?.[JSON_VALUE] ? JSON.stringify(value.value) : value));
+    return (await db.query(text, params)).rows;
+  };
+  query.unsafe = async (text, params = []) => (params.length > 0 ? (await db.query(text, params)).rows : ((await db.exec(text)).at(-1)?.rows ?? []));
+  query.json = (value) => ({ [JSON_VALUE]: true, value });
+  return query;
+}
 
 /**
- * One account's history on a scratch database of its own, served by its own API process: the seeded rows
- * every step copies, and the requests of the endpoints below with that history's ids.
+ * Where a history lives. `write(fn)` runs `fn(sql)` against its database: on PostgreSQL beside the running
+ * server; on PGlite with the server stopped (it owns the directory), then started again.
+ */
+async function openStore(name) {
+  if (DATABASE === 'postgres') {
+    const pg = await scratchDatabase(`persona_bench_scale_${name}`);
+    if (!pg) {
+      log('bench:scale --database postgres needs PostgreSQL: set BENCH_DATABASE_URL or TEST_DATABASE_URL.');
+      process.exit(1);
+    }
+    const sql = postgres(pg.url, { max: 1, onnotice: () => {} });
+    const env = { BOOTSTRAP_API_KEY: KEY, DATABASE_URL: pg.url, DATA_DIR: join(apiDir, '.bench-scale-unused') };
+    const store = {
+      api: await startApiServer(env),
+      write: (fn) => fn(sql),
+      async close() {
+        await stopProcess(store.api.child);
+        await sql.end();
+        if (process.env.BENCH_SCALE_KEEP) log(`kept ${pg.url} (key ${KEY})`);
+        else await pg.drop();
+      },
+    };
+    return store;
+  }
+  const dataDir = mkdtempSync(join(tmpdir(), `persona-bench-scale-${name}-`));
+  const env = { BOOTSTRAP_API_KEY: KEY, DATA_DIR: dataDir };
+  const store = {
+    api: await startApiServer(env),
+    async write(fn) {
+      await stopProcess(store.api.child);
+      const db = await PGlite.create(join(dataDir, 'pglite'));
+      try {
+        return await fn(pgliteSql(db));
+      } finally {
+        await db.close();
+        store.api = await startApiServer(env);
+      }
+    },
+    async close() {
+      await stopProcess(store.api.child);
+      if (process.env.BENCH_SCALE_KEEP) log(`kept ${dataDir} (key ${KEY})`);
+      else rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+  return store;
+}
+
+/**
+ * One account's history in a database of its own, served by its own API process: the seeded rows every
+ * step copies, and the requests of the endpoints below with that history's ids.
  */
 async function openHistory(name) {
-  const pg = await scratchDatabase(`persona_bench_scale_${name}`);
-  if (!pg) {
-    log('bench:scale needs PostgreSQL: set BENCH_DATABASE_URL or TEST_DATABASE_URL.');
-    process.exit(1);
-  }
-  const sql = postgres(pg.url, { max: 1, onnotice: () => {} });
-  const api = await startApiServer({ BOOTSTRAP_API_KEY: KEY, DATABASE_URL: pg.url, DATA_DIR: join(apiDir, '.bench-scale-unused') });
+  const store = await openStore(name);
 
   /** A request whose whole body has arrived (not parsed: the bench times the server, not its own JSON.parse). */
   async function send(method, path, body) {
-    const res = await fetch(`${api.baseUrl}/api/v1${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(`${store.api.baseUrl}/api/v1${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
     const text = await res.text();
     if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`);
     return text;
@@ -60,7 +131,7 @@ async function openHistory(name) {
   const call = async (method, path, body) => JSON.parse(await send(method, path, body));
 
   /** Copies row `id` of `table` `count` times: new ids, timestamps a second apart going back, other columns as given. */
-  async function clone(table, id, count, overrides = {}) {
+  async function clone(sql, table, id, count, overrides = {}) {
     if (count <= 0) return;
     const columns = await sql`select column_name, column_default from information_schema.columns
       where table_schema = 'public' and table_name = ${table} order by ordinal_position`;
@@ -68,55 +139,60 @@ async function openHistory(name) {
     const value = (name) =>
       overrides[name] ??
       (name === 'id' ? `src.id || '_' || g` : name === 'created_at' || name === 'updated_at' ? `src.${name} - g * interval '1 second'` : `src."${name}"`);
-    const offset = Number((await sql.unsafe(`select count(*) as n from "${table}"`))[0].n);
+    const offset = await count_(sql, table);
     await sql.unsafe(
       `insert into "${table}" (${names.map((n) => `"${n}"`).join(', ')})
        select ${names.map(value).join(', ')} from "${table}" src, generate_series(${offset}, ${offset + count - 1}) g where src.id = $1`,
       [id],
     );
   }
+  const count_ = async (sql, table) => Number((await sql.unsafe(`select count(*) as n from "${table}"`))[0].n);
 
-  const count = async (table) => Number((await sql.unsafe(`select count(*) as n from "${table}"`))[0].n);
-
-  // The account, its workspace and one of each history row to copy.
+  // The account, its workspace and one of each history row to copy, then a conversation of two turns to read
+  // back and continue (its rows are never copied: the templates are each kind's first row).
   const workspace = (await call('GET', '/workspaces')).data[0].id;
   const project = (await call('POST', '/projects', { workspace_id: workspace, name: 'Grown' })).id;
   await call('POST', '/responses', { model: 'service-1', persona_id: PERSONA, input: 'Price check?' });
   await call('POST', '/generations', { app_id: 'app_linkedin_post', input_data: { topic: 'Cold brew', post_length: 'short' }, project_id: project });
   await call('POST', '/agent/threads', { workspace_id: workspace, title: 'Research', project_id: project });
   await call('POST', '/chat/completions', { model: 'service-1', persona_id: PERSONA, messages: [{ role: 'user', content: 'Price check?' }] });
-  const [account] = await sql`select account_id from workspaces where id = ${workspace}`;
-  // Conversation calls read up to 1 000 items each (hundreds of credits a call): room for every request.
-  await sql`update accounts set credit_balance = 1000000000000 where id = ${account.account_id}`;
-  const now = new Date();
-  await sql`insert into files (id, workspace_id, name, type, size_bytes, size, storage_key, created_at, updated_at)
-    values ('file_benchseed', ${workspace}, 'memo.txt', 'text/plain', 10, 10, 'upl_benchseed.txt', ${now}, ${now})`;
-  await sql`insert into meetings (id, workspace_id, title, source, bot_name, join_type, join_at, status, status_changes, analysis_status, schema_ids, created_at, updated_at)
-    values ('mtg_benchseed', ${workspace}, 'Weekly', 'import', 'Notes', 'immediate', ${now}, 'done',
-      ${sql.json([{ code: 'done', sub_code: null, message: null, created_at: now.toISOString() }])}, 'completed', ${sql.json([])}, ${now}, ${now})`;
-  const seed = async (table, where = `workspace_id = '${workspace}'`) => (await sql.unsafe(`select id from "${table}" where ${where} limit 1`))[0].id;
-  const charge = await seed('credit_ledger', `account_id = '${account.account_id}' and kind = 'charge' and project_id is not null`);
-  const templates = {
-    model_responses: await seed('model_responses', `account_id = '${account.account_id}' and object = 'response'`),
-    chat_completions: await seed('model_responses', `account_id = '${account.account_id}' and object = 'chat.completion'`),
-    generations: await seed('generations'),
-    agent_threads: await seed('agent_threads'),
-    files: await seed('files'),
-    meetings: await seed('meetings'),
-  };
-  // A conversation of two turns to read back and continue (after the templates: its rows are never copied).
   const opening = await call('POST', '/responses', { model: 'service-1', persona_id: PERSONA, input: 'Pilot or full rollout?' });
   const reply = await call('POST', '/responses', { model: 'service-1', persona_id: PERSONA, input: 'And the price?', previous_response_id: opening.id });
   const conversation = { opening: opening.output[0].id, last: reply.id };
   // A server conversation (/conversations) whose items grow with the history.
   const thread = (await call('POST', '/conversations', { items: [{ role: 'user', content: 'We close the books on NetSuite.' }] })).id;
+
+  const { charge, templates } = await store.write(async (sql) => {
+    const [account] = await sql`select account_id from workspaces where id = ${workspace}`;
+    // Conversation calls read up to 1 000 items each (hundreds of credits a call): room for every request.
+    await sql`update accounts set credit_balance = 1000000000000 where id = ${account.account_id}`;
+    const now = new Date();
+    await sql`insert into files (id, workspace_id, name, type, size_bytes, size, storage_key, created_at, updated_at)
+      values ('file_benchseed', ${workspace}, 'memo.txt', 'text/plain', 10, 10, 'upl_benchseed.txt', ${now}, ${now})`;
+    await sql`insert into meetings (id, workspace_id, title, source, bot_name, join_type, join_at, status, status_changes, analysis_status, schema_ids, created_at, updated_at)
+      values ('mtg_benchseed', ${workspace}, 'Weekly', 'import', 'Notes', 'immediate', ${now}, 'done',
+        ${sql.json([{ code: 'done', sub_code: null, message: null, created_at: now.toISOString() }])}, 'completed', ${sql.json([])}, ${now}, ${now})`;
+    const seed = async (table, where = `workspace_id = '${workspace}'`) =>
+      (await sql.unsafe(`select id from "${table}" where ${where} order by created_at, id limit 1`))[0].id;
+    return {
+      charge: await seed('credit_ledger', `account_id = '${account.account_id}' and kind = 'charge' and project_id is not null`),
+      templates: {
+        model_responses: await seed('model_responses', `account_id = '${account.account_id}' and object = 'response'`),
+        chat_completions: await seed('model_responses', `account_id = '${account.account_id}' and object = 'chat.completion'`),
+        generations: await seed('generations'),
+        agent_threads: await seed('agent_threads'),
+        files: await seed('files'),
+        meetings: await seed('meetings'),
+      },
+    };
+  });
   /**
    * Adds `count` copies of the server conversation's first item after its latest one. A call reads at most
    * the latest 1 000 items, and what they are (its own appended turns or these short copies) sets its cost;
    * topping up the grown and the one-page histories alike before each step keeps their calls reading the
    * same items, so what differs is the history behind them.
    */
-  async function addThreadItems(count) {
+  async function addThreadItems(sql, count) {
     await sql.unsafe(
       `insert into conversation_items (conversation_id, seq, id, item, chars, created_at)
        select src.conversation_id, c.item_seq + g, 'msg_grown' || (c.item_seq + g), jsonb_set(src.item, '{id}', to_jsonb('msg_grown' || (c.item_seq + g))), src.chars, src.created_at
@@ -126,8 +202,8 @@ async function openHistory(name) {
     );
     await sql.unsafe('update conversations set item_seq = item_seq + $2::bigint where id = $1', [thread, count]);
   }
-  const threadItems = async () => Number((await sql`select item_seq from conversations where id = ${thread}`)[0].item_seq);
-  return { name, pg, sql, api, call, send, clone, count, workspace, project, charge, templates, conversation, thread, addThreadItems, threadItems };
+  const threadItems = async (sql) => Number((await sql`select item_seq from conversations where id = ${thread}`)[0].item_seq);
+  return { name, store, call, send, clone, count: count_, workspace, project, charge, templates, conversation, thread, addThreadItems, threadItems };
 }
 
 const headers = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
@@ -138,7 +214,7 @@ const grown = await openHistory('grown');
 const freshReference = await openHistory('fresh');
 const pageReference = await openHistory('page');
 const histories = [grown, freshReference, pageReference];
-const { sql, clone, count, charge, templates } = grown;
+const { clone, count, charge, templates } = grown;
 
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
@@ -230,25 +306,31 @@ async function measureStep(label) {
  * starts on the bulk-inserted tables during the measurement (it did at 1M rows: GET /news/stories, which reads
  * no history, went from 0.63 to 2.02 ms p90) and the first readers set every row's hint bits.
  */
-async function settle(history) {
-  await history.sql`vacuum (analyze)`;
-  await history.sql`checkpoint`;
+async function settle(sql) {
+  await sql`vacuum (analyze)`;
+  await sql`checkpoint`;
 }
 
 /** One full page of each list (50 rows; the meetings' default page is 20). */
 async function fillOnePage(history) {
-  await history.clone('files', history.templates.files, 50 - (await history.count('files')), { storage_key: `'upl_' || md5(src.id || g) || '.txt'` });
-  for (const table of ['generations', 'agent_threads', 'meetings']) await history.clone(table, history.templates[table], 50 - (await history.count(table)));
-  // A conversation call reads at most 1 000 items: a full "page" of them.
-  await history.addThreadItems(1_000);
-  await settle(history);
+  await history.store.write(async (sql) => {
+    await history.clone(sql, 'files', history.templates.files, 50 - (await history.count(sql, 'files')), {
+      storage_key: `'upl_' || md5(src.id || g) || '.txt'`,
+    });
+    for (const table of ['generations', 'agent_threads', 'meetings']) {
+      await history.clone(sql, table, history.templates[table], 50 - (await history.count(sql, table)));
+    }
+    // A conversation call reads at most 1 000 items: a full "page" of them.
+    await history.addThreadItems(sql, 1_000);
+    await settle(sql);
+  });
 }
 
 const rows = [];
 try {
-  log(`Benchmark: history steps ${STEPS.join(', ')} ledger rows; ${REQUESTS} sequential requests per endpoint and history`);
+  log(`Benchmark (${DATABASE}): history steps ${STEPS.join(', ')} ledger rows; ${REQUESTS} sequential requests per endpoint and history`);
   await fillOnePage(pageReference);
-  await settle(freshReference);
+  await freshReference.store.write(settle);
   rows.push(await measureStep('fresh'));
   // Fresh, a list returns one item, so part of its growth to the first step is the page filling up, not
   // the history behind it.
@@ -260,37 +342,38 @@ try {
   for (const step of STEPS) {
     const started = performance.now();
     const others = Math.min(100_000, Math.round(step / 10));
-    // Ledger rows in the project and outside it, as a month and more of use.
-    await clone('credit_ledger', charge, step - (await count('credit_ledger')), {
-      project_id: `case when g % 2 = 0 then src.project_id end`,
-      created_at: `src.created_at - (g * interval '5 seconds')`,
+    await grown.store.write(async (sql) => {
+      // Ledger rows in the project and outside it, as a month and more of use.
+      await clone(sql, 'credit_ledger', charge, step - (await count(sql, 'credit_ledger')), {
+        project_id: `case when g % 2 = 0 then src.project_id end`,
+        created_at: `src.created_at - (g * interval '5 seconds')`,
+      });
+      // Stored chat completions (a tenth as many), then responses to half the ledger's rows, interleaved in time.
+      const completions = Number((await sql`select count(*) as n from model_responses where object = 'chat.completion'`)[0].n);
+      await clone(sql, 'model_responses', templates.chat_completions, others - completions, {
+        body: `jsonb_set(src.body, '{id}', to_jsonb(src.id || '_' || g))`,
+      });
+      await clone(sql, 'model_responses', templates.model_responses, Math.round(step / 2) - (await count(sql, 'model_responses')));
+      for (const table of ['generations', 'agent_threads', 'meetings']) await clone(sql, table, templates[table], others - (await count(sql, table)));
+      await clone(sql, 'files', templates.files, others - (await count(sql, 'files')), { storage_key: `'upl_' || md5(src.id || g) || '.txt'` });
+      // The conversation to the step's size, its latest 1 000 items copies, as the one-page history's.
+      await grown.addThreadItems(sql, Math.max(0, others - 1_000 - (await grown.threadItems(sql))) + 1_000);
+      // The counters the charges would have written, as the migration builds them from the ledger.
+      await sql`delete from credit_usage_daily`;
+      for (const backfill of backfills) await sql.unsafe(backfill);
+      // And the counts, stored bytes and transcription minutes the bulk rows' writers would have kept.
+      for (const statement of countsRebuild()) await sql.unsafe(statement);
+      await settle(sql);
     });
-    // Stored chat completions (a tenth as many), then responses to half the ledger's rows, interleaved in time.
-    const completions = Number((await sql`select count(*) as n from model_responses where object = 'chat.completion'`)[0].n);
-    await clone('model_responses', templates.chat_completions, others - completions, { body: `jsonb_set(src.body, '{id}', to_jsonb(src.id || '_' || g))` });
-    await clone('model_responses', templates.model_responses, Math.round(step / 2) - (await count('model_responses')));
-    for (const table of ['generations', 'agent_threads', 'meetings']) await clone(table, templates[table], others - (await count(table)));
-    await clone('files', templates.files, others - (await count('files')), { storage_key: `'upl_' || md5(src.id || g) || '.txt'` });
-    // The conversation to the step's size, its latest 1 000 items copies, as the one-page history's.
-    await grown.addThreadItems(Math.max(0, others - 1_000 - (await grown.threadItems())) + 1_000);
-    await pageReference.addThreadItems(1_000);
-    await settle(pageReference);
-    // The counters the charges would have written, as the migration builds them from the ledger.
-    await sql`delete from credit_usage_daily`;
-    for (const backfill of backfills) await sql.unsafe(backfill);
-    // And the counts, stored bytes and transcription minutes the bulk rows' writers would have kept.
-    for (const statement of countsRebuild()) await sql.unsafe(statement);
-    await settle(grown);
+    await pageReference.store.write(async (sql) => {
+      await pageReference.addThreadItems(sql, 1_000);
+      await settle(sql);
+    });
     log(`  grew to ${step} ledger rows in ${((performance.now() - started) / 1000).toFixed(1)} s`);
     rows.push(await measureStep(`${step}`));
   }
 } finally {
-  for (const history of histories) {
-    await stopProcess(history.api.child);
-    await history.sql.end();
-    if (process.env.BENCH_SCALE_KEEP) log(`kept ${history.pg.url} (key ${KEY})`);
-    else await history.pg.drop();
-  }
+  for (const history of histories) await history.store.close();
 }
 
 const [first, page] = rows;
@@ -307,7 +390,7 @@ const table = [
 if (args.json) process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
 else
   process.stdout.write(
-    `\np50 / p90 in ms (PostgreSQL) of the grown history; growth of p50 to ${last.step} ledger rows from its own fresh and one-page steps, and against the two reference histories measured in the same window:\n\n${table.join('\n')}\n`,
+    `\np50 / p90 in ms (${DATABASE === 'postgres' ? 'PostgreSQL' : 'PGlite'}) of the grown history; growth of p50 to ${last.step} ledger rows from its own fresh and one-page steps, and against the two reference histories measured in the same window:\n\n${table.join('\n')}\n`,
   );
 // A kept database leaves the admin connection open: end here rather than wait on it.
 if (process.env.BENCH_SCALE_KEEP) process.exit(0);
