@@ -56,8 +56,7 @@ const JSON_VALUE = Symbol('json');
  */
 function pgliteSql(db) {
   const query = async (strings, ...values) => {
-    let text = strings[0];
-    values.forEach((value, i) => (text += `$${i + 1}${strings[i + 1]}`));
+    const text = strings.reduce((joined, part, i) => `${joined}$${i}${part}`);
     const params = values.map((value) => (value?.[JSON_VALUE] ? JSON.stringify(value.value) : value));
     return (await db.query(text, params)).rows;
   };
