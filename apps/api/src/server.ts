@@ -110,10 +110,10 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     const bundledStories = await database.exclusively(() => loadBundledNewsIfEmpty(database.db, createOfflineEngine(), new Date()));
     if (bundledStories > 0) logger.info({ stories: bundledStories }, 'empty news corpus: loaded the bundled feeds');
     rateLimiter = config.REDIS_URL
-      ? new RedisRateLimiter(config.REDIS_URL, undefined, undefined, undefined, (err) =>
+      ? new RedisRateLimiter(config.REDIS_URL, {
           // Each fallback is counted in persona_rate_limit_fallbacks_total; this warning comes at most once a second.
-          logger.warn({ err, rate_limit_fallback: true }, 'Redis unreachable: rate limits are per process until it is back'),
-        )
+          onFallback: (err) => logger.warn({ err, rate_limit_fallback: true }, 'Redis unreachable: rate limits are per process until it is back'),
+        })
       : new MemoryRateLimiter();
     const limiter = rateLimiter;
     jobs = await startJobQueue(config, { database, services, workers: config.WORKERS === 'on' });

@@ -141,16 +141,13 @@ export function boundedRedis(url: string): Redis {
 }
 
 /**
- * Redis's answer, or a time-out after REDIS_COMMAND_TIMEOUT_MS. The time-out is decided one turn of the event
- * loop after its timer fires: when the loop was busy (a long synchronous stretch, PGlite in the same thread),
- * timers run before sockets are read, and an answer already waiting in the socket would otherwise lose to it.
+ * Redis's answer, or a time-out after `ms`. The time-out is decided one turn of the event loop after its timer
+ * fires: when the loop was busy (a long synchronous stretch, PGlite in the same thread), timers run before
+ * sockets are read, and an answer already waiting in the socket would otherwise lose to it.
  */
-function withinCommandBound<T>(command: Promise<T>): Promise<T> {
+function withinCommandBound<T>(command: Promise<T>, ms: number): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(
-      () => setImmediate(() => reject(new Error(`Redis did not answer within ${REDIS_COMMAND_TIMEOUT_MS} ms`))),
-      REDIS_COMMAND_TIMEOUT_MS,
-    );
+    const timer = setTimeout(() => setImmediate(() => reject(new Error(`Redis did not answer within ${ms} ms`))), ms);
     command.then(
       (value) => {
         clearTimeout(timer);
@@ -164,6 +161,16 @@ function withinCommandBound<T>(command: Promise<T>): Promise<T> {
   });
 }
 
+export interface RedisRateLimiterOptions {
+  now?: () => number;
+  windowMs?: number;
+  keyPrefix?: string;
+  /** Told (at most once a second) when a request was limited by the per-process fallback. */
+  onFallback?: (err: unknown) => void;
+  /** How long a request waits on Redis (and on a connection under way) before the fallback decides it. */
+  commandTimeoutMs?: number;
+}
+
 export class RedisRateLimiter implements RateLimiter {
   private readonly redis: Redis & { slidingWindow: SlidingWindowCommand };
   private sequence = 0;
@@ -171,21 +178,24 @@ export class RedisRateLimiter implements RateLimiter {
   /** This process's own window, used while Redis cannot be reached (fail open, still limited per process). */
   private readonly fallback: MemoryRateLimiter;
   private lastFallbackWarning = 0;
+  private readonly now: () => number;
+  private readonly windowMs: number;
+  private readonly keyPrefix: string;
+  private readonly onFallback: (err: unknown) => void;
+  private readonly commandTimeoutMs: number;
 
-  constructor(
-    redisOrUrl: Redis | string,
-    private readonly now: () => number = Date.now,
-    private readonly windowMs = RATE_LIMIT_WINDOW_MS,
-    private readonly keyPrefix = 'persona-api:rl:',
-    /** Told (at most once a second) when a request was limited by the per-process fallback. */
-    private readonly onFallback: (err: unknown) => void = () => {},
-  ) {
+  constructor(redisOrUrl: Redis | string, options: RedisRateLimiterOptions = {}) {
+    this.now = options.now ?? Date.now;
+    this.windowMs = options.windowMs ?? RATE_LIMIT_WINDOW_MS;
+    this.keyPrefix = options.keyPrefix ?? 'persona-api:rl:';
+    this.onFallback = options.onFallback ?? (() => {});
+    this.commandTimeoutMs = options.commandTimeoutMs ?? REDIS_COMMAND_TIMEOUT_MS;
     const redis = typeof redisOrUrl === 'string' ? boundedRedis(redisOrUrl) : redisOrUrl;
     // ioredis emits connection errors as events; unheard, they are printed on every reconnect attempt.
     redis.on('error', () => {});
     redis.defineCommand('slidingWindow', { numberOfKeys: 1, lua: SLIDING_WINDOW_SCRIPT });
     this.redis = redis as Redis & { slidingWindow: SlidingWindowCommand };
-    this.fallback = new MemoryRateLimiter(now, windowMs);
+    this.fallback = new MemoryRateLimiter(this.now, this.windowMs);
   }
 
   async consume(key: string, limit: number): Promise<RateLimitDecision> {
@@ -193,8 +203,11 @@ export class RedisRateLimiter implements RateLimiter {
     // A unique member per request: two requests in the same millisecond both count.
     const member = `${nowMs}:${this.instanceTag}:${this.sequence++}`;
     try {
-      await this.connectingAtMost(REDIS_COMMAND_TIMEOUT_MS);
-      const [allowed, count, oldest] = await withinCommandBound(this.redis.slidingWindow(this.keyPrefix + key, nowMs, this.windowMs, limit, member));
+      await this.connectingAtMost(this.commandTimeoutMs);
+      const [allowed, count, oldest] = await withinCommandBound(
+        this.redis.slidingWindow(this.keyPrefix + key, nowMs, this.windowMs, limit, member),
+        this.commandTimeoutMs,
+      );
       return decide(allowed === 1, limit, count, oldest === null ? undefined : Number(oldest), nowMs, this.windowMs);
     } catch (err) {
       rateLimitFallbacks.inc();

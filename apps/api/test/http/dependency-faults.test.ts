@@ -57,7 +57,11 @@ describe('dependency faults', () => {
       });
     });
     const fallbacks: unknown[] = [];
-    const limiter = new RedisRateLimiter(`redis://127.0.0.1:${port}`, Date.now, 60_000, 'persona-test:rl:', (err) => fallbacks.push(err));
+    const limiter = new RedisRateLimiter(`redis://127.0.0.1:${port}`, {
+      windowMs: 60_000,
+      keyPrefix: 'persona-test:rl:',
+      onFallback: (err) => fallbacks.push(err),
+    });
     const countedBefore = (await rateLimitFallbacks.get()).values[0]?.value ?? 0;
     try {
       const started = performance.now();
