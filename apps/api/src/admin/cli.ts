@@ -1,3 +1,4 @@
+import { autovacuumMissing, runUpkeep } from '../db/upkeep.js';
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -42,6 +43,8 @@ const USAGE = `Usage: pnpm --filter @persona-api/api admin <command> [options]
   usage reconcile                            checks the usage counters against the credit ledger, and the counts,
                                              stored bytes and transcription minutes against their rows; exits 1
                                              on a mismatch
+  db upkeep                                  on PGlite, vacuums and analyses the tables due now (the db.upkeep
+                                             job's work, e.g. after a bulk import); on PostgreSQL autovacuum does
 
 The database is the server's: DATABASE_URL (PostgreSQL), else PGlite in DATA_DIR (default .data/,
 which the server must not be using at the same time).`;
@@ -199,6 +202,16 @@ export async function runAdmin(argv: string[], db: Database, out: (line: string)
       if (failures.length > 0) throw new Error(failures.join('; '));
       out('usage counters match the ledger');
       out('counters match their rows');
+      return;
+    }
+    case 'db upkeep': {
+      if (!(await autovacuumMissing(db))) {
+        out('autovacuum is not missing here (PostgreSQL): nothing to do');
+        return;
+      }
+      const done = await runUpkeep(db);
+      for (const due of done) out(`${due.vacuum ? (due.analyze ? 'vacuumed and analysed' : 'vacuumed') : 'analysed'} ${due.schema}.${due.table}`);
+      out(done.length > 0 ? `${done.length} tables done` : 'no table is due');
       return;
     }
     default:
