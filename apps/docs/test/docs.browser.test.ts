@@ -52,7 +52,7 @@ async function expectScrolledTo(text: string): Promise<void> {
 
 /** Chooses an operation in the side menu (opening its tag first) and waits for its section. */
 async function openOperation(operation: (typeof operations)[number]): Promise<void> {
-  if (!(await menuOperation(operation.summary).isVisible())) await menuGroup(operation.tag).click();
+  if (!(await menuOperation(operation.summary).isVisible())) await menuGroup(operation.tag).click({ timeout: 5000 });
   await menuOperation(operation.summary).click({ timeout: 5000 });
   await expectScrolledTo(operation.summary);
 }
@@ -103,8 +103,10 @@ describe('the reference page, opened from disk without network', () => {
     await openOperation(operation);
     const sample = page.locator('[data-testid="source-code"]').first();
     await expect.poll(() => sample.textContent()).toContain(`curl -X POST '${spec.servers?.[0]?.url}`);
-    await page.getByText('curl', { exact: true }).first().click();
-    await page.getByText('TypeScript', { exact: true }).first().click();
+    // The visible tabs: Redoc also renders other operations' samples, and a click on a hidden match would wait
+    // for it to show (once past the test's 20 s in CI).
+    await page.getByText('curl', { exact: true }).filter({ visible: true }).first().click({ timeout: 5000 });
+    await page.getByText('TypeScript', { exact: true }).filter({ visible: true }).first().click({ timeout: 5000 });
     await expect.poll(() => sample.textContent()).toContain(`persona.POST('${operation.name.slice(5)}'`);
     await page.screenshot({ path: join(resultsDir, 'docs-operation.png') });
   });
