@@ -1,4 +1,3 @@
-import { autovacuumMissing, runUpkeep } from '../db/upkeep.js';
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -7,6 +6,7 @@ import { reconcile } from '../billing/reconcile.js';
 import { ConfigError, loadConfig, publicBaseUrl } from '../config.js';
 import type { Database } from '../db/client.js';
 import { openConfiguredDatabase } from '../db/open.js';
+import { autovacuumMissing, vacuumTablesDue } from '../db/upkeep.js';
 import { TIER_IDS, type TierId } from '../db/seed.js';
 import { eq } from 'drizzle-orm';
 import { addNewsFeeds } from '../resources/news/feeds.js';
@@ -209,7 +209,7 @@ export async function runAdmin(argv: string[], db: Database, out: (line: string)
         out('autovacuum is not missing here (PostgreSQL): nothing to do');
         return;
       }
-      const done = await runUpkeep(db);
+      const done = await vacuumTablesDue(db);
       for (const due of done) out(`${due.vacuum ? (due.analyze ? 'vacuumed and analysed' : 'vacuumed') : 'analysed'} ${due.schema}.${due.table}`);
       out(done.length > 0 ? `${done.length} tables done` : 'no table is due');
       return;

@@ -78,12 +78,10 @@ export async function tablesDue(db: Database): Promise<TableDue[]> {
 }
 
 /**
- * Vacuums and analyses the tables due, one statement per table, where autovacuum is missing; stops
- * between tables when `signal` aborts. PGlite runs in the server's thread, so requests are served between
- * tables. Returns the tables done.
+ * Vacuums and analyses the tables due, one statement per table; stops between tables when `signal` aborts.
+ * PGlite runs in the server's thread, so requests are served between tables. Returns the tables done.
  */
-export async function runUpkeep(db: Database, signal?: AbortSignal): Promise<TableDue[]> {
-  if (!(await autovacuumMissing(db))) return [];
+export async function vacuumTablesDue(db: Database, signal?: AbortSignal): Promise<TableDue[]> {
   const done: TableDue[] = [];
   for (const due of await tablesDue(db)) {
     if (signal?.aborted) break;
@@ -93,6 +91,11 @@ export async function runUpkeep(db: Database, signal?: AbortSignal): Promise<Tab
     await new Promise((resolve) => setImmediate(resolve));
   }
   return done;
+}
+
+/** The job's work: vacuumTablesDue where autovacuum is missing, nothing elsewhere. */
+export async function runUpkeep(db: Database, signal?: AbortSignal): Promise<TableDue[]> {
+  return (await autovacuumMissing(db)) ? vacuumTablesDue(db, signal) : [];
 }
 
 export const DB_JOBS = { upkeep: 'db.upkeep' } as const;
