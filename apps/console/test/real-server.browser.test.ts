@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page, Request } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { checkPage, freePort, launchBrowser, openPage, sendPlaygroundTurn } from './support';
 
 // The console against the real API server (PGlite, offline engine), serving the built console at
@@ -27,6 +27,7 @@ let workspaceId: string;
 let apiKey: string;
 let browser: Browser;
 let page: Page;
+let serverLog = '';
 
 async function admin(env: NodeJS.ProcessEnv, ...args: string[]): Promise<string> {
   const { stdout } = await run(NODE, [join(API, 'admin/cli.js'), ...args], { env });
@@ -49,10 +50,14 @@ beforeAll(async () => {
   setupLink = /(http\S+#setup=[A-Za-z0-9]+)/.exec(invite)?.[1] ?? '';
   expect(setupLink.startsWith(`${base}/console/#setup=`)).toBe(true);
 
-  server = spawn(NODE, [join(API, 'main.js')], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  server = spawn(NODE, [join(API, 'main.js')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   server.stderr?.on('data', (chunk) => {
     stderr += chunk;
+  });
+  // Its warnings and errors (LOG_LEVEL warn), the latest kept, for a test that fails to say what the server saw.
+  server.stdout?.on('data', (chunk) => {
+    serverLog = `${serverLog}${chunk}`.slice(-20_000);
   });
   const deadline = Date.now() + 60_000;
   while ((await fetch(`${base}/readyz`).catch(() => null))?.status !== 200) {
@@ -181,6 +186,13 @@ describe('the console on the real server', () => {
     await openPage(page, 'Files', 'Files');
     const file = join(dataDir, 'pricing-notes.csv');
     writeFileSync(file, `account,region,arr\n${'Northwind Traders,EMEA,184000\n'.repeat(2000)}`);
+    // Requests the page sent and had no answer to, for a failure to name where the upload stopped.
+    const pending = new Set<string>();
+    const nameOf = (request: Request) => `${request.method()} ${request.url()}`;
+    const sent = (request: Request) => pending.add(nameOf(request));
+    const ended = (request: Request) => pending.delete(nameOf(request));
+    page.on('request', sent).on('requestfinished', ended).on('requestfailed', ended);
+    onTestFinished(() => void page.off('request', sent).off('requestfinished', ended).off('requestfailed', ended));
     await page.getByLabel('Upload a file').setInputFiles(file);
     // The outcome, success or the envelope's message, so a failure says why.
     const outcome = page.locator('[role=status], [role=alert]').filter({ hasText: /Uploaded|upload|file|failed|not/i });
@@ -191,9 +203,12 @@ describe('the console on the real server', () => {
             .first()
             .textContent()
             .catch(() => null),
-        { timeout: 30_000 },
+        { timeout: 30_000, message: 'no upload outcome' },
       )
-      .not.toBeNull();
+      .not.toBeNull()
+      .catch((error: unknown) => {
+        throw new Error(`${String(error)}\nunanswered: ${[...pending].join(', ') || 'none'}\nserver log:\n${serverLog || '(empty)'}`);
+      });
     expect(await outcome.first().textContent()).toBe('Uploaded pricing-notes.csv.');
     expect(await page.getByRole('progressbar', { name: 'Upload progress' }).getAttribute('aria-valuenow')).toBe('100');
     await page.getByRole('cell', { name: 'pricing-notes.csv' }).waitFor();
