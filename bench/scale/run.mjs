@@ -1,7 +1,8 @@
 // History that grows (issue 23): one account whose history is grown with bulk SQL from a fresh start to
 // 10k, 100k and 1M credit-ledger rows (half as many stored responses, a tenth as many of each other history
-// kind, at most 100k), then sequential requests per endpoint at each step: p50/p90 and the growth factor to
-// the largest step from fresh and from one full page of each list. Read the growth, not the absolute times.
+// kind, at most 100k, console page loads with their browser keys among them), then sequential requests per
+// endpoint at each step: p50/p90 and the growth factor to the largest step from fresh and from one full page
+// of each list. Read the growth, not the absolute times.
 // Each step is vacuumed and analysed before its requests. Two reference histories that never grow (fresh,
 // and one full page of each list) are measured beside each step, requests interleaved, and the last step is
 // also given as a ratio to them: drift of the machine cancels out.
@@ -355,6 +356,23 @@ try {
       await clone(sql, 'model_responses', templates.model_responses, Math.round(step / 2) - (await count(sql, 'model_responses')));
       for (const table of ['generations', 'agent_threads', 'meetings']) await clone(sql, table, templates[table], others - (await count(sql, table)));
       await clone(sql, 'files', templates.files, others - (await count(sql, 'files')), { storage_key: `'upl_' || md5(src.id || g) || '.txt'` });
+      // Console page loads, a tenth as many: each made a browser key, revoked by the next one, with requests on
+      // its day, five minutes apart going back from 400 days ago (outside the billing period GET /usage reads).
+      const [owner] = await sql`select id, account_id from api_keys where console_session_id is null order by created_at limit 1`;
+      const loads = Number((await sql`select count(*) as n from api_keys where console_session_id is not null`)[0].n);
+      const at = `now() - interval '400 days' - g * interval '5 minutes'`;
+      await sql.unsafe(
+        `insert into api_keys (id, account_id, user_id, name, key_hash, key_prefix, created_at, revoked_at, console_session_id, expires_at)
+         select 'key_browser_' || g, account_id, user_id, 'Console (browser)', md5('browser' || g), key_prefix, ${at}, ${at} + interval '4 minutes',
+           'cs_bench_' || (g / 5), ${at} + interval '12 hours'
+         from api_keys, generate_series($2::int, $3::int) g where id = $1`,
+        [owner.id, loads + 1, others],
+      );
+      await sql.unsafe(
+        `insert into api_usage_daily (api_key_id, account_id, day, requests, last_request_at)
+         select 'key_browser_' || g, $1, (${at})::date, 3, ${at} from generate_series($2::int, $3::int) g`,
+        [owner.account_id, loads + 1, others],
+      );
       // The conversation to the step's size, its latest 1 000 items copies, as the one-page history's.
       await grown.addThreadItems(sql, Math.max(0, others - 1_000 - (await grown.threadItems(sql))) + 1_000);
       // The counters the charges would have written, as the migration builds them from the ledger.

@@ -168,6 +168,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     if (request.idempotencyKey) await idempotency.release(request);
     usageRecorder.record({
       apiKeyId: request.auth.apiKeyId,
+      accountId: request.auth.accountId,
       at: now(),
       status: reply.statusCode,
       latencyMs: reply.elapsedTime,

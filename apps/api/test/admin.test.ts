@@ -1,6 +1,8 @@
-import { sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { runAdmin, UsageError } from '../src/admin/cli.js';
+import { generateApiKey, insertApiKey } from '../src/auth/api-keys.js';
+import { apiKeys } from '../src/db/schema/index.js';
 import { errorOf, useHarness } from './support/harness.js';
 
 // The admin CLI creates accounts, workspaces and keys with a rate-limit tier and a
@@ -58,6 +60,22 @@ describe('admin CLI', () => {
     expect(await admin('keys', 'list', accountId)).toContain('revoked');
     expect(errorOf(await h.get('/workspaces', key)).code).toBe('invalid_api_key');
     await expect(admin('keys', 'revoke', keyId)).rejects.toThrow(UsageError);
+  });
+
+  it('lists the keys people made and the live browser keys, not one line per console page load ever opened', async () => {
+    const out = await admin('accounts', 'create', '--email', 'browser@cli.example');
+    const accountId = field(out, /^account\s+(acct_\S+)/m);
+    const keyId = field(out, /^key\s+(key_\S+)/m);
+    const [owner] = await h.db.select({ userId: apiKeys.userId }).from(apiKeys).where(eq(apiKeys.id, keyId));
+    const now = new Date();
+    const browserKey = (consoleSessionId: string, expiresAt: Date) =>
+      insertApiKey(h.db, { secret: generateApiKey(), accountId, userId: owner!.userId, name: 'Console (browser)', now, consoleSessionId, expiresAt });
+    const live = await browserKey('cs_live', new Date(now.getTime() + 3_600_000));
+    const expired = await browserKey('cs_expired', new Date(now.getTime() - 1000));
+    const revoked = await browserKey('cs_revoked', new Date(now.getTime() + 3_600_000));
+    await h.db.update(apiKeys).set({ revokedAt: now }).where(eq(apiKeys.id, revoked));
+    const listed = await admin('keys', 'list', accountId);
+    expect([keyId, live, expired, revoked].map((id) => listed.includes(id))).toEqual([true, true, false, false]);
   });
 
   it('explains bad input', async () => {

@@ -2,6 +2,7 @@ import { drizzle } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, createWorkspaceFor } from '../src/admin/accounts.js';
+import { runAdmin } from '../src/admin/cli.js';
 import { countsRebuild, reconcile, reconcileUsageCounters, usageCountersBackfills } from '../src/billing/reconcile.js';
 import { POSTGRES_PLANNER_SETTINGS, type Database, type DatabaseHandle } from '../src/db/client.js';
 import * as schema from '../src/db/schema/index.js';
@@ -29,6 +30,16 @@ const HISTORY_TABLES = [
   'personas',
   'conversation_items',
 ];
+/**
+ * Tables that grow with console use rather than with calls: every console page load makes a browser key
+ * and revokes the one before, and each key that made requests has usage rows. Checked for scans like the
+ * history tables, but not counted as history by the tests that want no history read at all (the API-key
+ * lookup reads api_keys whenever its cache entry has expired).
+ */
+const CONSOLE_GROWN_TABLES = ['api_keys', 'api_usage_daily'];
+const SCANNED_TABLES = [...HISTORY_TABLES, ...CONSOLE_GROWN_TABLES];
+/** Browser keys of the caller's earlier console page loads, each with a usage row on a day long past. */
+const OLD_BROWSER_KEYS = 20_000;
 const LEDGER_ROWS = 50_000;
 const OTHER_ROWS = 20_000;
 const PROJECTS = 5_000;
@@ -235,6 +246,20 @@ describe('query plans on a grown history (PostgreSQL)', () => {
         created_at: tenant === t ? `now() - interval '1 day' - g * interval '1 second'` : `now() - g * interval '1 second'`,
       });
     }
+    // Years of console page loads: browser keys, each revoked by the next and with requests on its day.
+    await client.unsafe(
+      `insert into api_keys (id, account_id, user_id, name, key_hash, key_prefix, created_at, revoked_at, console_session_id, expires_at)
+       select 'key_browser_' || g, account_id, user_id, 'Console (browser)', md5('browser' || g), 'svc_live_old', now() - interval '400 days' + g * interval '1 minute',
+         now() - interval '400 days' + (g + 1) * interval '1 minute', 'cs_old_' || (g / 5), now() - interval '399 days' + g * interval '1 minute'
+       from api_keys, generate_series(1, ${OLD_BROWSER_KEYS}) g where id = $1`,
+      [t.apiKeyId],
+    );
+    await client.unsafe(
+      `insert into api_usage_daily (api_key_id, account_id, day, requests, last_request_at)
+       select 'key_browser_' || g, $1, (now() - interval '400 days' + g * interval '1 minute')::date, 3, now() - interval '400 days' + g * interval '1 minute'
+       from generate_series(1, ${OLD_BROWSER_KEYS}) g`,
+      [t.accountId],
+    );
     // The counters of that history, as the migrations' backfills build them from the ledger and the rows.
     const backfills = usageCountersBackfills();
     await client.unsafe('delete from credit_usage_daily');
@@ -252,7 +277,7 @@ describe('query plans on a grown history (PostgreSQL)', () => {
   /** Adds to `found` the history tables `plan` reads sequentially, or (with `countRows`) in a range wider than MAX_ROWS_READ. */
   function historyScansIn(plan: Record<string, unknown>, query: string, countRows: boolean, found: string[]): void {
     const relation = plan['Relation Name'] as string | undefined;
-    if (relation && HISTORY_TABLES.includes(relation)) {
+    if (relation && SCANNED_TABLES.includes(relation)) {
       if (plan['Node Type'] === 'Seq Scan') found.push(`${relation}: ${query.slice(0, 160)}`);
       // Nor more rows than the caller's own share of the history.
       const read = ((plan['Actual Rows'] as number) + ((plan['Rows Removed by Filter'] as number | undefined) ?? 0)) * (plan['Actual Loops'] as number);
@@ -276,7 +301,7 @@ describe('query plans on a grown history (PostgreSQL)', () => {
     } finally {
       plansRun = null;
     }
-    const statements = logged.filter((entry) => HISTORY_TABLES.some((table) => entry.query.includes(`"${table}"`)));
+    const statements = logged.filter((entry) => SCANNED_TABLES.some((table) => entry.query.includes(`"${table}"`)));
     expect(statements.length).toBeGreaterThan(0);
     const found: string[] = [];
     for (const statement of statements) {
@@ -338,6 +363,55 @@ describe('query plans on a grown history (PostgreSQL)', () => {
 
   it.each(reads)('%s reads no history table sequentially', async (_name, path) => {
     expect(await seqScansOf(async () => expect((await h.get(path(), t.key)).status).toBe(200))).toEqual([]);
+  });
+
+  /** Each scan of api_keys and api_usage_daily in the plans of the statements `run` sends: `table index (its condition)`. */
+  async function keyTableScansOf(run: () => Promise<unknown>): Promise<string[]> {
+    logged.length = 0;
+    await run();
+    const scans: string[] = [];
+    const walk = (plan: Record<string, unknown>) => {
+      const relation = plan['Relation Name'] as string | undefined;
+      if (relation && CONSOLE_GROWN_TABLES.includes(relation))
+        scans.push(`${relation} ${(plan['Index Name'] as string | undefined) ?? plan['Node Type']} (${String(plan['Index Cond'] ?? '')})`);
+      for (const child of (plan.Plans as Record<string, unknown>[] | undefined) ?? []) walk(child);
+    };
+    for (const statement of logged.filter((entry) => CONSOLE_GROWN_TABLES.some((table) => entry.query.includes(`"${table}"`)))) {
+      const [row] = await client.unsafe<{ 'QUERY PLAN': unknown }[]>(`explain (format json) ${statement.query}`, statement.params as never[]);
+      walk((row!['QUERY PLAN'] as { Plan: Record<string, unknown> }[])[0]!.Plan);
+    }
+    return scans;
+  }
+
+  it('the console beside years of page loads (20 000 old browser keys): a page load’s key, the key list and signing out read no more than the live keys', async () => {
+    const lines: string[] = [];
+    await runAdmin(['console', 'invite', t.accountId], h.db, (line) => lines.push(line), 'https://console.example/api/v1');
+    const token = /#setup=([A-Za-z0-9]+)/.exec(lines.join('\n'))?.[1];
+    const setup = await h.post('/console/setup', undefined, { token, password: 'plans-owner-password-2026' });
+    expect(setup.status).toBe(200);
+    const member = { cookie: String(setup.headers['set-cookie']).split(';')[0]!, 'x-csrf-token': setup.body.csrf_token as string };
+    const pageLoad = () => h.post('/console/session/browser-key', undefined, undefined, member);
+    expect((await pageLoad()).status).toBe(200);
+    // The next page load revokes the key before it through the index of unrevoked browser keys.
+    expect(await keyTableScansOf(async () => expect((await pageLoad()).status).toBe(200))).toContainEqual(
+      expect.stringMatching(/^api_keys api_keys_unrevoked_browser_idx \(\(?console_session_id = /),
+    );
+    // The list reads the keys people made, never the browser keys.
+    const listed = await keyTableScansOf(async () => expect((await h.get('/console/api-keys', undefined, member)).status).toBe(200));
+    expect(listed.filter((scan) => scan.startsWith('api_keys ')).every((scan) => scan.startsWith('api_keys api_keys_people_idx ('))).toBe(true);
+    expect(listed.filter((scan) => scan.startsWith('api_keys ')).length).toBeGreaterThan(0);
+    // GET /usage's requests per key: the account's usage rows of the period, not every key it ever had.
+    const usage = await keyTableScansOf(async () => expect((await h.get('/usage', t.key)).status).toBe(200));
+    expect(usage).toContainEqual(expect.stringMatching(/^api_usage_daily api_usage_daily_account_idx \(+account_id = '[^']+'::text\) AND \(day >= /));
+    expect(usage.filter((scan) => scan.startsWith('api_keys ')).every((scan) => / api_keys_(pkey|key_hash_key) /.test(scan))).toBe(true);
+    // And no call reads more rows than the live keys.
+    const calls: [string, () => Promise<{ status: number }>][] = [
+      ['a page load’s browser key (revoking the one before)', pageLoad],
+      ['the key list', () => h.get('/console/api-keys', undefined, member)],
+      ['signing out (revoking the live browser key)', () => h.delete('/console/session', undefined, member)],
+    ];
+    for (const [name, call] of calls)
+      expect({ name, found: await seqScansOf(async () => expect((await call()).status).toBe(200)) }).toEqual({ name, found: [] });
   });
 
   /**

@@ -1,4 +1,4 @@
-import { and, desc, eq, isNull, sql } from 'drizzle-orm';
+import { and, desc, eq, gt, isNull, or, sql } from 'drizzle-orm';
 import { announceApiKeysChanged, apiKeysChangedHere, generateApiKey, hashSecret, insertApiKey, revokeApiKeysIn } from '../auth/api-keys.js';
 import { grantCreditsIn } from '../billing/credits.js';
 import type { Database, Executor } from '../db/client.js';
@@ -92,7 +92,11 @@ export async function createApiKey(db: Database, input: { accountId: string; nam
   return { id, key };
 }
 
-export async function listApiKeys(db: Database, accountId?: string) {
+/**
+ * The keys people made, and the browser keys still live: a console page load makes a browser key and
+ * revokes the one before, so the others would be one line per page load ever opened.
+ */
+export async function listApiKeys(db: Database, accountId?: string, now: Date = new Date()) {
   return db
     .select({
       id: apiKeys.id,
@@ -103,7 +107,12 @@ export async function listApiKeys(db: Database, accountId?: string) {
       revokedAt: apiKeys.revokedAt,
     })
     .from(apiKeys)
-    .where(accountId ? eq(apiKeys.accountId, accountId) : undefined)
+    .where(
+      and(
+        accountId ? eq(apiKeys.accountId, accountId) : undefined,
+        or(isNull(apiKeys.consoleSessionId), and(isNull(apiKeys.revokedAt), gt(apiKeys.expiresAt, now))),
+      ),
+    )
     .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id));
 }
 

@@ -6,6 +6,7 @@ import { qualified } from '../db/sql.js';
 
 interface Counters {
   apiKeyId: string;
+  accountId: string;
   day: string;
   requests: number;
   errors: number;
@@ -17,6 +18,8 @@ interface Counters {
 
 export interface RequestRecord {
   apiKeyId: string;
+  /** The key's account (a key never changes account). */
+  accountId: string;
   at: Date;
   status: number;
   latencyMs: number;
@@ -49,6 +52,7 @@ export class UsageRecorder {
     if (!counters) {
       counters = {
         apiKeyId: entry.apiKeyId,
+        accountId: entry.accountId,
         day,
         requests: 0,
         errors: 0,

@@ -1,8 +1,10 @@
-import { eq } from 'drizzle-orm';
+import { readFileSync } from 'node:fs';
+import { eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { createApiKey, revokeApiKey } from '../../src/admin/accounts.js';
 import { grantCredits } from '../../src/billing/credits.js';
 import { accounts } from '../../src/db/schema/index.js';
+import { rowsOf } from '../../src/db/sql.js';
 import { insertFileRow } from '../../src/resources/files/repository.js';
 import { chargedCreateAgentThread, PRICE } from '../support/charged-handler.js';
 import { useHarness } from '../support/harness.js';
@@ -99,5 +101,39 @@ describe('GET /usage', () => {
     await h.get('/workspaces', b.key);
     const usage = (await h.get('/usage', b.key)).body;
     expect(usage.api_requests.by_key.map((k: { api_key_id: string }) => k.api_key_id)).toEqual([b.apiKeyId]);
+  });
+});
+
+// Last in the file: it takes the database back to before migration 0025 (and its index) and runs 0025.
+describe('migration 0025', () => {
+  it('names each usage row’s account from its key, and GET /usage reads the same requests per key after it', async () => {
+    const a = await h.tenant();
+    const b = await h.tenant();
+    const { key: second } = await createApiKey(h.db, { accountId: a.accountId, name: 'Second', now: h.clock.now() });
+    for (const key of [a.key, a.key, second, b.key]) expect((await h.get('/workspaces', key)).status).toBe(200);
+    await h.app.usageRecorder.flush();
+    const byKeyOf = async (key: string) => (await h.get('/usage', key)).body.api_requests.by_key;
+    const before = await byKeyOf(a.key);
+    expect(before.map((row: { requests: number }) => row.requests)).toEqual([2, 1]);
+
+    await h.db.execute(sql.raw('alter table api_usage_daily drop column account_id'));
+    const migration = readFileSync(new URL('../../drizzle/0025_usage_by_account_and_console_keys.sql', import.meta.url), 'utf8');
+    for (const statement of migration.split('--> statement-breakpoint')) await h.db.execute(sql.raw(statement));
+
+    const rows = rowsOf<{ key_account: string; row_account: string }>(
+      await h.db.execute(sql`select k.account_id as key_account, u.account_id as row_account from api_usage_daily u join api_keys k on k.id = u.api_key_id`),
+    );
+    expect(rows.length).toBeGreaterThanOrEqual(4);
+    expect(rows.filter((row) => row.row_account !== row.key_account)).toEqual([]);
+    const [column] = rowsOf<{ is_nullable: string }>(
+      await h.db.execute(sql`select is_nullable from information_schema.columns where table_name = 'api_usage_daily' and column_name = 'account_id'`),
+    );
+    expect(column?.is_nullable).toBe('NO');
+    // Minus the request that read it the first time.
+    const after = await byKeyOf(a.key);
+    expect(after.map((row: { api_key_id: string; requests: number }) => [row.api_key_id, row.requests])).toEqual([
+      [before[0].api_key_id, 3],
+      [before[1].api_key_id, 1],
+    ]);
   });
 });

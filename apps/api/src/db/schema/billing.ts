@@ -66,6 +66,8 @@ export const apiUsageDaily = pgTable(
     apiKeyId: text('api_key_id')
       .notNull()
       .references(() => apiKeys.id, { onDelete: 'cascade' }),
+    // The key's account, so GET /usage reads the account's rows of the period, not every key it ever had.
+    accountId: text('account_id').notNull(),
     day: date('day', { mode: 'string' }).notNull(),
     requests: integer('requests').notNull().default(0),
     errors: integer('errors').notNull().default(0),
@@ -74,7 +76,8 @@ export const apiUsageDaily = pgTable(
     completionTokens: bigint('completion_tokens', { mode: 'number' }).notNull().default(0),
     lastRequestAt: timestampMs('last_request_at').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.apiKeyId, t.day] })],
+  // GET /usage's per-key figures: the account's rows of the period, built online (db/online-indexes.ts).
+  (t) => [primaryKey({ columns: [t.apiKeyId, t.day] }), index('api_usage_daily_account_idx').on(t.accountId, t.day).concurrently()],
 );
 
 /** POST responses kept for 24 hours per API key and Idempotency-Key. */

@@ -66,5 +66,13 @@ export const apiKeys = pgTable(
     consoleSessionId: text('console_session_id'),
     expiresAt: timestampMs('expires_at'),
   },
-  (t) => [uniqueIndex('api_keys_key_hash_key').on(t.keyHash), index('api_keys_account_idx').on(t.accountId)],
+  (t) => [
+    uniqueIndex('api_keys_key_hash_key').on(t.keyHash),
+    index('api_keys_account_idx').on(t.accountId),
+    // Every console page load makes a browser key and revokes the one before (DECISIONS.md, Console), so an
+    // account's keys grow with its console use. The keys people made, active and revoked, for the console's
+    // list; and a session's unrevoked browser key, for its revocation. Both built online (db/online-indexes.ts).
+    index('api_keys_people_idx').on(t.accountId, t.revokedAt, t.id).where(sql`${t.consoleSessionId} is null`).concurrently(),
+    index('api_keys_unrevoked_browser_idx').on(t.consoleSessionId).where(sql`${t.consoleSessionId} is not null and ${t.revokedAt} is null`).concurrently(),
+  ],
 );

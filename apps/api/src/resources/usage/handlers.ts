@@ -56,7 +56,7 @@ export const getUsage: Handler<'getUsage'> = async (_input, ctx) => {
     })
     .from(apiUsageDaily)
     .innerJoin(apiKeys, eq(apiKeys.id, apiUsageDaily.apiKeyId))
-    .where(and(eq(apiKeys.accountId, accountId), gte(apiUsageDaily.day, firstDay), lt(apiUsageDaily.day, endDay)))
+    .where(and(eq(apiUsageDaily.accountId, accountId), gte(apiUsageDaily.day, firstDay), lt(apiUsageDaily.day, endDay)))
     .groupBy(apiKeys.id, apiKeys.name, apiKeys.keyPrefix)
     .orderBy(desc(sql`sum(${apiUsageDaily.requests})`), apiKeys.id);
 
