@@ -32,7 +32,7 @@ const USAGE = `Usage: pnpm --filter @persona-api/api admin <command> [options]
   credits grant <account_id> --amount <n> [--reason <text>]
   workspaces create <account_id> --name <name> [--type enterprise|marketing_agency|user|starter]
   keys create <account_id> [--name <name>]    prints the new key once
-  keys list [<account_id>]
+  keys list [<account_id>]                    the keys people made, and live console browser keys
   keys revoke <key_id>
   console invite <account_id> [--email <email>]
                                              a one-time link (72 hours) to set a console password: the
