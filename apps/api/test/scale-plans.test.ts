@@ -408,6 +408,7 @@ describe('query plans on a grown history (PostgreSQL)', () => {
     const calls: [string, () => Promise<{ status: number }>][] = [
       ['a page load’s browser key (revoking the one before)', pageLoad],
       ['the key list', () => h.get('/console/api-keys', undefined, member)],
+      ['a new key (counting the active ones against the limit)', () => h.post('/console/api-keys', undefined, { name: 'Plans' }, member)],
       ['signing out (revoking the live browser key)', () => h.delete('/console/session', undefined, member)],
     ];
     for (const [name, call] of calls)
