@@ -274,17 +274,23 @@ describe('query plans on a grown history (PostgreSQL)', () => {
     await database?.close();
   });
 
-  /** Adds to `found` the history tables `plan` reads sequentially, or (with `countRows`) in a range wider than MAX_ROWS_READ. */
-  function historyScansIn(plan: Record<string, unknown>, query: string, countRows: boolean, found: string[]): void {
+  type PlanNode = Record<string, unknown>;
+  /** Every node of an EXPLAIN (format json) plan that reads one of `tables`, with the table's name. */
+  function* tableReadsIn(plan: PlanNode, tables: string[]): Generator<{ relation: string; node: PlanNode }> {
     const relation = plan['Relation Name'] as string | undefined;
-    if (relation && SCANNED_TABLES.includes(relation)) {
-      if (plan['Node Type'] === 'Seq Scan') found.push(`${relation}: ${query.slice(0, 160)}`);
+    if (relation && tables.includes(relation)) yield { relation, node: plan };
+    for (const child of (plan.Plans as PlanNode[] | undefined) ?? []) yield* tableReadsIn(child, tables);
+  }
+
+  /** Adds to `found` the history tables `plan` reads sequentially, or (with `countRows`) in a range wider than MAX_ROWS_READ. */
+  function historyScansIn(plan: PlanNode, query: string, countRows: boolean, found: string[]): void {
+    for (const { relation, node } of tableReadsIn(plan, SCANNED_TABLES)) {
+      if (node['Node Type'] === 'Seq Scan') found.push(`${relation}: ${query.slice(0, 160)}`);
       // Nor more rows than the caller's own share of the history.
-      const read = ((plan['Actual Rows'] as number) + ((plan['Rows Removed by Filter'] as number | undefined) ?? 0)) * (plan['Actual Loops'] as number);
+      const read = ((node['Actual Rows'] as number) + ((node['Rows Removed by Filter'] as number | undefined) ?? 0)) * (node['Actual Loops'] as number);
       if (countRows && read > MAX_ROWS_READ && !NOT_YET_BOUNDED.some((part) => query.includes(part)))
         found.push(`${relation} (${read} rows read): ${query.slice(0, 160)}`);
     }
-    for (const child of (plan.Plans as Record<string, unknown>[] | undefined) ?? []) historyScansIn(child, query, countRows, found);
   }
 
   /**
@@ -365,28 +371,29 @@ describe('query plans on a grown history (PostgreSQL)', () => {
     expect(await seqScansOf(async () => expect((await h.get(path(), t.key)).status).toBe(200))).toEqual([]);
   });
 
+  /** The request counters' flush: once a second for all requests (usage-recorder.ts), never one request's own statement. */
+  const isCountersFlush = (query: string) => query.includes('"api_usage_daily"');
+
   /**
-   * The statements of `logged` that the request itself sent: not the request counters' flush (every second,
-   * for all requests, usage-recorder.ts) nor the API-key lookup (cached 30 s from each lookup, so a call after
-   * an entry expires looks its key up again, whatever it is).
+   * A new key of the caller's account, its lookup cached by one request just now: the API-key cache keeps
+   * an entry 30 s from its lookup (API_KEY_CACHE_MS), and this file runs longer than that, so a key first
+   * used in beforeAll is looked up again by whichever call comes after its entry expires.
    */
-  const ownStatements = () =>
-    logged.map((entry) => entry.query).filter((query) => !query.includes('"api_usage_daily"') && !/"api_keys"\."key_hash" = \$/.test(query));
+  async function keyJustLookedUp(): Promise<string> {
+    const { key } = await createApiKey(h.db, { accountId: t.accountId, name: 'Round trips', now: h.clock.now() });
+    expect((await h.get('/usage', key)).status).toBe(200);
+    return key;
+  }
 
   /** Each scan of api_keys and api_usage_daily in the plans of the statements `run` sends: `table index (its condition)`. */
   async function keyTableScansOf(run: () => Promise<unknown>): Promise<string[]> {
     logged.length = 0;
     await run();
     const scans: string[] = [];
-    const walk = (plan: Record<string, unknown>) => {
-      const relation = plan['Relation Name'] as string | undefined;
-      if (relation && CONSOLE_GROWN_TABLES.includes(relation))
-        scans.push(`${relation} ${(plan['Index Name'] as string | undefined) ?? plan['Node Type']} (${String(plan['Index Cond'] ?? '')})`);
-      for (const child of (plan.Plans as Record<string, unknown>[] | undefined) ?? []) walk(child);
-    };
     for (const statement of logged.filter((entry) => CONSOLE_GROWN_TABLES.some((table) => entry.query.includes(`"${table}"`)))) {
       const [row] = await client.unsafe<{ 'QUERY PLAN': unknown }[]>(`explain (format json) ${statement.query}`, statement.params as never[]);
-      walk((row!['QUERY PLAN'] as { Plan: Record<string, unknown> }[])[0]!.Plan);
+      for (const { relation, node } of tableReadsIn((row!['QUERY PLAN'] as { Plan: PlanNode }[])[0]!.Plan, CONSOLE_GROWN_TABLES))
+        scans.push(`${relation} ${(node['Index Name'] as string | undefined) ?? node['Node Type']} (${String(node['Index Cond'] ?? '')})`);
     }
     return scans;
   }
@@ -501,7 +508,7 @@ describe('query plans on a grown history (PostgreSQL)', () => {
     const statements: string[] = [];
     const found = await seqScansOf(async () => {
       expect((await ask({ input, previous_response_id: second.body.id })).status).toBe(200);
-      statements.push(...ownStatements());
+      statements.push(...logged.map((entry) => entry.query));
     });
     expect(found).toEqual([]);
     // The two reads this adds: the item's lookup and the chain's one recursive statement.
@@ -518,11 +525,12 @@ describe('query plans on a grown history (PostgreSQL)', () => {
       ],
       previous_response_id: first.body.id,
     });
+    const key = await keyJustLookedUp();
     const statements: string[] = [];
     const found = await seqScansOf(async () => {
-      const page = await h.get(`/responses/${second.body.id}/input_items`, t.key);
+      const page = await h.get(`/responses/${second.body.id}/input_items`, key);
       expect([page.status, page.body.data.length]).toEqual([200, 4]);
-      statements.push(...ownStatements());
+      statements.push(...logged.map((entry) => entry.query).filter((query) => !isCountersFlush(query)));
     });
     expect(found).toEqual([]);
     // The response's row by primary key, the item's lookup in the output-item index, the chain's one statement.
@@ -602,12 +610,9 @@ describe('query plans on a grown history (PostgreSQL)', () => {
     // model_responses_workspace_idx, every stored response, filtering on its second column.
     const statement = logged.find((entry) => entry.query.includes('with gone as'))!;
     const [row] = await client.unsafe<{ 'QUERY PLAN': unknown }[]>(`explain (format json) ${statement.query}`, statement.params as never[]);
-    const scans: string[] = [];
-    const walk = (plan: Record<string, unknown>) => {
-      if (plan['Relation Name'] === 'model_responses') scans.push(`${plan['Node Type']} ${plan['Index Name'] ?? ''}`.trim());
-      for (const child of (plan.Plans as Record<string, unknown>[] | undefined) ?? []) walk(child);
-    };
-    walk((row!['QUERY PLAN'] as { Plan: Record<string, unknown> }[])[0]!.Plan);
+    const scans = [...tableReadsIn((row!['QUERY PLAN'] as { Plan: PlanNode }[])[0]!.Plan, ['model_responses'])].map(({ node }) =>
+      `${node['Node Type']} ${node['Index Name'] ?? ''}`.trim(),
+    );
     expect(scans).toContain('Index Scan model_responses_created_idx');
   });
 
@@ -646,23 +651,11 @@ describe('query plans on a grown history (PostgreSQL)', () => {
     ]);
   });
 
-  /**
-   * A new key of the caller's account, its lookup cached by one request just now: the API-key cache keeps
-   * an entry 30 s from its lookup (API_KEY_CACHE_MS), and this file runs longer than that, so a key first
-   * used in beforeAll is looked up again by whichever call comes after its entry expires.
-   */
-  async function keyJustLookedUp(): Promise<string> {
-    const { key } = await createApiKey(h.db, { accountId: t.accountId, name: 'Round trips', now: h.clock.now() });
-    expect((await h.get('/usage', key)).status).toBe(200);
-    return key;
-  }
-
   /** The statements `run` made the driver send (one round trip each; BEGIN and COMMIT would count). */
   async function sentBy(run: () => Promise<unknown>): Promise<string[]> {
     sent.length = 0;
     await run();
-    // The request counter is flushed once a second for all requests (usage-recorder.ts), not per call.
-    return sent.filter((query) => !query.includes('"api_usage_daily"')).map((query) => query.replace(/\s+/g, ' ').slice(0, 60));
+    return sent.filter((query) => !isCountersFlush(query)).map((query) => query.replace(/\s+/g, ' ').slice(0, 60));
   }
 
   it('a charged /responses call with usage limits and a budget alert is 2 round trips: the hold and the settlement, no BEGIN/COMMIT (issue 23: at most 4)', async () => {
