@@ -336,7 +336,25 @@ describe('usage counters', () => {
       expect(admin.outcome).toBe('2 usage counters differ from the ledger');
       expect(admin.lines[0]).toContain(`project ${project.body.id}`);
 
-      // The migration's backfill (its last statement) rebuilds the counters from the ledger alone.
+      // A counter that names another account than its ledger rows (the console would show it there) is
+      // reported twice: missing from the right account, present in the wrong one.
+      const other = await h.tenant();
+      await h.db
+        .update(creditUsageDaily)
+        .set({ accountId: other.accountId, credits: sql`${creditUsageDaily.credits} - 1` })
+        .where(and(eq(creditUsageDaily.scope, 'project'), eq(creditUsageDaily.scopeId, project.body.id)));
+      const misplaced = (await reconcileUsageCounters(h.db)).map((row) => [row.scope, row.scopeId, row.day, row.counter - row.ledger]);
+      expect(misplaced.sort()).toEqual(
+        [...new Set(misplaced.map((row) => row[2]))]
+          .flatMap((day) => [
+            ['project', project.body.id, day, -PRICE],
+            ['project', project.body.id, day, PRICE],
+          ])
+          .sort(),
+      );
+      expect(misplaced).toHaveLength(4);
+
+      // The migration's backfill (its last statement) rebuilds the counters, with their accounts, from the ledger alone.
       const migrations = usageCountersBackfills();
       await h.db.delete(creditUsageDaily);
       for (const backfill of migrations) await h.db.execute(sql.raw(backfill));

@@ -385,20 +385,20 @@ describe('query plans on a grown history (PostgreSQL)', () => {
     return key;
   }
 
-  /** Each scan of api_keys and api_usage_daily in the plans of the statements `run` sends: `table index (its condition)`. */
-  async function keyTableScansOf(run: () => Promise<unknown>): Promise<string[]> {
+  /** Each scan of `tables` (by default api_keys and api_usage_daily) in the plans of the statements `run` sends: `table index (its condition)`. */
+  async function keyTableScansOf(run: () => Promise<unknown>, tables = CONSOLE_GROWN_TABLES): Promise<string[]> {
     logged.length = 0;
     await run();
     const scans: string[] = [];
-    for (const statement of logged.filter((entry) => CONSOLE_GROWN_TABLES.some((table) => entry.query.includes(`"${table}"`)))) {
+    for (const statement of logged.filter((entry) => tables.some((table) => entry.query.includes(`"${table}"`)))) {
       const [row] = await client.unsafe<{ 'QUERY PLAN': unknown }[]>(`explain (format json) ${statement.query}`, statement.params as never[]);
-      for (const { relation, node } of tableReadsIn((row!['QUERY PLAN'] as { Plan: PlanNode }[])[0]!.Plan, CONSOLE_GROWN_TABLES))
+      for (const { relation, node } of tableReadsIn((row!['QUERY PLAN'] as { Plan: PlanNode }[])[0]!.Plan, tables))
         scans.push(`${relation} ${(node['Index Name'] as string | undefined) ?? node['Node Type']} (${String(node['Index Cond'] ?? '')})`);
     }
     return scans;
   }
 
-  it('the console beside years of page loads (20 000 old browser keys): a page load’s key, the key list and signing out read no more than the live keys', async () => {
+  it('the console beside years of page loads (20 000 old browser keys): a page load’s key, the key list, the usage breakdown and signing out read no more than the live keys', async () => {
     const lines: string[] = [];
     await runAdmin(['console', 'invite', t.accountId], h.db, (line) => lines.push(line), 'https://console.example/api/v1');
     const token = /#setup=([A-Za-z0-9]+)/.exec(lines.join('\n'))?.[1];
@@ -419,11 +419,28 @@ describe('query plans on a grown history (PostgreSQL)', () => {
     const usage = await keyTableScansOf(async () => expect((await h.get('/usage', t.key)).status).toBe(200));
     expect(usage).toContainEqual(expect.stringMatching(/^api_usage_daily api_usage_daily_account_idx \(+account_id = '[^']+'::text\) AND \(day >= /));
     expect(usage.filter((scan) => scan.startsWith('api_keys ')).every((scan) => / api_keys_(pkey|key_hash_key) /.test(scan))).toBe(true);
+    // The usage breakdown: the account's counters of the period, one range per scope, and each named
+    // workspace, project and key by its primary key, never every key the account ever had.
+    const breakdownScans = await keyTableScansOf(
+      async () => expect((await h.get('/console/usage', undefined, member)).status).toBe(200),
+      ['credit_usage_daily', 'api_keys', 'projects', 'workspaces'],
+    );
+    const counterScans = breakdownScans.filter((scan) => scan.startsWith('credit_usage_daily '));
+    expect(
+      counterScans.filter((scan) => /^credit_usage_daily credit_usage_daily_account_idx \(+account_id = '[^']+'::text\) AND \(scope = /.test(scan)),
+    ).toHaveLength(4);
+    expect(
+      counterScans.every((scan) => /^credit_usage_daily credit_usage_daily_(account_idx \(+account_id = |scope_scope_id_day_pk \(+scope = )/.test(scan)),
+    ).toBe(true);
+    const nameLookups = breakdownScans.filter((scan) => !scan.startsWith('credit_usage_daily '));
+    expect(nameLookups).toHaveLength(3);
+    expect(nameLookups.every((scan) => / (api_keys|projects|workspaces)_pkey \(\(id = credit_usage_daily\.scope_id\)\)$/.test(scan))).toBe(true);
     // And no call reads more rows than the live keys.
     const calls: [string, () => Promise<{ status: number }>][] = [
       ['a page load’s browser key (revoking the one before)', pageLoad],
       ['the key list', () => h.get('/console/api-keys', undefined, member)],
       ['a new key (counting the active ones against the limit)', () => h.post('/console/api-keys', undefined, { name: 'Plans' }, member)],
+      ['the usage breakdown by day, feature, workspace, project and key', () => h.get('/console/usage', undefined, member)],
       ['signing out (revoking the live browser key)', () => h.delete('/console/session', undefined, member)],
     ];
     for (const [name, call] of calls)

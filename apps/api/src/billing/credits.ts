@@ -57,8 +57,8 @@ interface UsageEntry {
 /** The `account_feature` counter of an account's credits for one operation (`acct_…:createResponse`; `acct_…:` without one). */
 export const featureScopeId = (accountId: string, operationId: string | null | undefined): string => `${accountId}:${operationId ?? ''}`;
 
-/** The counter rows (one per scope) that a charge or refund adds to. */
-function usageRows(entry: UsageEntry): { scope: UsageScope; scopeId: string; day: string; credits: number }[] {
+/** The counter rows (one per scope, each naming the account) that a charge or refund adds to. */
+function usageRows(entry: UsageEntry): { scope: UsageScope; scopeId: string; day: string; credits: number; accountId: string }[] {
   const day = usageDayOf(entry.at);
   const scopes: [UsageScope, string | null | undefined][] = [
     ['account', entry.accountId],
@@ -68,7 +68,7 @@ function usageRows(entry: UsageEntry): { scope: UsageScope; scopeId: string; day
     ['api_key', entry.apiKeyId],
     ['account_feature', featureScopeId(entry.accountId, entry.operationId)],
   ];
-  return scopes.flatMap(([scope, scopeId]) => (scopeId ? [{ scope, scopeId, day, credits: entry.credits }] : []));
+  return scopes.flatMap(([scope, scopeId]) => (scopeId ? [{ scope, scopeId, day, credits: entry.credits, accountId: entry.accountId }] : []));
 }
 
 /**

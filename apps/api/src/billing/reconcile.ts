@@ -20,14 +20,16 @@ export interface CounterMismatch {
 
 /**
  * Compares the usage counters with the ledger they summarise (the ledger is the truth): every scope and
- * UTC day whose counter differs from the ledger's sum. A counter whose workspace, project, key or account
- * was deleted has no ledger rows left under that id (they were set to null) and is not a mismatch.
+ * UTC day whose counter differs from the ledger's sum. A counter that names another account than its
+ * ledger rows is reported twice: its credits missing from the right account, present in the wrong one.
+ * A counter whose workspace, project, key or account was deleted has no ledger rows left under that id
+ * (they were set to null) and is not a mismatch.
  * A full scan of the ledger: an operator's check, not a request path.
  */
 export async function reconcileUsageCounters(db: Executor): Promise<CounterMismatch[]> {
   const result = await db.execute(sql`
     with ledger as (
-      select v.scope, v.scope_id, l.day, sum(l.credits) as credits
+      select l.account_id, v.scope, v.scope_id, l.day, sum(l.credits) as credits
       from (
         select ${creditLedger.accountId} as account_id, ${creditLedger.workspaceId} as workspace_id,
           ${creditLedger.projectId} as project_id, ${creditLedger.apiKeyId} as api_key_id, ${creditLedger.operationId} as operation_id,
@@ -43,12 +45,12 @@ export async function reconcileUsageCounters(db: Executor): Promise<CounterMisma
         ('account_feature', l.account_id || ':' || coalesce(l.operation_id, ''))
       ) as v(scope, scope_id)
       where v.scope_id is not null
-      group by v.scope, v.scope_id, l.day
+      group by l.account_id, v.scope, v.scope_id, l.day
     )
     select coalesce(l.scope, c.scope) as scope, coalesce(l.scope_id, c.scope_id) as scope_id,
       coalesce(l.day, c.day)::text as day, coalesce(l.credits, 0)::text as ledger, coalesce(c.credits, 0)::text as counter
     from ledger l
-    full join ${creditUsageDaily} c on c.scope = l.scope and c.scope_id = l.scope_id and c.day = l.day
+    full join ${creditUsageDaily} c on c.scope = l.scope and c.scope_id = l.scope_id and c.day = l.day and c.account_id = l.account_id
     where coalesce(l.credits, 0) <> coalesce(c.credits, 0)
       and not (l.scope is null and case c.scope
         when 'workspace' then not exists (select 1 from ${workspaces} where ${workspaces.id} = c.scope_id)
@@ -175,13 +177,11 @@ export function countsRebuild(): string[] {
 }
 
 /**
- * The backfill statements of the migrations that added the counters (each one's last statement): together
- * they build every counter from the ledger. Found by name, whatever numbers the migrations end up with.
+ * The statement that builds every usage counter, with its account, from the ledger: the last statement of
+ * the migration that gave the counters their accounts (0026). Found by name, whatever number it ends up with.
  */
 export function usageCountersBackfills(): string[] {
-  const files = readdirSync(MIGRATIONS_FOLDER)
-    .filter((name) => /_usage(_feature)?_counters\.sql$/.test(name))
-    .sort();
-  if (files.length !== 2) throw new Error(`expected the two usage counters migrations, found ${files.join(', ') || 'none'}`);
-  return files.map((file) => readFileSync(join(MIGRATIONS_FOLDER, file), 'utf8').split('--> statement-breakpoint').at(-1)!);
+  const files = readdirSync(MIGRATIONS_FOLDER).filter((name) => name.endsWith('_account_usage_counters.sql'));
+  if (files.length !== 1) throw new Error(`expected one *_account_usage_counters.sql migration, found ${files.join(', ') || 'none'}`);
+  return [readFileSync(join(MIGRATIONS_FOLDER, files[0]!), 'utf8').split('--> statement-breakpoint').at(-1)!];
 }

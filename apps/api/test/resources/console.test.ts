@@ -1,8 +1,10 @@
+import { readFileSync } from 'node:fs';
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { runAdmin } from '../../src/admin/cli.js';
-import { usageCountersBackfills } from '../../src/billing/reconcile.js';
+import { reconcileUsageCounters, usageCountersBackfills } from '../../src/billing/reconcile.js';
 import { creditLedger, creditUsageDaily } from '../../src/db/schema/index.js';
+import { rowsOf } from '../../src/db/sql.js';
 import { hashPassword, passwordCost, verifyPassword } from '../../src/resources/console/passwords.js';
 import { errorOf, type ApiResponse, useHarness } from '../support/harness.js';
 
@@ -267,5 +269,69 @@ describe('usage breakdown for the charts', () => {
     expect([60, 60 + answerCredits]).toContain(workspace.credits);
     expect(breakdown.body.by_key).toContainEqual({ id: owner.tenant.apiKeyId, name: 'Test key', credits: answerCredits });
     expect(JSON.stringify(breakdown.body)).not.toContain(other.tenant.apiKeyId);
+  });
+});
+
+// Last in the file: it takes the database back to before migration 0026 (and its index) and runs 0026.
+describe('migration 0026', () => {
+  it('rebuilds the usage counters from the ledger with their accounts: the breakdown reads the same, and charges after it name their account', async () => {
+    // The console's per-client limit counts every sign-in of this file: a fresh window.
+    h.clock.advance(61_000);
+    const owner = await newOwner();
+    const other = { tenant: await h.tenant() };
+    const generate = (key: string, projectId: string | null) =>
+      h.post('/generations', key, {
+        app_id: 'app_linkedin_post',
+        input_data: { topic: 'Cold brew', post_length: 'short' },
+        ...(projectId ? { project_id: projectId } : {}),
+      });
+    const project = async (name: string) => (await h.post('/projects', owner.tenant.key, { workspace_id: owner.tenant.workspaceId, name })).body.id as string;
+    const kept = await project('Kept');
+    const dropped = await project('Dropped');
+    for (const [key, projectId] of [
+      [owner.tenant.key, kept],
+      [owner.tenant.key, dropped],
+      [other.tenant.key, null],
+    ] as const)
+      expect((await generate(key, projectId)).status).toBe(200);
+    // A deleted project's credits stay the account's, unassigned to any project.
+    expect((await h.delete(`/projects/${dropped}`, owner.tenant.key)).status).toBe(200);
+    const breakdown = async () => (await h.get('/console/usage', undefined, asMember(owner, false))).body;
+    const before = await breakdown();
+    expect(before.by_project.map((group: { id: string | null }) => group.id).sort()).toEqual([kept, null].sort());
+    const counterAccounts = async () =>
+      rowsOf<{ scope: string; scope_id: string; account_id: string }>(await h.db.execute(sql`select scope, scope_id, account_id from credit_usage_daily`));
+
+    await h.db.execute(sql.raw('alter table credit_usage_daily drop column account_id'));
+    const migration = readFileSync(new URL('../../drizzle/0026_account_usage_counters.sql', import.meta.url), 'utf8');
+    await h.db.transaction(async (tx) => {
+      for (const statement of migration.split('--> statement-breakpoint')) await tx.execute(sql.raw(statement));
+    });
+
+    // Every counter names its account, the one its ledger rows name, and equals the ledger's sum.
+    const rebuilt = await counterAccounts();
+    expect(
+      rebuilt
+        .filter((row) => row.scope_id.startsWith(owner.tenant.accountId) || row.scope_id === kept)
+        .every((row) => row.account_id === owner.tenant.accountId),
+    ).toBe(true);
+    expect(rebuilt.filter((row) => row.scope_id === other.tenant.workspaceId).map((row) => row.account_id)).toEqual([other.tenant.accountId]);
+    expect(rebuilt.some((row) => row.scope_id === dropped)).toBe(false);
+    expect(await reconcileUsageCounters(h.db)).toEqual([]);
+    const [column] = rowsOf<{ is_nullable: string }>(
+      await h.db.execute(sql`select is_nullable from information_schema.columns where table_name = 'credit_usage_daily' and column_name = 'account_id'`),
+    );
+    expect(column?.is_nullable).toBe('NO');
+    expect(await breakdown()).toEqual(before);
+
+    // The charge function the migration replaced writes the account on each counter row it adds.
+    const charged = await generate(owner.tenant.key, kept);
+    expect(charged.status).toBe(200);
+    expect(await reconcileUsageCounters(h.db)).toEqual([]);
+    const after = await breakdown();
+    expect(after.total_credits).toBe(before.total_credits + charged.body.usage.credits_used);
+    expect(after.by_project.find((group: { id: string | null }) => group.id === kept).credits).toBe(
+      before.by_project.find((group: { id: string | null }) => group.id === kept).credits + charged.body.usage.credits_used,
+    );
   });
 });

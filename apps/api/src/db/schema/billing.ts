@@ -138,8 +138,12 @@ export const creditUsageDaily = pgTable(
     scopeId: text('scope_id').notNull(),
     day: date('day', { mode: 'string' }).notNull(),
     credits: bigint('credits', { mode: 'number' }).notNull(),
+    // The account the charges were made in, whatever the scope: the console's breakdown is a range over
+    // the account's counters of the period (migration 0026), not a walk from every workspace, project and
+    // key the account ever had.
+    accountId: text('account_id').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.scope, t.scopeId, t.day] })],
+  (t) => [primaryKey({ columns: [t.scope, t.scopeId, t.day] }), index('credit_usage_daily_account_idx').on(t.accountId, t.scope, t.day).concurrently()],
 );
 
 /**

@@ -1,8 +1,7 @@
 import type { ConsoleUsageGroup } from '@persona-api/types';
-import { and, eq, gte, inArray, lt, sql } from 'drizzle-orm';
-import { billingPeriod, featureScopeId, usageDayOf } from '../../billing/credits.js';
+import { and, eq, gte, lt, sql } from 'drizzle-orm';
+import { billingPeriod, type UsageScope, usageDayOf } from '../../billing/credits.js';
 import type { Handler } from '../../contract/handler-types.js';
-import { listOperations, loadSpec } from '../../contract/spec.js';
 import { creditUsageDaily } from '../../db/schema/billing.js';
 import { apiKeys } from '../../db/schema/tenancy.js';
 import { iso } from '../../lib/wire.js';
@@ -11,10 +10,6 @@ import { workspaces } from '../workspaces/table.js';
 import { requireSession } from './sessions.js';
 
 const GROUPS_LISTED = 100;
-
-// The operations a charge can name: the contract's, fixed for the process (the feature counters' keys).
-let operationIds: string[] | undefined;
-const contractOperationIds = () => (operationIds ??= listOperations(loadSpec()).map((operation) => operation.operationId));
 
 interface Spent {
   id: string | null;
@@ -40,17 +35,34 @@ const totalOf = (groups: Spent[]) => groups.reduce((sum, group) => sum + group.c
 
 /**
  * Credits this period by day, feature, workspace, project and key, read from the usage counters
- * (credit_usage_daily, DECISIONS.md: History that grows): at most a month of counter rows per group,
- * whatever the ledger holds.
+ * (credit_usage_daily, DECISIONS.md: History that grows): each breakdown is a range over the account's
+ * counters of one scope in the period (credit_usage_daily_account_idx), so it reads what the account spent
+ * in this month's groups, whatever the ledger holds and however many keys and projects the account ever had.
  */
 export const getConsoleUsageBreakdown: Handler<'getConsoleUsageBreakdown'> = async (_input, ctx) => {
   const { accountId } = await requireSession(ctx, { csrf: false });
   const period = billingPeriod(ctx.now());
   const counters = creditUsageDaily;
   const inPeriod = and(gte(counters.day, usageDayOf(period.start)), lt(counters.day, usageDayOf(period.end)));
+  const ofAccount = (scope: UsageScope) => and(eq(counters.accountId, accountId), eq(counters.scope, scope), inPeriod);
   const credits = sql<string>`sum(${counters.credits})`;
   const spent = (rows: { id: string | null; name: string | null; credits: string }[]): Spent[] =>
     rows.map((row) => ({ id: row.id, name: row.name, credits: Number(row.credits) }));
+  /**
+   * The account's counters of `scope` this period summed per workspace, project or key, then each one's
+   * name looked up by its primary key (a lateral join: no plan may walk the table's index in a merge join);
+   * a deleted one has no name to find, and its credits stay unassigned.
+   */
+  const namedGroups = async (scope: 'workspace' | 'project' | 'api_key', named: typeof workspaces | typeof projects | typeof apiKeys) => {
+    const perGroup = ctx.db
+      .select({ scopeId: counters.scopeId, credits: sql<string>`sum(${counters.credits})`.as('credits') })
+      .from(counters)
+      .where(ofAccount(scope))
+      .groupBy(counters.scopeId)
+      .as('per_group');
+    const name = ctx.db.select({ id: named.id, name: named.name }).from(named).where(eq(named.id, perGroup.scopeId)).as('named');
+    return spent(await ctx.db.select({ id: name.id, name: name.name, credits: perGroup.credits }).from(perGroup).innerJoinLateral(name, sql`true`));
+  };
 
   const days = spent(
     await ctx.db
@@ -61,44 +73,13 @@ export const getConsoleUsageBreakdown: Handler<'getConsoleUsageBreakdown'> = asy
       .orderBy(counters.day),
   );
   // The account's whole spend this period: what the groups below leave unassigned is measured against it.
-  // Each group query starts from the account's own workspaces, projects or keys (indexed by account), then
-  // reads their counter rows by primary key.
   const accountTotal = totalOf(days);
-
-  const featureKeys = [...contractOperationIds(), null].map((operationId) => featureScopeId(accountId, operationId));
   const features = spent(
-    await ctx.db
-      .select({ id: counters.scopeId, name: sql<null>`null`, credits })
-      .from(counters)
-      .where(and(eq(counters.scope, 'account_feature'), inArray(counters.scopeId, featureKeys), inPeriod))
-      .groupBy(counters.scopeId),
+    await ctx.db.select({ id: counters.scopeId, name: sql<null>`null`, credits }).from(counters).where(ofAccount('account_feature')).groupBy(counters.scopeId),
   ).map((group) => ({ ...group, id: group.id!.slice(accountId.length + 1) || null }));
-
-  const workspaceGroups = spent(
-    await ctx.db
-      .select({ id: workspaces.id, name: workspaces.name, credits })
-      .from(workspaces)
-      .innerJoin(counters, and(eq(counters.scope, 'workspace'), eq(counters.scopeId, workspaces.id), inPeriod))
-      .where(eq(workspaces.accountId, accountId))
-      .groupBy(workspaces.id, workspaces.name),
-  );
-  const projectGroups = spent(
-    await ctx.db
-      .select({ id: projects.id, name: projects.name, credits })
-      .from(workspaces)
-      .innerJoin(projects, eq(projects.workspaceId, workspaces.id))
-      .innerJoin(counters, and(eq(counters.scope, 'project'), eq(counters.scopeId, projects.id), inPeriod))
-      .where(eq(workspaces.accountId, accountId))
-      .groupBy(projects.id, projects.name),
-  );
-  const keyGroups = spent(
-    await ctx.db
-      .select({ id: apiKeys.id, name: apiKeys.name, credits })
-      .from(apiKeys)
-      .innerJoin(counters, and(eq(counters.scope, 'api_key'), eq(counters.scopeId, apiKeys.id), inPeriod))
-      .where(eq(apiKeys.accountId, accountId))
-      .groupBy(apiKeys.id, apiKeys.name),
-  );
+  const workspaceGroups = await namedGroups('workspace', workspaces);
+  const projectGroups = await namedGroups('project', projects);
+  const keyGroups = await namedGroups('api_key', apiKeys);
 
   const byDay = ranked(days).sort((a, b) => ((a.id ?? '') < (b.id ?? '') ? -1 : 1));
   return {
