@@ -50,8 +50,8 @@ export const getConsoleUsageBreakdown: Handler<'getConsoleUsageBreakdown'> = asy
     rows.map((row) => ({ id: row.id, name: row.name, credits: Number(row.credits) }));
   /**
    * The account's counters of `scope` this period summed per workspace, project or key, then each one's
-   * name looked up by its primary key (a lateral join: no plan may walk the table's index in a merge join);
-   * a deleted one has no name to find, and its credits stay unassigned.
+   * name looked up by its primary key in a lateral join (a plain join was planned as a merge join walking
+   * the whole primary key, or a hash join over a scan); a deleted one has no name, and its credits stay unassigned.
    */
   const namedGroups = async (scope: 'workspace' | 'project' | 'api_key', named: typeof workspaces | typeof projects | typeof apiKeys) => {
     const perGroup = ctx.db
@@ -60,7 +60,9 @@ export const getConsoleUsageBreakdown: Handler<'getConsoleUsageBreakdown'> = asy
       .where(ofAccount(scope))
       .groupBy(counters.scopeId)
       .as('per_group');
-    const name = ctx.db.select({ id: named.id, name: named.name }).from(named).where(eq(named.id, perGroup.scopeId)).as('named');
+    // LIMIT 1 keeps the lookup a subquery run per group: without it PostgreSQL flattens the lateral join into
+    // a plain one, which it answered with a sequential scan of api_keys when it overestimated the groups.
+    const name = ctx.db.select({ id: named.id, name: named.name }).from(named).where(eq(named.id, perGroup.scopeId)).limit(1).as('named');
     return spent(await ctx.db.select({ id: name.id, name: name.name, credits: perGroup.credits }).from(perGroup).innerJoinLateral(name, sql`true`));
   };
 
