@@ -3,14 +3,16 @@ import { pino } from 'pino';
 import { expect, it } from 'vitest';
 import { deleteOlderThan } from '../../src/db/purge.js';
 import { rowsOf } from '../../src/db/sql.js';
-import { idempotencyKeys } from '../../src/db/schema/index.js';
+import { apiKeys, idempotencyKeys } from '../../src/db/schema/index.js';
+import { CONSOLE_JOBS, consoleJobs } from '../../src/resources/console/purge.js';
+import { consoleSessions, consoleSetupTokens } from '../../src/resources/console/table.js';
 import { IDEMPOTENCY_JOBS, IDEMPOTENCY_TTL_MS, idempotencyJobs } from '../../src/http/idempotency.js';
 import { BOT_JOBS, botJobs } from '../../src/resources/meetings/bot-sync.js';
 import type { MeetingJobDeps } from '../../src/resources/meetings/jobs.js';
 import { meetingBotWebhooks } from '../../src/resources/meetings/table.js';
 import { useHarness, useTenant } from '../support/harness.js';
 
-// Purges of what expires (idempotency keys, webhook ids, stored responses past their retention) delete a batch per statement,
+// Purges of what expires (idempotency keys, webhook ids, stored responses past their retention, console sessions) delete a batch per statement,
 // oldest first: however much a busy hour left, no statement is longer than a batch (on PGlite, which runs in the
 // server's thread, requests are served between batches). The idempotency purge is a scheduled job, once for the
 // whole cluster.
@@ -64,4 +66,32 @@ it('the hourly webhook-id prune forgets ids past the provider’s retry window (
   await job!.run({}, jobContext());
   const left = rowsOf<{ message_id: string }>(await h.db.execute(sql`select message_id from ${meetingBotWebhooks} order by message_id`));
   expect(left.map((row) => row.message_id)).toEqual(['recent-1', 'recent-2', 'recent-3', 'recent-4', 'recent-5']);
+});
+
+it('the daily console purge deletes sessions and setup links expired over 30 days ago, keeps the rest, and a browser key keeps its row', async () => {
+  const DAY = 24 * HOUR;
+  const at = (ageMs: number) => new Date(h.clock.now().getTime() - ageMs).toISOString();
+  // 2 500 sign-ins long expired (more than a batch), one expired last week, one live; setup links likewise.
+  await h.db.execute(sql`insert into ${consoleSessions} (id, user_id, account_id, token_hash, csrf_token, created_at, expires_at, ended_at)
+    select 'csn_old_' || n, ${t.userId}, ${t.accountId}, md5('old' || n), 'csrf', ${at(40 * DAY)}::timestamptz, ${at(31 * DAY)}::timestamptz - n * interval '1 minute', null
+    from generate_series(1, 2500) as n
+    union all select 'csn_last_week', ${t.userId}, ${t.accountId}, md5('last week'), 'csrf', ${at(8 * DAY)}::timestamptz, ${at(7 * DAY)}::timestamptz, ${at(7 * DAY)}::timestamptz
+    union all select 'csn_live', ${t.userId}, ${t.accountId}, md5('live'), 'csrf', ${at(HOUR)}::timestamptz, ${at(-11 * HOUR)}::timestamptz, null`);
+  await h.db.execute(sql`insert into ${consoleSetupTokens} (token_hash, user_id, created_at, expires_at, used_at)
+    values (md5('setup old'), ${t.userId}, ${at(35 * DAY)}::timestamptz, ${at(32 * DAY)}::timestamptz, ${at(34 * DAY)}::timestamptz),
+      (md5('setup recent'), ${t.userId}, ${at(5 * DAY)}::timestamptz, ${at(2 * DAY)}::timestamptz, null)`);
+  // A browser key of one of the old sessions, revoked long ago: usage and the ledger may name it.
+  await h.db.execute(sql`insert into ${apiKeys} (id, account_id, user_id, name, key_hash, key_prefix, created_at, revoked_at, console_session_id, expires_at)
+    values ('key_purge_browser', ${t.accountId}, ${t.userId}, 'Console (browser)', md5('purge browser'), 'svc_live_old', ${at(40 * DAY)}::timestamptz,
+      ${at(39 * DAY)}::timestamptz, 'csn_old_1', ${at(31 * DAY)}::timestamptz)`);
+  const [job] = consoleJobs({ db: h.db, clock: h.clock });
+  expect(job).toMatchObject({ kind: CONSOLE_JOBS.purge, schedule: '41 4 * * *' });
+  await job!.run({}, jobContext());
+
+  const sessions = rowsOf<{ id: string }>(await h.db.execute(sql`select id from ${consoleSessions} where user_id = ${t.userId} order by id`));
+  expect(sessions.map((row) => row.id)).toEqual(['csn_last_week', 'csn_live']);
+  const links = rowsOf<{ count: number }>(await h.db.execute(sql`select count(*)::int as count from ${consoleSetupTokens} where user_id = ${t.userId}`));
+  expect(links[0]?.count).toBe(1);
+  const key = rowsOf<{ console_session_id: string }>(await h.db.execute(sql`select console_session_id from ${apiKeys} where id = 'key_purge_browser'`));
+  expect(key).toEqual([{ console_session_id: 'csn_old_1' }]);
 });

@@ -10,6 +10,7 @@ import {
   signIn,
   signOut,
 } from './handlers.js';
+import { consoleJobs } from './purge.js';
 import { getConsoleUsageBreakdown } from './usage.js';
 
 /** An API key opens no console operation: they need a session cookie (test/resources/console.test.ts covers sessions). */
@@ -35,6 +36,7 @@ export const consoleModule = resourceModule({
     rotateConsoleApiKey,
     getConsoleUsageBreakdown,
   },
+  jobs: consoleJobs,
   isolation: {
     // Sign-in and setup take no key: B's key with an empty body is a validation error, never A's session.
     signIn: apiKeyIsNoSession('post', () => '/console/session'),

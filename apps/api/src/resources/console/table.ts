@@ -28,16 +28,21 @@ export const consoleSessions = pgTable(
     expiresAt: timestampMs('expires_at').notNull(),
     endedAt: timestampMs('ended_at'),
   },
-  (t) => [index('console_sessions_user_idx').on(t.userId)],
+  // The purge of sessions long expired (sessions-purge.ts) ranges over expires_at.
+  (t) => [index('console_sessions_user_idx').on(t.userId), index('console_sessions_expires_idx').on(t.expiresAt).concurrently()],
 );
 
 /** One-time setup links the admin CLI prints: a token (stored hashed) that lets a member choose a password once. */
-export const consoleSetupTokens = pgTable('console_setup_tokens', {
-  tokenHash: text('token_hash').primaryKey(),
-  userId: text('user_id')
-    .notNull()
-    .references(() => users.id, { onDelete: 'cascade' }),
-  createdAt: timestampMs('created_at').notNull(),
-  expiresAt: timestampMs('expires_at').notNull(),
-  usedAt: timestampMs('used_at'),
-});
+export const consoleSetupTokens = pgTable(
+  'console_setup_tokens',
+  {
+    tokenHash: text('token_hash').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    createdAt: timestampMs('created_at').notNull(),
+    expiresAt: timestampMs('expires_at').notNull(),
+    usedAt: timestampMs('used_at'),
+  },
+  (t) => [index('console_setup_tokens_expires_idx').on(t.expiresAt).concurrently()],
+);
