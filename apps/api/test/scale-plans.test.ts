@@ -386,7 +386,7 @@ describe('query plans on a grown history (PostgreSQL)', () => {
   }
 
   /** Each scan of `tables` (by default api_keys and api_usage_daily) in the plans of the statements `run` sends: `table index (its condition)`. */
-  async function keyTableScansOf(run: () => Promise<unknown>, tables = CONSOLE_GROWN_TABLES): Promise<string[]> {
+  async function tableScansOf(run: () => Promise<unknown>, tables = CONSOLE_GROWN_TABLES): Promise<string[]> {
     logged.length = 0;
     await run();
     const scans: string[] = [];
@@ -408,20 +408,20 @@ describe('query plans on a grown history (PostgreSQL)', () => {
     const pageLoad = () => h.post('/console/session/browser-key', undefined, undefined, member);
     expect((await pageLoad()).status).toBe(200);
     // The next page load revokes the key before it through the index of unrevoked browser keys.
-    expect(await keyTableScansOf(async () => expect((await pageLoad()).status).toBe(200))).toContainEqual(
+    expect(await tableScansOf(async () => expect((await pageLoad()).status).toBe(200))).toContainEqual(
       expect.stringMatching(/^api_keys api_keys_unrevoked_browser_idx \(\(?console_session_id = /),
     );
     // The list reads the keys people made, never the browser keys.
-    const listed = await keyTableScansOf(async () => expect((await h.get('/console/api-keys', undefined, member)).status).toBe(200));
+    const listed = await tableScansOf(async () => expect((await h.get('/console/api-keys', undefined, member)).status).toBe(200));
     expect(listed.filter((scan) => scan.startsWith('api_keys ')).every((scan) => scan.startsWith('api_keys api_keys_people_idx ('))).toBe(true);
     expect(listed.filter((scan) => scan.startsWith('api_keys ')).length).toBeGreaterThan(0);
     // GET /usage's requests per key: the account's usage rows of the period, not every key it ever had.
-    const usage = await keyTableScansOf(async () => expect((await h.get('/usage', t.key)).status).toBe(200));
+    const usage = await tableScansOf(async () => expect((await h.get('/usage', t.key)).status).toBe(200));
     expect(usage).toContainEqual(expect.stringMatching(/^api_usage_daily api_usage_daily_account_idx \(+account_id = '[^']+'::text\) AND \(day >= /));
     expect(usage.filter((scan) => scan.startsWith('api_keys ')).every((scan) => / api_keys_(pkey|key_hash_key) /.test(scan))).toBe(true);
     // The usage breakdown: the account's counters of the period, one range per scope, and each named
     // workspace, project and key by its primary key, never every key the account ever had.
-    const breakdownScans = await keyTableScansOf(
+    const breakdownScans = await tableScansOf(
       async () => expect((await h.get('/console/usage', undefined, member)).status).toBe(200),
       ['credit_usage_daily', 'api_keys', 'projects', 'workspaces'],
     );

@@ -177,11 +177,9 @@ export function countsRebuild(): string[] {
 }
 
 /**
- * The statement that builds every usage counter, with its account, from the ledger: the last statement of
- * the migration that gave the counters their accounts (0026). Found by name, whatever number it ends up with.
+ * The statement that builds every usage counter, with its account, from the ledger: the hand-written last
+ * statement of the migration that gave the counters their accounts (0026), found by name.
  */
 export function usageCountersBackfills(): string[] {
-  const files = readdirSync(MIGRATIONS_FOLDER).filter((name) => name.endsWith('_account_usage_counters.sql'));
-  if (files.length !== 1) throw new Error(`expected one *_account_usage_counters.sql migration, found ${files.join(', ') || 'none'}`);
-  return [readFileSync(join(MIGRATIONS_FOLDER, files[0]!), 'utf8').split('--> statement-breakpoint').at(-1)!];
+  return handWrittenBackfill('_account_usage_counters.sql');
 }

@@ -28,7 +28,7 @@ export const consoleSessions = pgTable(
     expiresAt: timestampMs('expires_at').notNull(),
     endedAt: timestampMs('ended_at'),
   },
-  // The purge of sessions long expired (sessions-purge.ts) ranges over expires_at.
+  // The purge of sessions long expired (purge.ts) ranges over expires_at.
   (t) => [index('console_sessions_user_idx').on(t.userId), index('console_sessions_expires_idx').on(t.expiresAt).concurrently()],
 );
 

@@ -55,7 +55,7 @@ export const getConsoleUsageBreakdown: Handler<'getConsoleUsageBreakdown'> = asy
    */
   const namedGroups = async (scope: 'workspace' | 'project' | 'api_key', named: typeof workspaces | typeof projects | typeof apiKeys) => {
     const perGroup = ctx.db
-      .select({ scopeId: counters.scopeId, credits: sql<string>`sum(${counters.credits})`.as('credits') })
+      .select({ scopeId: counters.scopeId, credits: credits.as('credits') })
       .from(counters)
       .where(ofAccount(scope))
       .groupBy(counters.scopeId)
