@@ -1,0 +1,85 @@
+import Fastify from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Harness, type Tenant } from '../support/harness.js';
+
+// Responses are written one byte per character (patches/fast-json-stringify@7.3.6.patch; DECISIONS.md,
+// "Responses written one byte per character"): a character above U+00FF in a string is written as a
+// \uXXXX escape, so the serializer's output never becomes a two-byte string, which V8 flattens and
+// encodes several times slower. The value every client parses is unchanged.
+
+const WIDE = /[\u0100-\uffff]/;
+
+const responseSchema = {
+  type: 'object',
+  properties: {
+    short: { type: 'string' },
+    medium: { type: 'string' },
+    long: { type: 'string' },
+    huge: { type: 'string' },
+    list: { type: 'array', items: { type: 'string' } },
+    labels: { type: 'object', additionalProperties: { type: 'string' } },
+    latin1: { type: 'string' },
+    plain: { type: 'string' },
+  },
+} as const;
+
+const wide = 'Pricing — Q3 review’s “notes” 東京 😀';
+const payload = {
+  short: wide,
+  medium: `${wide} with a "quote", a back\\slash and a tab\t, past the 42-character loop`,
+  long: `${wide} `.repeat(40),
+  huge: `${wide} `.repeat(200),
+  list: Array.from({ length: 12 }, (_, i) => `${i} ${wide}`),
+  labels: { 'région—clé': 'valeur — 値' },
+  latin1: 'Café à la crème, naïve façade',
+  plain: 'nothing to escape',
+};
+
+describe('the response serializer', () => {
+  const app = Fastify();
+  app.get('/sample', { schema: { response: { 200: responseSchema } } }, async () => payload);
+  app.get('/lone-surrogate', { schema: { response: { 200: responseSchema } } }, async () => ({ short: 'a\ud800b', long: `${'x'.repeat(50)}\udfff` }));
+  afterAll(() => app.close());
+
+  it('writes every character above U+00FF as an escape, and the same value parses back', async () => {
+    const res = await app.inject({ method: 'GET', url: '/sample' });
+    expect(res.statusCode).toBe(200);
+    expect(WIDE.test(res.body)).toBe(false);
+    expect(JSON.parse(res.body)).toEqual(payload);
+    expect(res.body).toContain('Pricing \\u2014 Q3 review\\u2019s \\u201cnotes\\u201d \\u6771\\u4eac \\ud83d\\ude00');
+    // The object key goes through the same escape.
+    expect(res.body).toContain('"r\u00e9gion\\u2014cl\u00e9"');
+  });
+
+  it('leaves Latin-1 and ASCII as they were: raw UTF-8 bytes, no escapes', async () => {
+    const res = await app.inject({ method: 'GET', url: '/sample' });
+    expect(res.rawPayload.includes(Buffer.from('"Café à la crème, naïve façade"', 'utf8'))).toBe(true);
+    expect(res.body).toContain('"plain":"nothing to escape"');
+    expect(Number(res.headers['content-length'])).toBe(res.rawPayload.length);
+  });
+
+  it('still escapes lone surrogates (well-formed JSON)', async () => {
+    const res = await app.inject({ method: 'GET', url: '/lone-surrogate' });
+    expect(res.body).toContain('"a\\ud800b"');
+    expect(JSON.parse(res.body).long).toBe(`${'x'.repeat(50)}\udfff`);
+  });
+});
+
+describe('the API’s responses', () => {
+  let h: Harness;
+  let t: Tenant;
+  beforeAll(async () => {
+    h = await Harness.create();
+    t = await h.tenant();
+  });
+  afterAll(() => h?.close());
+
+  it('a base persona with typographic quotes and dashes is written in escapes and reads back the same', async () => {
+    const res = await h.get('/personas?limit=50', t.key);
+    expect(res.status).toBe(200);
+    const stored = JSON.stringify(res.body);
+    // The catalog itself has characters above U+00FF (’, –): the test would prove nothing without them.
+    expect(WIDE.test(stored)).toBe(true);
+    expect(WIDE.test(res.text)).toBe(false);
+  });
+});
