@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import openapiGlue from 'fastify-openapi-glue';
 import { STREAMED, type HandlerMap, type OperationId } from '../contract/handler-types.js';
-import { withNullableScalars, type OpenApiDocument, type OperationInfo } from '../contract/spec.js';
+import { serializerSchema, type OpenApiDocument, type OperationInfo } from '../contract/spec.js';
 import type { Database } from '../db/client.js';
 import type { RequestContext } from '../http/context.js';
 import { errors } from '../http/errors.js';
@@ -32,9 +32,9 @@ export interface OperationRoutes {
 
 /** One route per contract operation (fastify-openapi-glue: method, URL and schemas from the contract), calling its handler. */
 export async function registerOperations(app: FastifyInstance, options: OperationRoutes): Promise<void> {
-  // Responses are serialised from the contract's schemas, with nullable scalars in the form the serializer writes fastest.
+  // Responses are serialised from the contract's schemas, nullable scalars and tagged unions in the form the serializer writes fastest.
   app.addHook('onRoute', (route) => {
-    if (route.schema?.response) route.schema = { ...route.schema, response: withNullableScalars(route.schema.response) };
+    if (route.schema?.response) route.schema = { ...route.schema, response: serializerSchema(route.schema.response) };
   });
   await app.register(openapiGlue, {
     specification: options.spec,

@@ -2,7 +2,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { deref } from '@persona-api/openapi/document';
 import { describe, expect, it } from 'vitest';
-import { loadSpec, withNullableScalars } from '../../src/contract/spec.js';
+import { loadSpec, withDiscriminatedUnions, withNullableScalars } from '../../src/contract/spec.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 const spec = loadSpec() as unknown as { components: { schemas: Record<string, Record<string, unknown>> } };
@@ -83,5 +83,48 @@ describe('withNullableScalars (the response schemas the serializer is given)', (
       format: 'date-time',
       description: 'outer',
     });
+  });
+});
+
+describe('withDiscriminatedUnions (unions told apart by one constant, as the serializer is given them)', () => {
+  const branch = (value: string, extra: Record<string, unknown> = {}) => ({
+    type: 'object',
+    required: ['type', 'name'],
+    properties: { type: { type: 'string', const: value }, name: { type: 'string' } },
+    ...extra,
+  });
+
+  it('turns a oneOf of objects with a distinct required constant into an if/then/else chain, the last branch at the end', () => {
+    const [a, b, c] = [branch('a'), branch('b'), branch('c')];
+    expect(withDiscriminatedUnions({ description: 'd', oneOf: [a, b, c] })).toEqual({
+      description: 'd',
+      if: { properties: { type: { const: 'a' } }, required: ['type'] },
+      then: a,
+      else: { if: { properties: { type: { const: 'b' } }, required: ['type'] }, then: b, else: c },
+    });
+  });
+
+  it('leaves a union alone when a branch lacks the constant, does not require it, or repeats a value', () => {
+    const notRequired = { ...branch('b'), required: ['name'] };
+    const noConstant = { type: 'object', required: ['type'], properties: { type: { type: 'string' } } };
+    for (const oneOf of [
+      [branch('a'), notRequired],
+      [branch('a'), noConstant],
+      [branch('a'), branch('a', { description: 'same value' })],
+      [branch('a'), { type: 'null' }],
+    ]) {
+      expect(withDiscriminatedUnions({ oneOf })).toEqual({ oneOf });
+    }
+  });
+
+  it('rewrites the contract’s persona and output-item unions', () => {
+    const union = (name: string) => ({
+      oneOf: (deref(spec, spec.components.schemas[name]!) as { oneOf: object[] }).oneOf.map((member) => deref(spec, member)),
+    });
+    for (const name of ['Persona', 'ResponseOutputItem']) {
+      const rewritten = withDiscriminatedUnions(union(name)) as Record<string, unknown>;
+      expect(rewritten.oneOf).toBeUndefined();
+      expect(rewritten.if).toBeDefined();
+    }
   });
 });

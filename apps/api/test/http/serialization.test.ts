@@ -1,5 +1,8 @@
+import { createRequire } from 'node:module';
+import { deref } from '@persona-api/openapi/document';
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadSpec, serializerSchema } from '../../src/contract/spec.js';
 import { Harness, type Tenant } from '../support/harness.js';
 
 // Responses are written one byte per character (patches/fast-json-stringify@7.3.6.patch; DECISIONS.md,
@@ -81,5 +84,60 @@ describe('the API’s responses', () => {
     // The catalog itself has characters above U+00FF (’, –): the test would prove nothing without them.
     expect(WIDE.test(stored)).toBe(true);
     expect(WIDE.test(res.text)).toBe(false);
+  });
+});
+
+describe('tagged unions in the serializer (serializerSchema)', () => {
+  let h: Harness;
+  let t: Tenant;
+  beforeAll(async () => {
+    h = await Harness.create();
+    t = await h.tenant({ credits: 1_000 });
+  });
+  afterAll(() => h?.close());
+
+  // The serializer Fastify uses, given the contract's union and its rewrite: the same bytes for both kinds.
+  const require = createRequire(createRequire(import.meta.url).resolve('fastify'));
+  const fastJsonStringify = require('fast-json-stringify') as (schema: object) => (value: unknown) => string;
+  const spec = loadSpec() as unknown as { components: Record<string, Record<string, object>> };
+  const union = (name: string) => ({
+    oneOf: (deref(spec, spec.components.schemas![name]!) as { oneOf: object[] }).oneOf.map((member) => deref(spec, member)),
+  });
+
+  it('writes a base and a custom persona exactly as the contract’s oneOf does', async () => {
+    const custom = await h.post('/personas', t.key, { description: 'Head of people operations at a 300-person logistics company.' });
+    expect(custom.status).toBe(200);
+    const base = await h.get('/personas/persona_saas_cfo', t.key);
+    const original = fastJsonStringify({ ...union('Persona'), components: spec.components });
+    const rewritten = fastJsonStringify({ ...serializerSchema(union('Persona')), components: spec.components });
+    for (const persona of [base.body, custom.body]) expect(rewritten(persona)).toBe(original(persona));
+    expect(JSON.parse(rewritten(custom.body))).toEqual(custom.body);
+    expect(JSON.parse(rewritten(base.body))).toEqual(base.body);
+  });
+
+  it('writes a response’s message and function call items as the contract’s oneOf does', async () => {
+    const res = await h.post('/responses', t.key, {
+      model: 'service-1',
+      persona_id: 'persona_saas_cfo',
+      input: 'What is the weather in Paris?',
+      tools: [{ type: 'function', name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } }],
+      tool_choice: 'required',
+    });
+    expect(res.status).toBe(200);
+    const original = fastJsonStringify({ ...union('ResponseOutputItem'), components: spec.components });
+    const rewritten = fastJsonStringify({ ...serializerSchema(union('ResponseOutputItem')), components: spec.components });
+    const message = {
+      id: 'msg_1',
+      type: 'message',
+      role: 'assistant',
+      status: 'completed',
+      content: [{ type: 'output_text', text: 'Hi — there', annotations: [] }],
+    };
+    const items = [...res.body.output, message];
+    expect(items.map((item: { type: string }) => item.type)).toContain('function_call');
+    for (const item of items) {
+      expect(rewritten(item)).toBe(original(item));
+      expect(JSON.parse(rewritten(item))).toEqual(item);
+    }
   });
 });
