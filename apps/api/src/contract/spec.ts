@@ -109,48 +109,70 @@ export function withNullableScalars<T>(schema: T): T {
 const SCALAR_TYPES = new Set(['string', 'integer', 'number', 'boolean']);
 
 /**
- * A union of objects told apart by one constant property (`object: 'persona' | 'custom_persona'`, an output
- * item's `type`) as the serializer is given it: `if` that property is the first branch's value `then` the
- * first branch, `else` the next test, the last branch at the end. For a `oneOf`, fast-json-stringify runs
- * an Ajv check of each branch's whole schema, every string's length included, until one passes (about 20 µs
- * per base persona, half the cost of a persona page); the `if` is one comparison. Only a union whose every
- * branch requires that property with a distinct constant is rewritten, so both pick the same branch for any
+ * A union of objects told apart by constant properties (`object: 'persona' | 'custom_persona'`, an output
+ * item's `type`; a conversation item's `type`, then its `role` among messages) as the serializer is given it:
+ * `if` the property is among the first branch's values `then` that branch, `else` the next test, the last
+ * branch at the end. For a `oneOf`, fast-json-stringify runs an Ajv check of each branch's whole schema, every
+ * string's length included, until one passes (about 20 µs per base persona, half the cost of a persona page);
+ * the `if` is one comparison. Only a union whose branches all require the property, with constants (`const`
+ * or a string `enum`) that no two groups of branches share, is rewritten, so both pick the same branch for any
  * value the contract allows.
  */
 export function withDiscriminatedUnions<T>(schema: T): T {
   return rewriteObjects(schema, (copy) => {
     const branches = copy.oneOf;
     if (!Array.isArray(branches) || branches.length < 2) return copy;
-    const property = discriminatorOf(branches as Record<string, unknown>[]);
-    if (!property) return copy;
-    const tagOf = (branch: Record<string, unknown>) => constantOf((branch.properties as Record<string, Record<string, unknown>>)[property]!);
-    const last = branches[branches.length - 1] as Record<string, unknown>;
-    const chain = (branches.slice(0, -1) as Record<string, unknown>[]).reduceRight<Record<string, unknown>>(
-      (otherwise, branch) => ({ if: { properties: { [property]: { const: tagOf(branch) } }, required: [property] }, then: branch, else: otherwise }),
-      last,
-    );
+    const chain = chainOf(branches as Record<string, unknown>[]);
+    if (!chain) return copy;
     const { oneOf: _oneOf, ...rest } = copy;
     return { ...rest, ...chain };
   });
 }
 
-/** The property every branch requires with a constant of its own, if there is one. */
-function discriminatorOf(branches: Record<string, unknown>[]): string | undefined {
-  const [first] = branches;
-  const candidates = Object.keys((first?.properties as Record<string, unknown> | undefined) ?? {});
-  return candidates.find((property) => {
-    const values = branches.map((branch) => {
-      const schema = (branch.properties as Record<string, Record<string, unknown>> | undefined)?.[property];
-      const required = Array.isArray(branch.required) && branch.required.includes(property);
-      return schema && required ? constantOf(schema) : undefined;
-    });
-    return values.every((value) => typeof value === 'string') && new Set(values).size === values.length;
-  });
+type SchemaObject = Record<string, unknown>;
+
+/** The if/then/else chain that picks among `branches` by their tags, or undefined when they cannot be told apart so. */
+function chainOf(branches: SchemaObject[], ruledOut: ReadonlySet<string> = new Set()): SchemaObject | undefined {
+  if (branches.length === 1) return branches[0];
+  const properties = Object.keys((branches[0]?.properties as SchemaObject | undefined) ?? {}).filter((name) => !ruledOut.has(name));
+  for (const property of properties) {
+    const groups = groupByTags(branches, property);
+    if (!groups) continue;
+    const bodies = groups.map((group) => chainOf(group.branches, new Set([...ruledOut, property])));
+    if (bodies.some((body) => body === undefined)) continue;
+    return groups.slice(0, -1).reduceRight<SchemaObject>(
+      (otherwise, group, index) => ({
+        if: { properties: { [property]: group.tags.length === 1 ? { const: group.tags[0] } : { enum: group.tags } }, required: [property] },
+        then: bodies[index]!,
+        else: otherwise,
+      }),
+      bodies[bodies.length - 1]!,
+    );
+  }
+  return undefined;
 }
 
-function constantOf(schema: Record<string, unknown>): unknown {
-  if ('const' in schema) return schema.const;
-  return Array.isArray(schema.enum) && schema.enum.length === 1 ? schema.enum[0] : undefined;
+/** Branches grouped by the values they allow `property` (each a required constant), if the groups share none and are at least two. */
+function groupByTags(branches: SchemaObject[], property: string): { tags: string[]; branches: SchemaObject[] }[] | undefined {
+  const groups = new Map<string, { tags: string[]; branches: SchemaObject[] }>();
+  for (const branch of branches) {
+    const tags = tagsOf(branch, property);
+    if (!tags) return undefined;
+    const key = JSON.stringify([...tags].sort());
+    const group = groups.get(key) ?? { tags, branches: [] };
+    group.branches.push(branch);
+    groups.set(key, group);
+  }
+  const all = [...groups.values()].flatMap((group) => group.tags);
+  return groups.size >= 2 && new Set(all).size === all.length ? [...groups.values()] : undefined;
+}
+
+/** The string values a branch allows a required property: its `const`, or its `enum`. */
+function tagsOf(branch: SchemaObject, property: string): string[] | undefined {
+  const schema = (branch.properties as Record<string, SchemaObject> | undefined)?.[property];
+  if (!schema || !Array.isArray(branch.required) || !branch.required.includes(property)) return undefined;
+  const values = 'const' in schema ? [schema.const] : schema.enum;
+  return Array.isArray(values) && values.length > 0 && values.every((value) => typeof value === 'string') ? (values as string[]) : undefined;
 }
 
 /** Every response schema as the serializer is given it (the two rewrites above; validation keeps the contract's). */

@@ -117,11 +117,28 @@ describe('withDiscriminatedUnions (unions told apart by one constant, as the ser
     }
   });
 
-  it('rewrites the contract’s persona and output-item unions', () => {
+  it('tells apart branches sharing one constant by a second (a conversation item: its type, then a message’s role)', () => {
+    const message = (roles: string[]) => ({
+      type: 'object',
+      required: ['type', 'role'],
+      properties: { type: { type: 'string', const: 'message' }, role: { type: 'string', enum: roles } },
+    });
+    const [input, output, call] = [message(['user', 'system']), message(['assistant']), branch('function_call')];
+    expect(withDiscriminatedUnions({ oneOf: [input, output, call] })).toEqual({
+      if: { properties: { type: { const: 'message' } }, required: ['type'] },
+      then: { if: { properties: { role: { enum: ['user', 'system'] } }, required: ['role'] }, then: input, else: output },
+      else: call,
+    });
+    // Two messages whose roles overlap cannot be told apart by a constant: the union stays.
+    const overlapping = { oneOf: [message(['user', 'system']), message(['system']), call] };
+    expect(withDiscriminatedUnions(overlapping)).toEqual(overlapping);
+  });
+
+  it('rewrites the contract’s persona, output-item and conversation-item unions', () => {
     const union = (name: string) => ({
       oneOf: (deref(spec, spec.components.schemas[name]!) as { oneOf: object[] }).oneOf.map((member) => deref(spec, member)),
     });
-    for (const name of ['Persona', 'ResponseOutputItem']) {
+    for (const name of ['Persona', 'ResponseOutputItem', 'ResponseItem']) {
       const rewritten = withDiscriminatedUnions(union(name)) as Record<string, unknown>;
       expect(rewritten.oneOf).toBeUndefined();
       expect(rewritten.if).toBeDefined();

@@ -115,6 +115,33 @@ describe('tagged unions in the serializer (serializerSchema)', () => {
     expect(JSON.parse(rewritten(base.body))).toEqual(base.body);
   });
 
+  it('writes a conversation’s user and assistant messages, function calls and their outputs as the contract’s oneOf does', async () => {
+    const created = await h.post('/conversations', t.key, {
+      items: [
+        { role: 'user', content: 'Weather in Paris — and Zürich?' },
+        { role: 'system', content: 'Answer briefly.' },
+        { type: 'function_call', call_id: 'call_1', name: 'get_weather', arguments: '{"city":"Paris"}' },
+        { type: 'function_call_output', call_id: 'call_1', output: '{"temperature":21}' },
+        { role: 'assistant', content: 'It is 21 °C in Paris.' },
+      ],
+    });
+    expect(created.status).toBe(200);
+    const items = (await h.get(`/conversations/${created.body.id}/items?order=asc`, t.key)).body.data;
+    expect(items.map((item: { type: string; role?: string }) => item.role ?? item.type)).toEqual([
+      'user',
+      'system',
+      'function_call',
+      'function_call_output',
+      'assistant',
+    ]);
+    const original = fastJsonStringify({ ...union('ResponseItem'), components: spec.components });
+    const rewritten = fastJsonStringify({ ...serializerSchema(union('ResponseItem')), components: spec.components });
+    for (const item of items) {
+      expect(rewritten(item)).toBe(original(item));
+      expect(JSON.parse(rewritten(item))).toEqual(item);
+    }
+  });
+
   it('writes a response’s message and function call items as the contract’s oneOf does', async () => {
     const res = await h.post('/responses', t.key, {
       model: 'service-1',
