@@ -142,7 +142,8 @@ function chainOf(branches: SchemaObject[], ruledOut: ReadonlySet<string> = new S
     if (bodies.some((body) => body === undefined)) continue;
     return groups.slice(0, -1).reduceRight<SchemaObject>(
       (otherwise, group, index) => ({
-        if: { properties: { [property]: group.tags.length === 1 ? { const: group.tags[0] } : { enum: group.tags } }, required: [property] },
+        // `type: 'object'` keeps Ajv's strict mode quiet about `required` without a type (a warning per route at start).
+        if: { type: 'object', properties: { [property]: group.tags.length === 1 ? { const: group.tags[0] } : { enum: group.tags } }, required: [property] },
         then: bodies[index]!,
         else: otherwise,
       }),

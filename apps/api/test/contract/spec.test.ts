@@ -98,9 +98,9 @@ describe('withDiscriminatedUnions (unions told apart by one constant, as the ser
     const [a, b, c] = [branch('a'), branch('b'), branch('c')];
     expect(withDiscriminatedUnions({ description: 'd', oneOf: [a, b, c] })).toEqual({
       description: 'd',
-      if: { properties: { type: { const: 'a' } }, required: ['type'] },
+      if: { type: 'object', properties: { type: { const: 'a' } }, required: ['type'] },
       then: a,
-      else: { if: { properties: { type: { const: 'b' } }, required: ['type'] }, then: b, else: c },
+      else: { if: { type: 'object', properties: { type: { const: 'b' } }, required: ['type'] }, then: b, else: c },
     });
   });
 
@@ -125,8 +125,8 @@ describe('withDiscriminatedUnions (unions told apart by one constant, as the ser
     });
     const [input, output, call] = [message(['user', 'system']), message(['assistant']), branch('function_call')];
     expect(withDiscriminatedUnions({ oneOf: [input, output, call] })).toEqual({
-      if: { properties: { type: { const: 'message' } }, required: ['type'] },
-      then: { if: { properties: { role: { enum: ['user', 'system'] } }, required: ['role'] }, then: input, else: output },
+      if: { type: 'object', properties: { type: { const: 'message' } }, required: ['type'] },
+      then: { if: { type: 'object', properties: { role: { enum: ['user', 'system'] } }, required: ['role'] }, then: input, else: output },
       else: call,
     });
     // Two messages whose roles overlap cannot be told apart by a constant: the union stays.
