@@ -73,8 +73,10 @@ export function withOpenFreeFormObjects(spec: OpenApiDocument): OpenApiDocument 
   });
 }
 
+type SchemaObject = Record<string, unknown>;
+
 /** A deep copy of a JSON document with `rewrite` applied to every object, its members already rewritten. */
-function rewriteObjects<T>(document: T, rewrite: (copy: Record<string, unknown>) => Record<string, unknown>): T {
+function rewriteObjects<T>(document: T, rewrite: (copy: SchemaObject) => SchemaObject): T {
   const visit = (node: unknown): unknown => {
     if (Array.isArray(node)) return node.map(visit);
     if (!node || typeof node !== 'object') return node;
@@ -93,17 +95,19 @@ function rewriteObjects<T>(document: T, rewrite: (copy: Record<string, unknown>)
  * the contract's own schemas.
  */
 export function withNullableScalars<T>(schema: T): T {
-  return rewriteObjects(schema, (copy) => {
-    const branches = copy.oneOf;
-    if (!Array.isArray(branches) || branches.length !== 2) return copy;
-    const nullAt = branches.findIndex((branch) => isNullSchema(branch));
-    const other = branches[1 - nullAt] as Record<string, unknown> | undefined;
-    const plain = other && !('$ref' in other) && !('oneOf' in other) && !('anyOf' in other) && !('allOf' in other) && !('const' in other);
-    if (nullAt < 0 || !plain || typeof other.type !== 'string' || !SCALAR_TYPES.has(other.type)) return copy;
-    const { oneOf: _oneOf, ...rest } = copy;
-    const values = Array.isArray(other.enum) ? { enum: [...other.enum, null] } : {};
-    return { ...other, ...rest, type: [other.type, 'null'], ...values };
-  });
+  return rewriteObjects(schema, nullableScalar);
+}
+
+function nullableScalar(copy: SchemaObject): SchemaObject {
+  const branches = copy.oneOf;
+  if (!Array.isArray(branches) || branches.length !== 2) return copy;
+  const nullAt = branches.findIndex((branch) => isNullSchema(branch));
+  const other = branches[1 - nullAt] as SchemaObject | undefined;
+  const plain = other && !('$ref' in other) && !('oneOf' in other) && !('anyOf' in other) && !('allOf' in other) && !('const' in other);
+  if (nullAt < 0 || !plain || typeof other.type !== 'string' || !SCALAR_TYPES.has(other.type)) return copy;
+  const { oneOf: _oneOf, ...rest } = copy;
+  const values = Array.isArray(other.enum) ? { enum: [...other.enum, null] } : {};
+  return { ...other, ...rest, type: [other.type, 'null'], ...values };
 }
 
 const SCALAR_TYPES = new Set(['string', 'integer', 'number', 'boolean']);
@@ -119,17 +123,17 @@ const SCALAR_TYPES = new Set(['string', 'integer', 'number', 'boolean']);
  * value the contract allows.
  */
 export function withDiscriminatedUnions<T>(schema: T): T {
-  return rewriteObjects(schema, (copy) => {
-    const branches = copy.oneOf;
-    if (!Array.isArray(branches) || branches.length < 2) return copy;
-    const chain = chainOf(branches as Record<string, unknown>[]);
-    if (!chain) return copy;
-    const { oneOf: _oneOf, ...rest } = copy;
-    return { ...rest, ...chain };
-  });
+  return rewriteObjects(schema, discriminatedUnion);
 }
 
-type SchemaObject = Record<string, unknown>;
+function discriminatedUnion(copy: SchemaObject): SchemaObject {
+  const branches = copy.oneOf;
+  if (!Array.isArray(branches) || branches.length < 2) return copy;
+  const chain = chainOf(branches as SchemaObject[]);
+  if (!chain) return copy;
+  const { oneOf: _oneOf, ...rest } = copy;
+  return { ...rest, ...chain };
+}
 
 /** The if/then/else chain that picks among `branches` by their tags, or undefined when they cannot be told apart so. */
 function chainOf(branches: SchemaObject[], ruledOut: ReadonlySet<string> = new Set()): SchemaObject | undefined {
@@ -176,8 +180,11 @@ function tagsOf(branch: SchemaObject, property: string): string[] | undefined {
   return Array.isArray(values) && values.length > 0 && values.every((value) => typeof value === 'string') ? (values as string[]) : undefined;
 }
 
-/** Every response schema as the serializer is given it (the two rewrites above; validation keeps the contract's). */
-export const serializerSchema = <T>(schema: T): T => withDiscriminatedUnions(withNullableScalars(schema));
+/**
+ * Every response schema as the serializer is given it: both rewrites above in one copy of the schema (a node
+ * is one or the other: a nullable has a null branch, which no tag tells apart). Validation keeps the contract's.
+ */
+export const serializerSchema = <T>(schema: T): T => rewriteObjects(schema, (copy) => discriminatedUnion(nullableScalar(copy)));
 
 function isNullSchema(node: unknown): boolean {
   if (!node || typeof node !== 'object') return false;

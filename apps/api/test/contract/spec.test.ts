@@ -3,6 +3,7 @@ import addFormatsModule from 'ajv-formats';
 import { deref } from '@persona-api/openapi/document';
 import { describe, expect, it } from 'vitest';
 import { loadSpec, withDiscriminatedUnions, withNullableScalars } from '../../src/contract/spec.js';
+import { contractUnion } from '../support/contract.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 const spec = loadSpec() as unknown as { components: { schemas: Record<string, Record<string, unknown>> } };
@@ -135,11 +136,8 @@ describe('withDiscriminatedUnions (unions told apart by one constant, as the ser
   });
 
   it('rewrites the contract’s persona, output-item and conversation-item unions', () => {
-    const union = (name: string) => ({
-      oneOf: (deref(spec, spec.components.schemas[name]!) as { oneOf: object[] }).oneOf.map((member) => deref(spec, member)),
-    });
     for (const name of ['Persona', 'ResponseOutputItem', 'ResponseItem']) {
-      const rewritten = withDiscriminatedUnions(union(name)) as Record<string, unknown>;
+      const rewritten = withDiscriminatedUnions(contractUnion(name)) as Record<string, unknown>;
       expect(rewritten.oneOf).toBeUndefined();
       expect(rewritten.if).toBeDefined();
     }

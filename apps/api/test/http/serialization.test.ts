@@ -1,9 +1,9 @@
 import { createRequire } from 'node:module';
-import { deref } from '@persona-api/openapi/document';
 import Fastify from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { loadSpec, serializerSchema } from '../../src/contract/spec.js';
-import { Harness, type Tenant } from '../support/harness.js';
+import { contractUnion } from '../support/contract.js';
+import { useHarness, useTenant } from '../support/harness.js';
 
 // Responses are written one byte per character (patches/fast-json-stringify@7.3.6.patch; DECISIONS.md,
 // "Responses written one byte per character"): a character above U+00FF in a string is written as a
@@ -68,15 +68,11 @@ describe('the response serializer', () => {
   });
 });
 
-describe('the API’s responses', () => {
-  let h: Harness;
-  let t: Tenant;
-  beforeAll(async () => {
-    h = await Harness.create();
-    t = await h.tenant();
-  });
-  afterAll(() => h?.close());
+// One harness for the API's own responses below; its tenant has room for a custom persona (300 credits).
+const h = useHarness();
+const t = useTenant(h, { credits: 1_000 });
 
+describe('the API’s responses', () => {
   it('a base persona with typographic quotes and dashes is written in escapes and reads back the same', async () => {
     const res = await h.get('/personas?limit=50', t.key);
     expect(res.status).toBe(200);
@@ -88,28 +84,17 @@ describe('the API’s responses', () => {
 });
 
 describe('tagged unions in the serializer (serializerSchema)', () => {
-  let h: Harness;
-  let t: Tenant;
-  beforeAll(async () => {
-    h = await Harness.create();
-    t = await h.tenant({ credits: 1_000 });
-  });
-  afterAll(() => h?.close());
-
   // The serializer Fastify uses, given the contract's union and its rewrite: the same bytes for both kinds.
   const require = createRequire(createRequire(import.meta.url).resolve('fastify'));
   const fastJsonStringify = require('fast-json-stringify') as (schema: object) => (value: unknown) => string;
-  const spec = loadSpec() as unknown as { components: Record<string, Record<string, object>> };
-  const union = (name: string) => ({
-    oneOf: (deref(spec, spec.components.schemas![name]!) as { oneOf: object[] }).oneOf.map((member) => deref(spec, member)),
-  });
+  const { components } = loadSpec() as unknown as { components: object };
 
   it('writes a base and a custom persona exactly as the contract’s oneOf does', async () => {
     const custom = await h.post('/personas', t.key, { description: 'Head of people operations at a 300-person logistics company.' });
     expect(custom.status).toBe(200);
     const base = await h.get('/personas/persona_saas_cfo', t.key);
-    const original = fastJsonStringify({ ...union('Persona'), components: spec.components });
-    const rewritten = fastJsonStringify({ ...serializerSchema(union('Persona')), components: spec.components });
+    const original = fastJsonStringify({ ...contractUnion('Persona'), components });
+    const rewritten = fastJsonStringify({ ...serializerSchema(contractUnion('Persona')), components });
     for (const persona of [base.body, custom.body]) expect(rewritten(persona)).toBe(original(persona));
     expect(JSON.parse(rewritten(custom.body))).toEqual(custom.body);
     expect(JSON.parse(rewritten(base.body))).toEqual(base.body);
@@ -134,8 +119,8 @@ describe('tagged unions in the serializer (serializerSchema)', () => {
       'function_call_output',
       'assistant',
     ]);
-    const original = fastJsonStringify({ ...union('ResponseItem'), components: spec.components });
-    const rewritten = fastJsonStringify({ ...serializerSchema(union('ResponseItem')), components: spec.components });
+    const original = fastJsonStringify({ ...contractUnion('ResponseItem'), components });
+    const rewritten = fastJsonStringify({ ...serializerSchema(contractUnion('ResponseItem')), components });
     for (const item of items) {
       expect(rewritten(item)).toBe(original(item));
       expect(JSON.parse(rewritten(item))).toEqual(item);
@@ -151,8 +136,8 @@ describe('tagged unions in the serializer (serializerSchema)', () => {
       tool_choice: 'required',
     });
     expect(res.status).toBe(200);
-    const original = fastJsonStringify({ ...union('ResponseOutputItem'), components: spec.components });
-    const rewritten = fastJsonStringify({ ...serializerSchema(union('ResponseOutputItem')), components: spec.components });
+    const original = fastJsonStringify({ ...contractUnion('ResponseOutputItem'), components });
+    const rewritten = fastJsonStringify({ ...serializerSchema(contractUnion('ResponseOutputItem')), components });
     const message = {
       id: 'msg_1',
       type: 'message',

@@ -4,7 +4,7 @@ import type { ValidateFunction } from 'ajv';
 import { createContractAjv, formatErrors, type ContractAjv } from '@persona-api/openapi/ajv';
 import FindMyWay from 'find-my-way';
 import { inject } from 'vitest';
-import { derefAt, listOperations as listSpecOperations, pathToPointer, type OpenApiDocument as Bundle } from '@persona-api/openapi/document';
+import { deref, derefAt, listOperations as listSpecOperations, pathToPointer, type OpenApiDocument as Bundle } from '@persona-api/openapi/document';
 import { basePath, loadSpec, type OpenApiDocument } from '../../src/contract/spec.js';
 
 export interface ContractViolation {
@@ -176,4 +176,14 @@ export const contract = () => (shared ??= new ContractValidator());
 export function recordExercised(operationId: string | undefined, method: string, status: number): void {
   const dir = inject('contractReportDir');
   appendFileSync(join(dir, `${process.pid}.ndjson`), `${JSON.stringify({ operationId: operationId ?? null, method, status })}\n`);
+}
+
+/**
+ * A union of the contract's components (`Persona`, `ResponseItem`, …) with its branches resolved, as
+ * fastify-openapi-glue gives it to the serializer; refs inside the branches stay for `components` to resolve.
+ */
+export function contractUnion(name: string): { oneOf: Record<string, unknown>[] } {
+  const spec = loadSpec() as unknown as { components: { schemas: Record<string, object> } };
+  const union = deref(spec, spec.components.schemas[name]!) as { oneOf: object[] };
+  return { oneOf: union.oneOf.map((member) => deref(spec, member) as Record<string, unknown>) };
 }
