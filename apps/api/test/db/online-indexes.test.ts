@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
-import { generateDrizzleJson, generateMigration } from 'drizzle-kit/api';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { MIGRATIONS_FOLDER } from '../../src/db/client.js';
 import { onlineIndexes } from '../../src/db/online-indexes.js';
 import * as schema from '../../src/db/schema/index.js';
@@ -11,6 +10,19 @@ import { useHarness } from '../support/harness.js';
 
 // An index on a table that grows is declared once, in its table's schema, marked `.concurrently()`; the server
 // builds it after the migrations (CONCURRENTLY on PostgreSQL) from that declaration.
+
+// drizzle-kit/api adds enumerable methods to Array.prototype and String.prototype as it loads (`random`,
+// `snake_case`, …). Test files share a worker process (vitest.config.ts), and an inherited enumerable `random`
+// gives every array copied with for…in a member more: fast-json-stringify's merged if/then/else schemas then
+// reach Ajv with holes in `required`, and a later file's lists answer 500. So what it adds goes after this file.
+const prototypes = [Array.prototype, String.prototype];
+const ownBefore = prototypes.map((prototype) => new Set(Object.getOwnPropertyNames(prototype)));
+const { generateDrizzleJson, generateMigration } = await import('drizzle-kit/api');
+afterAll(() => {
+  prototypes.forEach((prototype, i) => {
+    for (const name of Object.getOwnPropertyNames(prototype)) if (!ownBefore[i]!.has(name)) delete (prototype as unknown as Record<string, unknown>)[name];
+  });
+});
 
 type Snapshot = Parameters<typeof generateMigration>[0];
 

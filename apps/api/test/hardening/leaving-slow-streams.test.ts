@@ -1,6 +1,7 @@
 // Issue 24 item 6: a client that leaves a stream pays for its input and the output it was sent, no more.
-// Against a model slower than the client (the fake upstream, 40 ms between words), the server notices the
-// close before the next word, so what is stored and charged is exactly the text the client received.
+// Against a model slower than the client (the fake upstream, 120 ms between words: a garbage collection in
+// the test worker can pause it for tens of ms), the server notices the close before the next word, so what
+// is stored and charged is exactly the text the client received.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { countTokens, creditsForTokens } from '@persona-api/engine';
@@ -29,6 +30,7 @@ afterAll(async () => {
 });
 
 const WORDS = Array.from({ length: 400 }, (_, i) => `word${i}`).join(' ');
+const WORD_DELAY_MS = 120;
 
 /** Streams `body` to `path`, reads the text deltas, and leaves once `deltas` of them have arrived. */
 function readThenLeave(path: string, key: string, body: object, deltas: number): Promise<string> {
@@ -91,7 +93,7 @@ describe.each([
 ] as const)('a client that leaves %s on a model slower than itself', (path, bodyOf) => {
   it('pays for its input and the words it received, not for the answer the model would have written', async () => {
     const t = await h.tenant({ credits: 1_000 });
-    fake.enqueue({ content: WORDS, tokenDelayMs: 40 });
+    fake.enqueue({ content: WORDS, tokenDelayMs: WORD_DELAY_MS });
     const received = await readThenLeave(path, t.key, bodyOf('Walk me through your evaluation.'), 3);
     expect(received.split(' ').filter(Boolean).length).toBeGreaterThanOrEqual(3);
 
@@ -108,7 +110,7 @@ describe.each([
 
   it('pays for at most the first word and the one in flight when it leaves on the first event', async () => {
     const t = await h.tenant({ credits: 1_000 });
-    fake.enqueue({ content: WORDS, tokenDelayMs: 40 });
+    fake.enqueue({ content: WORDS, tokenDelayMs: WORD_DELAY_MS });
     await readThenLeave(path, t.key, bodyOf('Walk me through your evaluation.'), 0);
     const { row, charged } = await settledRow(t.accountId);
     expect(row.status).toBe('cancelled');
