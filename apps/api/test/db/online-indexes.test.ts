@@ -14,14 +14,23 @@ import { useHarness } from '../support/harness.js';
 // drizzle-kit/api adds enumerable methods to Array.prototype and String.prototype as it loads (`random`,
 // `snake_case`, …). Test files share a worker process (vitest.config.ts), and an inherited enumerable `random`
 // gives every array copied with for…in a member more: fast-json-stringify's merged if/then/else schemas then
-// reach Ajv with holes in `required`, and a later file's lists answer 500. So what it adds goes after this file.
+// reach Ajv with holes in `required`, and a later file's lists answer 500. So what it adds is there only while
+// this file runs: noted at its first load, put back when the file runs again in the same process (the module
+// is then cached and adds nothing), and taken away after it.
+const ADDED = Symbol.for('persona-api.test.drizzle-kit-prototype-members');
+type Added = { prototype: object; name: string; descriptor: PropertyDescriptor }[];
+const noted = globalThis as { [ADDED]?: Added };
 const prototypes = [Array.prototype, String.prototype];
+for (const { prototype, name, descriptor } of noted[ADDED] ?? []) Object.defineProperty(prototype, name, descriptor);
 const ownBefore = prototypes.map((prototype) => new Set(Object.getOwnPropertyNames(prototype)));
 const { generateDrizzleJson, generateMigration } = await import('drizzle-kit/api');
+noted[ADDED] ??= prototypes.flatMap((prototype, i) =>
+  Object.getOwnPropertyNames(prototype)
+    .filter((name) => !ownBefore[i]!.has(name))
+    .map((name) => ({ prototype, name, descriptor: Object.getOwnPropertyDescriptor(prototype, name)! })),
+);
 afterAll(() => {
-  prototypes.forEach((prototype, i) => {
-    for (const name of Object.getOwnPropertyNames(prototype)) if (!ownBefore[i]!.has(name)) delete (prototype as unknown as Record<string, unknown>)[name];
-  });
+  for (const { prototype, name } of noted[ADDED] ?? []) delete (prototype as Record<string, unknown>)[name];
 });
 
 type Snapshot = Parameters<typeof generateMigration>[0];
