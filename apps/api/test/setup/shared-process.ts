@@ -1,9 +1,9 @@
 import { afterAll } from 'vitest';
 
-// Test files run one after another in a worker's process (vitest.config.ts, `isolate: false`). A file that
-// leaves an enumerable member on a built-in prototype changes every later file's objects (drizzle-kit/api's
-// `Array.prototype.random` gave fast-json-stringify arrays with holes: lists answered 500 two files later), so
-// the file that leaves one fails here, named, instead.
+// A file that leaves an enumerable member on a built-in prototype changes every later file's objects when
+// files share a worker's process (vitest.config.ts, `isolate: false`): drizzle-kit/api's
+// `Array.prototype.random` gave fast-json-stringify arrays with holes, and lists answered 500 two files
+// later. So the file that leaves one fails here, named, whichever way the files run.
 afterAll(() => {
   const inherited = (value: object) => {
     const names: string[] = [];
