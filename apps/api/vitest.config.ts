@@ -9,11 +9,7 @@ export default defineConfig({
     pool: 'forks',
     // PGlite instances are large; two files at a time fit the 2-core machines.
     maxWorkers: 2,
-    // Each file in a process of its own (vitest's default). `isolate: false` ran the suite on both databases
-    // in 16 instead of 26 minutes (the app's imports, 3.6 s, once per worker instead of per file), but then a
-    // file that leaves global state behind breaks a later one: drizzle-kit's Array.prototype.random (now taken
-    // away by test/db/online-indexes.test.ts), and in CI the document-bomb test on PostgreSQL failed. The
-    // setup file fails a file that leaves a member on a built-in prototype.
+    // Each file in a process of its own (vitest's default); README "Tests" says what `--no-isolate` gains and risks.
     setupFiles: ['test/setup/shared-process.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -1,9 +1,7 @@
 import { afterAll } from 'vitest';
 
-// A file that leaves an enumerable member on a built-in prototype changes every later file's objects when
-// files share a worker's process (vitest.config.ts, `isolate: false`): drizzle-kit/api's
-// `Array.prototype.random` gave fast-json-stringify arrays with holes, and lists answered 500 two files
-// later. So the file that leaves one fails here, named, whichever way the files run.
+// Fails the file that leaves an enumerable member on a built-in prototype: with files sharing a process
+// (`--no-isolate`) it would change every later file's objects (test/db/online-indexes.test.ts says how).
 afterAll(() => {
   const inherited = (value: object) => {
     const names: string[] = [];
