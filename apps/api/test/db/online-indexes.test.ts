@@ -12,8 +12,8 @@ import { useHarness } from '../support/harness.js';
 // builds it after the migrations (CONCURRENTLY on PostgreSQL) from that declaration.
 
 // drizzle-kit/api adds enumerable methods to Array.prototype and String.prototype as it loads (`random`,
-// `snake_case`, …). When test files share a worker process (`--no-isolate`, README "Tests"), an inherited
-// enumerable `random` gives every array copied with for…in a member more: fast-json-stringify's merged schemas then
+// `snake_case`, …). Test files share a worker process (README "Tests"), where an inherited enumerable
+// `random` gives every array copied with for…in a member more: fast-json-stringify's merged schemas then
 // reach Ajv with holes in `required`, and a later file's lists answer 500. So what it adds is there only while
 // this file runs: noted at its first load, put back when the file runs again in the same process (the module
 // is then cached and adds nothing), and taken away after it.

@@ -4,6 +4,7 @@ import type { TestProject } from 'vitest/node';
 import { openDatabase } from '../../src/db/client.js';
 import { seedCatalogs } from '../../src/db/seed.js';
 import { finishContractReport, startContractReport } from '../support/contract-report.js';
+import { setUpOnce } from './once.js';
 import { templateFingerprint } from './template.js';
 
 /**
@@ -11,6 +12,15 @@ import { templateFingerprint } from './template.js';
  * instead of initialising PGlite and migrating again. The dump is cached by migration fingerprint.
  */
 export default async function setup(project: TestProject) {
+  const { value, release } = await setUpOnce('pglite', build, ({ reportDir }) => {
+    finishContractReport('pglite', reportDir);
+  });
+  project.provide('database', { driver: 'pglite', templateFile: value.templateFile });
+  project.provide('contractReportDir', value.reportDir);
+  return release;
+}
+
+async function build() {
   const cacheDir = join(import.meta.dirname, '../../node_modules/.cache/persona-api-test');
   mkdirSync(cacheDir, { recursive: true });
   const templateFile = join(cacheDir, `pglite-template-${templateFingerprint()}.tar`);
@@ -25,8 +35,5 @@ export default async function setup(project: TestProject) {
     writeFileSync(partial, Buffer.from(await dump.arrayBuffer()));
     renameSync(partial, templateFile);
   }
-  project.provide('database', { driver: 'pglite', templateFile });
-  const reportDir = startContractReport('pglite');
-  project.provide('contractReportDir', reportDir);
-  return () => finishContractReport('pglite', reportDir);
+  return { templateFile, reportDir: startContractReport('pglite') };
 }

@@ -3,6 +3,7 @@ import type { TestProject } from 'vitest/node';
 import { openDatabase } from '../../src/db/client.js';
 import { seedCatalogs } from '../../src/db/seed.js';
 import { finishContractReport, startContractReport } from '../support/contract-report.js';
+import { setUpOnce } from './once.js';
 import { templateFingerprint } from './template.js';
 
 /**
@@ -12,6 +13,19 @@ import { templateFingerprint } from './template.js';
 export default async function setup(project: TestProject) {
   const adminUrl = process.env.TEST_DATABASE_URL;
   if (!adminUrl) throw new Error('TEST_DATABASE_URL is not set');
+  const { value, release } = await setUpOnce(
+    'postgres',
+    () => build(adminUrl),
+    ({ reportDir }) => {
+      finishContractReport('postgres', reportDir);
+    },
+  );
+  project.provide('database', { driver: 'postgres', adminUrl, template: value.template });
+  project.provide('contractReportDir', value.reportDir);
+  return release;
+}
+
+async function build(adminUrl: string) {
   const template = `persona_test_template_${templateFingerprint()}`;
   const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
   try {
@@ -42,10 +56,7 @@ export default async function setup(project: TestProject) {
   } finally {
     await admin.end();
   }
-  project.provide('database', { driver: 'postgres', adminUrl, template });
-  const reportDir = startContractReport('postgres');
-  project.provide('contractReportDir', reportDir);
-  return () => finishContractReport('postgres', reportDir);
+  return { template, reportDir: startContractReport('postgres') };
 }
 
 function isAlive(pid: number): boolean {
