@@ -14,6 +14,7 @@ import { contractQueryParser } from './http/query.js';
 import { basePath, listOperations, loadSpec, withOpenFreeFormObjects, type OpenApiDocument, type OperationInfo } from './contract/spec.js';
 import type { Database, DatabaseHandle } from './db/client.js';
 import type { RequestContext, RequestMeter } from './http/context.js';
+import { DeferredCompiles } from './http/deferred-compiles.js';
 import type { RateLimiter } from './http/rate-limit.js';
 import { createGuardedFetcher } from './lib/guarded-fetch.js';
 import { observedEngine } from './observability/engine.js';
@@ -62,6 +63,8 @@ declare module 'fastify' {
     /** Makes /readyz answer 503 while the server drains. */
     markShuttingDown(): void;
     usageRecorder: UsageRecorder;
+    /** Validators and serializers compiled at first use; the server warms the rest up after it listens. */
+    deferredCompiles: DeferredCompiles;
   }
 }
 
@@ -103,8 +106,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const unsubscribePersonas = await personasChannel.subscribe(options.database, () => personaCache.forget());
   const authenticate = authentication(findApiKey, options.rateLimiter, options.rateLimitMultiplier ?? 1);
 
+  const deferredCompiles = new DeferredCompiles();
   const app = Fastify({
     loggerInstance: options.logger,
+    schemaController: { compilersFactory: { buildSerializer: deferredCompiles.serializerFactory() } },
     bodyLimit: BODY_LIMIT_BYTES,
     // A request (headers and body) must arrive within 30 s: a client that trickles bytes or sends nothing
     // gives its connection back (408 in the envelope). Responses, streams included, are not limited.
@@ -133,11 +138,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   const usageRecorder = new UsageRecorder(db, app.log);
   app.decorate('usageRecorder', usageRecorder);
+  app.decorate('deferredCompiles', deferredCompiles);
   app.decorateRequest('auth', null);
   app.decorateRequest('meter', null as unknown as RequestMeter);
   app.decorateRequest('idempotencyKey', null);
 
-  registerBodyParsing(app, spec, operations);
+  registerBodyParsing(app, spec, operations, deferredCompiles);
   registerRequestObservability(app);
 
   app.addHook('onRequest', async (request, reply) => {

@@ -143,6 +143,14 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     logger.info({ url: `${url}/api/v1`, rate_limits: config.REDIS_URL ? 'redis' : 'memory' }, 'persona-api listening');
 
     let closing: Promise<void> | undefined;
+    // What no request has compiled yet is compiled now, in the background (http/deferred-compiles.ts).
+    const warmUpStarted = performance.now();
+    app.deferredCompiles
+      .warmUp(() => closing !== undefined)
+      .then(
+        (compiled) => logger.debug({ compiled, ms: Math.round(performance.now() - warmUpStarted) }, 'validators and serializers compiled'),
+        (err: unknown) => logger.error({ err }, 'a validator or serializer of the contract does not compile'),
+      );
     const shutdown = (reason: string) => {
       closing ??= (async () => {
         logger.info({ reason }, 'shutting down: finishing in-flight requests and open streams');

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { OpenApiDocument, OperationInfo } from '../contract/spec.js';
+import type { DeferredCompiles } from '../http/deferred-compiles.js';
 import { apiError } from '../http/errors.js';
 import { rejectUnstorableInput } from '../http/input.js';
 import { contractValidatorCompiler } from '../http/validation.js';
@@ -9,7 +10,7 @@ import { operationIdOf } from './route-config.js';
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
 /** JSON bodies, validated against the contract; raw bytes only where the contract says so. */
-export function registerBodyParsing(app: FastifyInstance, spec: OpenApiDocument, operations: Map<string, OperationInfo>): void {
+export function registerBodyParsing(app: FastifyInstance, spec: OpenApiDocument, operations: Map<string, OperationInfo>, compiles: DeferredCompiles): void {
   // JSON only: without the text/plain parser a wrong Content-Type is a 415, not a confusing 400.
   app.removeContentTypeParser('text/plain');
   // Any other media type is a 415, except on an operation whose body is raw bytes (the upload
@@ -40,7 +41,7 @@ export function registerBodyParsing(app: FastifyInstance, spec: OpenApiDocument,
   // such as a download's '*/*' or a frame's image/jpeg) that has no parser of its own.
   const unnamed = [...mediaTypesOf(spec)].filter((type) => !app.hasContentTypeParser(type));
   if (unnamed.length > 0) app.addContentTypeParser(unnamed, rawOrUnsupported);
-  app.setValidatorCompiler(contractValidatorCompiler(spec));
+  app.setValidatorCompiler(contractValidatorCompiler(spec, compiles));
   // Before the schemas: no NUL, no unpaired surrogate, no absurd nesting, in any body, query or path value.
   app.addHook('preValidation', rejectUnstorableInput);
 }

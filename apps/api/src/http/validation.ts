@@ -2,6 +2,7 @@ import type { ErrorObject, ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
+import { DeferredCompiles } from './deferred-compiles.js';
 import { ApiError } from './errors.js';
 import { echoedName } from './input.js';
 
@@ -73,7 +74,7 @@ function makeAjv(coerceTypes: false | 'array', extensions: Set<string>): Ajv2020
  * Fastify's validator compiler for the contract. Query strings, path parameters and headers arrive as
  * text and are coerced; JSON bodies are not (a 5 sent for a string field is an error, not "5").
  */
-export function contractValidatorCompiler(spec: unknown): FastifySchemaCompiler<unknown> {
+export function contractValidatorCompiler(spec: unknown, compiles: DeferredCompiles = new DeferredCompiles()): FastifySchemaCompiler<unknown> {
   const extensions = vendorExtensions(spec);
   const bodyAjv = makeAjv(false, extensions);
   const textAjv = makeAjv('array', extensions);
@@ -87,11 +88,13 @@ export function contractValidatorCompiler(spec: unknown): FastifySchemaCompiler<
     const cacheKey = `${httpPart === 'body' ? 'body' : 'text'}:${JSON.stringify(schema)}`;
     const cached = compiled.get(cacheKey);
     if (cached) return cached;
-    const id = (schema as { $id?: string }).$id;
-    // Glue gives recursive schemas the same $id on every route; the latest compile wins.
-    if (id && ajv.getSchema(id)) ajv.removeSchema(id);
-    const validate = ajv.compile(schema as object);
-    const checked = httpPart === 'body' ? withUnionErrors(validate, ajv) : withFiniteNumbers(validate);
+    const checked = compiles.validator(() => {
+      const id = (schema as { $id?: string }).$id;
+      // Glue gives recursive schemas the same $id on every route; the latest compile wins.
+      if (id && ajv.getSchema(id)) ajv.removeSchema(id);
+      const validate = ajv.compile(schema as object);
+      return httpPart === 'body' ? withUnionErrors(validate, ajv) : withFiniteNumbers(validate);
+    });
     compiled.set(cacheKey, checked);
     return checked;
   };
