@@ -10,7 +10,7 @@ import { serveConsole } from './resources/console/static.js';
 import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/client.js';
 import { openConfiguredDatabase } from './db/open.js';
-import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './http/rate-limit.js';
+import { MemoryRateLimiter, type RateLimiter } from './http/rate-limit.js';
 import type { JobRuntime } from './jobs/queue.js';
 import { startJobQueue } from './jobs/start.js';
 import { createGuardedFetcher } from './lib/guarded-fetch.js';
@@ -68,7 +68,7 @@ export async function createServices(config: Config, database: DatabaseHandle, l
     db: database.db,
     engine: observedEngine(createEngine(config.engine)),
     jobs: jobsNotConfigured,
-    storage: observedStorage(createStorage(config)),
+    storage: observedStorage(await createStorage(config)),
     clock: { now: () => new Date() },
     logger,
     fetcher,
@@ -110,7 +110,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     const bundledStories = await database.exclusively(() => loadBundledNewsIfEmpty(database.db, createOfflineEngine(), new Date()));
     if (bundledStories > 0) logger.info({ stories: bundledStories }, 'empty news corpus: loaded the bundled feeds');
     rateLimiter = config.REDIS_URL
-      ? new RedisRateLimiter(config.REDIS_URL, {
+      ? new (await import('./http/rate-limit-redis.js')).RedisRateLimiter(config.REDIS_URL, {
           // Each fallback is counted in persona_rate_limit_fallbacks_total; this warning comes at most once a second.
           onFallback: (err) => logger.warn({ err, rate_limit_fallback: true }, 'Redis unreachable: rate limits are per process until it is back'),
         })
@@ -132,7 +132,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
       logger,
       services,
       rateLimitMultiplier: config.RATE_LIMIT_MULTIPLIER,
-      readinessChecks: [() => storage.ping(), ...(limiter instanceof RedisRateLimiter ? [() => limiter.ping()] : [])],
+      readinessChecks: [() => storage.ping(), ...(limiter.ping ? [() => limiter.ping!()] : [])],
     });
     await serveConsole(app);
     const connections = trackConnections(app.server);

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { MemoryRateLimiter, RATE_LIMIT_WINDOW_MS, RedisRateLimiter, type RateLimiter } from '../src/http/rate-limit.js';
+import { MemoryRateLimiter, RATE_LIMIT_WINDOW_MS, type RateLimiter } from '../src/http/rate-limit.js';
+import { RedisRateLimiter } from '../src/http/rate-limit-redis.js';
 import { errorOf, Harness, TestClock } from './support/harness.js';
 
 // Per key, sliding 60-second window, by tier; exact at the boundary; shared through

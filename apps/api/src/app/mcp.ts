@@ -1,5 +1,4 @@
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { createPersonaMcpServer, loadTools, PACKAGE_VERSION, type ApiCaller, type ToolDefinition } from '@persona-api/mcp';
+import type { ApiCaller, ToolDefinition } from '@persona-api/mcp';
 import type { FastifyInstance } from 'fastify';
 import { type ApiKeyFinder, bearerToken } from '../auth/api-keys.js';
 import { errors } from '../http/errors.js';
@@ -54,7 +53,21 @@ export function injectCaller(app: FastifyInstance, prefix: string, authorization
  * rate-limit window of their own, so that a tool call is counted once, by the API request it makes.
  */
 export function registerMcpEndpoint(app: FastifyInstance, options: McpEndpointOptions): void {
-  const tools = options.tools ?? loadTools();
+  // The MCP SDK and the tools are imported at the first MCP request: about 30 MiB a server nobody asks over
+  // MCP does not keep (bench/README.md, "Cold start").
+  let loading: ReturnType<typeof loadMcp> | undefined;
+  const loadMcp = async () => {
+    const [{ StreamableHTTPServerTransport }, mcp] = await Promise.all([
+      import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
+      import('@persona-api/mcp'),
+    ]);
+    return {
+      StreamableHTTPServerTransport,
+      createPersonaMcpServer: mcp.createPersonaMcpServer,
+      version: mcp.PACKAGE_VERSION,
+      tools: options.tools ?? mcp.loadTools(),
+    };
+  };
   app.route({
     method: ['GET', 'POST', 'DELETE'],
     url: MCP_PATH,
@@ -79,10 +92,11 @@ export function registerMcpEndpoint(app: FastifyInstance, options: McpEndpointOp
           .header('allow', 'POST')
           .send({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this MCP server is stateless; POST JSON-RPC messages.' }, id: null });
       }
+      const { StreamableHTTPServerTransport, createPersonaMcpServer, version, tools } = await (loading ??= loadMcp());
       const server = createPersonaMcpServer({
         call: injectCaller(app, options.prefix, `Bearer ${token}`),
         tools,
-        version: PACKAGE_VERSION,
+        version,
         ...(options.jobPollIntervalMs ? { jobPollIntervalMs: options.jobPollIntervalMs } : {}),
       });
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });

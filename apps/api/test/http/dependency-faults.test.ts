@@ -4,7 +4,7 @@ import net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { DrizzleQueryError } from 'drizzle-orm/errors';
 import { dependencyFailure, isDependencyUnavailable, LostReply, RETRY_AFTER_SECONDS } from '../../src/http/dependency-faults.js';
-import { RedisRateLimiter, REDIS_COMMAND_TIMEOUT_MS } from '../../src/http/rate-limit.js';
+import { RedisRateLimiter, REDIS_COMMAND_TIMEOUT_MS } from '../../src/http/rate-limit-redis.js';
 import pino from 'pino';
 import { surviveUncaughtErrors } from '../../src/lib/process-faults.js';
 import { rateLimitFallbacks, uncaughtErrors } from '../../src/observability/metrics.js';

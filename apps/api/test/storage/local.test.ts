@@ -15,7 +15,7 @@ describeStorageBehaviour('local disk', async () => {
 it('writes under DATA_DIR/storage by default and leaves no temporary file after a failed put', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'persona-storage-'));
   try {
-    const storage = createStorage({ DATA_DIR: dir, STORAGE_DRIVER: 'local', S3_REGION: 'us-east-1', S3_FORCE_PATH_STYLE: false });
+    const storage = await createStorage({ DATA_DIR: dir, STORAGE_DRIVER: 'local', S3_REGION: 'us-east-1', S3_FORCE_PATH_STYLE: false });
     expect(storage.kind).toBe('local');
     await storage.put('a/b.txt', Readable.from([Buffer.from('bytes')]));
     expect(await readdir(join(dir, 'storage', 'objects', 'a'))).toEqual(['b.txt']);

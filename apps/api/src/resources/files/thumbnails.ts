@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Readable } from 'node:stream';
-import sharp from 'sharp';
 import type { ObjectStorage } from '../../storage/types.js';
 import { ffmpegInputArgs, mediaInputOfFile } from './media-input.js';
 import { mediaTypeEssence } from './sniff.js';
@@ -16,6 +15,9 @@ export const THUMBNAIL_WIDTH = 640;
 const JPEG_QUALITY = 80;
 // A whole video is never decoded for a preview; ffmpeg that takes longer than this is stopped.
 const FFMPEG_TIMEOUT_MS = 60_000;
+
+let sharpModule: Promise<typeof import('sharp')> | undefined;
+const loadSharp = async () => (await (sharpModule ??= import('sharp'))).default;
 
 // Image formats sharp's prebuilt libvips decodes.
 const SHARP_IMAGE_TYPES = new Set([
@@ -44,6 +46,17 @@ export function thumbnailKind(type: string): 'image' | 'video' | null {
  * refuses decompression bombs.
  */
 export async function imageThumbnail(input: Readable): Promise<Buffer> {
+  // sharp (libvips, about 25 MiB) is imported at the first image (bench/README.md, "Cold start"); an error of
+  // the input while it loads is kept, not left unheard.
+  let failed: unknown;
+  const keep = (err: unknown) => (failed = err);
+  input.once('error', keep);
+  const sharp = await loadSharp();
+  input.off('error', keep);
+  if (failed !== undefined) {
+    input.destroy();
+    throw failed;
+  }
   const transformer = sharp({ failOn: 'error' })
     .rotate()
     .resize({ width: THUMBNAIL_WIDTH, withoutEnlargement: true })
