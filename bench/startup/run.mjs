@@ -3,15 +3,13 @@
 //   new      spawn to the first 200 from /readyz on a new DATA_DIR (PGlite created, migrated, seeded);
 //   again    the same on the DATA_DIR the previous start left (what every restart after the first does);
 //   postgres spawn to ready on an already-migrated PostgreSQL database (when one is reachable);
-// with the server's RSS at that moment. Then, for each package named in --packages, what importing it
-// beforehand takes off the app's import: the most loading it lazily could save (shared dependencies count
-// for the first package that loads them).
+// with the server's RSS at that moment, RSS once settled (SETTLE_MS later: a restart on PGlite passes through a
+// peak of about 1 GiB for a second, which an earlier "ready" lands in) and its peak RSS until then (VmHWM).
 //
-//   pnpm build && pnpm bench:startup [--rounds 5] [--packages ioredis,sharp,…] [--compare <apps/api of another checkout>] [--json]
+//   pnpm build && pnpm bench:startup [--rounds 5] [--compare <apps/api of another checkout>] [--json]
 //
 // Each figure is the median of --rounds fresh processes (min–max beside it). --compare measures another
-// built checkout's server too, in the same rounds, one after the other (the package figures are this
-// checkout's only). PostgreSQL when
+// built checkout's server too, in the same rounds, one after the other. PostgreSQL when
 // BENCH_DATABASE_URL (else TEST_DATABASE_URL) reaches a server: a scratch database, dropped afterwards.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -23,37 +21,19 @@ import { log } from '../lib/log.mjs';
 import { scratchDatabase } from '../lib/postgres.mjs';
 import { apiDir, freePort, stopProcess } from '../lib/servers.mjs';
 
-const DEFAULT_PACKAGES = [
-  '@aws-sdk/client-s3',
-  '@aws-sdk/lib-storage',
-  'ioredis',
-  '@modelcontextprotocol/sdk/server/streamableHttp.js',
-  '@persona-api/mcp',
-  'sharp',
-  'feedsmith',
-  'marked',
-  'sanitize-html',
-  'tesseract.js',
-  'pg-boss',
-  '@electric-sql/pglite',
-  'postgres',
-  'drizzle-orm',
-  'fastify',
-];
-
 const { values: args } = parseArgs({
   options: {
     rounds: { type: 'string', default: '5' },
-    packages: { type: 'string', default: DEFAULT_PACKAGES.join(',') },
     compare: { type: 'string' },
     json: { type: 'boolean', default: false },
   },
 });
 const TARGETS = [{ label: 'this checkout', dir: apiDir }, ...(args.compare ? [{ label: args.compare, dir: args.compare }] : [])];
 const ROUNDS = Number(args.rounds);
-const PACKAGES = args.packages ? args.packages.split(',').filter(Boolean) : [];
 const MiB = 1024 * 1024;
 const READY_TIMEOUT_MS = 120_000;
+/** How long after ready the settled RSS is read. */
+const SETTLE_MS = 5_000;
 
 const median = (values) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -62,13 +42,9 @@ const median = (values) => {
 };
 const summary = (values) => ({ median: median(values), min: Math.min(...values), max: Math.max(...values) });
 
-/**
- * A fresh Node process (cwd: the API package, so bare names resolve as the server's do) that imports
- * `preload` untimed, then times `import('dist/app.js')`: milliseconds, RSS and JS heap after it.
- */
-function timeAppImport(dir, preload) {
+/** A fresh Node process that times `import('dist/app.js')`: milliseconds, RSS and JS heap after it. */
+function timeAppImport(dir) {
   const source = `
-    ${preload ? `await import(${JSON.stringify(preload)});` : ''}
     const { performance } = await import('node:perf_hooks');
     const rssBefore = process.memoryUsage.rss();
     const started = performance.now();
@@ -82,15 +58,16 @@ function timeAppImport(dir, preload) {
     let err = '';
     child.stdout.on('data', (chunk) => (out += chunk));
     child.stderr.on('data', (chunk) => (err += chunk));
-    child.on('exit', (code) =>
-      code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`import of dist/app.js${preload ? ` after ${preload}` : ''} failed (${code}):\n${err}`)),
-    );
+    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`import of dist/app.js failed (${code}):\n${err}`))));
   });
 }
 
-const rssOf = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) * 1024;
+const statusOf = (pid, field) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) * 1024;
 
-/** Spawns the server and polls /readyz every 5 ms: milliseconds from spawn to the first 200, and its RSS then. */
+/**
+ * Spawns the server and polls /readyz every 5 ms: milliseconds from spawn to the first 200, its RSS then,
+ * SETTLE_MS later, and its peak until then.
+ */
 async function timeStart(dir, env) {
   const port = await freePort();
   const started = performance.now();
@@ -105,7 +82,12 @@ async function timeStart(dir, env) {
     while (performance.now() - started < READY_TIMEOUT_MS) {
       if (child.exitCode !== null) throw new Error(`the API exited (${child.exitCode}):\n${output}`);
       const ready = await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => null);
-      if (ready?.status === 200) return { ms: performance.now() - started, rss: rssOf(child.pid) };
+      if (ready?.status === 200) {
+        const ms = performance.now() - started;
+        const rss = statusOf(child.pid, 'VmRSS');
+        await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+        return { ms, rss, settled: statusOf(child.pid, 'VmRSS'), peak: statusOf(child.pid, 'VmHWM') };
+      }
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
     throw new Error(`the API was not ready in ${READY_TIMEOUT_MS / 1000} s:\n${output}`);
@@ -114,14 +96,19 @@ async function timeStart(dir, env) {
   }
 }
 
-const figures = (runs) => ({ ms: summary(runs.map((r) => r.ms)), rss: summary(runs.map((r) => r.rss)) });
-const results = { rounds: ROUNDS, node: process.version, targets: [], packages: [] };
+const figures = (runs) => ({
+  ms: summary(runs.map((r) => r.ms)),
+  rss: summary(runs.map((r) => r.rss)),
+  settled: summary(runs.map((r) => r.settled)),
+  peak: summary(runs.map((r) => r.peak)),
+});
+const results = { rounds: ROUNDS, node: process.version, settleMs: SETTLE_MS, targets: [] };
 const runs = TARGETS.map(() => ({ import: [], new: [], again: [], postgres: [] }));
 
 for (let i = 0; i < ROUNDS; i++) {
   for (const [t, target] of TARGETS.entries()) {
     log(`round ${i + 1}, ${target.label}: import; PGlite on a new and an existing DATA_DIR`);
-    runs[t].import.push(await timeAppImport(target.dir, null));
+    runs[t].import.push(await timeAppImport(target.dir));
     const dataDir = mkdtempSync(join(tmpdir(), 'bench-startup-'));
     try {
       runs[t].new.push(await timeStart(target.dir, { DATA_DIR: dataDir }));
@@ -159,18 +146,6 @@ for (const [t, target] of TARGETS.entries()) {
   });
 }
 
-const baseImport = results.targets[0].import;
-for (const name of PACKAGES) {
-  log(`importing dist/app.js after ${name}`);
-  const after = [];
-  for (let i = 0; i < ROUNDS; i++) after.push(await timeAppImport(apiDir, name));
-  results.packages.push({
-    name,
-    savedMs: baseImport.ms.median - median(after.map((r) => r.ms)),
-    savedRss: baseImport.rssGrowth.median - median(after.map((r) => r.rssGrowth)),
-  });
-}
-
 if (args.json) {
   process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
 } else {
@@ -178,16 +153,14 @@ if (args.json) {
   console.log(`Node ${results.node}, median of ${ROUNDS} processes (min–max)`);
   for (const target of results.targets) {
     console.log(`\n${target.label}\n`);
-    console.log('| what | ms | RSS, MiB |');
-    console.log('| --- | ---: | ---: |');
+    console.log(`| what | ms | RSS at ready, MiB | RSS ${SETTLE_MS / 1000} s later, MiB | peak RSS, MiB |`);
+    console.log('| --- | ---: | ---: | ---: | ---: |');
+    const imported = target.import;
     console.log(
-      `| import dist/app.js | ${range(target.import.ms, 1, 0)} | ${range(target.import.rss, MiB, 0)} (+${(target.import.rssGrowth.median / MiB).toFixed(0)} by the import) |`,
+      `| import dist/app.js | ${range(imported.ms, 1, 0)} | ${range(imported.rss, MiB, 0)} (+${(imported.rssGrowth.median / MiB).toFixed(0)} by the import) | | |`,
     );
-    for (const [name, s] of Object.entries(target.starts)) console.log(`| spawn to ready: ${name} | ${range(s.ms, 1, 0)} | ${range(s.rss, MiB, 0)} |`);
-  }
-  if (results.packages.length) {
-    console.log('\n| imported first | import of dist/app.js shorter by, ms | RSS growth smaller by, MiB |');
-    console.log('| --- | ---: | ---: |');
-    for (const p of results.packages) console.log(`| ${p.name} | ${p.savedMs.toFixed(0)} | ${(p.savedRss / MiB).toFixed(0)} |`);
+    for (const [name, s] of Object.entries(target.starts)) {
+      console.log(`| spawn to ready: ${name} | ${range(s.ms, 1, 0)} | ${range(s.rss, MiB, 0)} | ${range(s.settled, MiB, 0)} | ${range(s.peak, MiB, 0)} |`);
+    }
   }
 }
