@@ -53,8 +53,8 @@ export function injectCaller(app: FastifyInstance, prefix: string, authorization
  * rate-limit window of their own, so that a tool call is counted once, by the API request it makes.
  */
 export function registerMcpEndpoint(app: FastifyInstance, options: McpEndpointOptions): void {
-  // The MCP SDK and the tools are imported at the first MCP request: about 30 MiB a server nobody asks over
-  // MCP does not keep (bench/README.md, "Cold start").
+  // The MCP SDK and the tools are imported at the first MCP request, not by every server's start
+  // (bench/README.md, "Cold start").
   let loading: ReturnType<typeof loadMcp> | undefined;
   const loadMcp = async () => {
     const [{ StreamableHTTPServerTransport }, mcp] = await Promise.all([

@@ -1,5 +1,5 @@
 // The rate limiter shared by every instance through Redis. Its own module, imported only when REDIS_URL is set
-// (server.ts): ioredis is about 28 MiB a server without Redis does not keep (bench/README.md, "Cold start").
+// (server.ts), so a server without Redis never loads ioredis (bench/README.md, "Cold start").
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { rateLimitFallbacks } from '../observability/metrics.js';

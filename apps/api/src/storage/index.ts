@@ -14,7 +14,7 @@ export type StorageConfig = Pick<
 
 /**
  * The configured object storage: files under DATA_DIR/storage (default) or an S3-compatible bucket. The AWS
- * SDK is imported only for the bucket (bench/README.md, "Cold start": about 35 MiB a server without it keeps).
+ * SDK is imported only for the bucket (bench/README.md, "Cold start").
  */
 export async function createStorage(config: StorageConfig): Promise<ObjectStorage> {
   if (config.STORAGE_DRIVER === 'local') return createLocalStorage(join(config.DATA_DIR, 'storage'));

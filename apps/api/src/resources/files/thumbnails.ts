@@ -46,8 +46,8 @@ export function thumbnailKind(type: string): 'image' | 'video' | null {
  * refuses decompression bombs.
  */
 export async function imageThumbnail(input: Readable): Promise<Buffer> {
-  // sharp (libvips, about 25 MiB) is imported at the first image (bench/README.md, "Cold start"); an error of
-  // the input while it loads is kept, not left unheard.
+  // sharp (libvips) is imported at the first image, not by every server's start (bench/README.md, "Cold
+  // start"); an error of the input while it loads is kept, not left unheard.
   let failed: unknown;
   const keep = (err: unknown) => (failed = err);
   input.once('error', keep);
