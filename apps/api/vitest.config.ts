@@ -9,7 +9,7 @@ const postgres = process.env.TEST_DATABASE_URL;
  * grow the server's RSS past a bound. In a process that earlier files have grown, every reading over the bound
  * is confirmed by a full collection of their heap (support/memory.ts), and the bomb test ran past its minute.
  * These get a process of their own; every other file runs after the one before it in its worker's process
- * (`isolate: false`: the app is imported once per worker, not once per file — 16 against 26 minutes).
+ * (`isolate: false`: the app is imported once per worker, not once per file; README "Tests").
  */
 const OWN_PROCESS = ['test/security/documents.test.ts', 'test/resources/uploads-memory.test.ts', 'test/storage/local.test.ts', 'test/storage/s3.test.ts'];
 

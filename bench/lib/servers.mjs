@@ -3,6 +3,7 @@ import { execFile, spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
 
 /** The @persona-api/api package folder (its dist/ is what the benchmarks run). */
@@ -70,13 +71,17 @@ export function stopProcess(child) {
  * (it logs at warn, so there is no line to wait for). The rate limiter stays in the measured path;
  * only its ceiling is raised, so every response is measured, none refused.
  * @param {Record<string, string>} env the database and anything else the benchmark sets
- * @returns {Promise<{ child: import('node:child_process').ChildProcess, baseUrl: string }>}
+ * @param {{ dir?: string, pollMs?: number }} [options] the API package whose dist/ runs (default: this
+ *   checkout's) and how often /readyz is asked (bench:startup asks every 5 ms)
+ * @returns {Promise<{ child: import('node:child_process').ChildProcess, baseUrl: string, readyMs: number }>}
+ *   readyMs: from spawn to the first 200
  */
-export async function startApiServer(env) {
+export async function startApiServer(env, { dir = apiDir, pollMs = 100 } = {}) {
   const port = await freePort();
+  const started = performance.now();
   // BENCH_CPU_PROF_DIR=dir: the server writes a V8 CPU profile there when it stops (node --cpu-prof).
   const profile = process.env.BENCH_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : [];
-  const child = spawn(process.execPath, [...profile, join(apiDir, 'dist/main.js')], {
+  const child = spawn(process.execPath, [...profile, join(dir, 'dist/main.js')], {
     // MALLOC_ARENA_MAX=2 as production starts it (Dockerfile, Procfile, `pnpm start`).
     env: { MALLOC_ARENA_MAX: '2', ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_MULTIPLIER: '100000', ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -89,8 +94,8 @@ export async function startApiServer(env) {
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`the API exited (${child.exitCode}):\n${output}`);
     const ready = await fetch(`${baseUrl}/readyz`).catch(() => null);
-    if (ready?.status === 200) return { child, baseUrl };
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    if (ready?.status === 200) return { child, baseUrl, readyMs: performance.now() - started };
+    await new Promise((resolve) => setTimeout(resolve, pollMs));
   }
   child.kill('SIGKILL');
   throw new Error(`the API did not start in 90 s:\n${output}`);

@@ -15,11 +15,10 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { log } from '../lib/log.mjs';
 import { scratchDatabase } from '../lib/postgres.mjs';
-import { apiDir, freePort, stopProcess } from '../lib/servers.mjs';
+import { apiDir, startApiServer, stopProcess } from '../lib/servers.mjs';
 
 const { values: args } = parseArgs({
   options: {
@@ -31,7 +30,6 @@ const { values: args } = parseArgs({
 const TARGETS = [{ label: 'this checkout', dir: apiDir }, ...(args.compare ? [{ label: args.compare, dir: args.compare }] : [])];
 const ROUNDS = Number(args.rounds);
 const MiB = 1024 * 1024;
-const READY_TIMEOUT_MS = 120_000;
 /** How long after ready the settled RSS is read. */
 const SETTLE_MS = 5_000;
 
@@ -65,32 +63,15 @@ function timeAppImport(dir) {
 const statusOf = (pid, field) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) * 1024;
 
 /**
- * Spawns the server and polls /readyz every 5 ms: milliseconds from spawn to the first 200, its RSS then,
+ * Starts the server (/readyz asked every 5 ms): milliseconds from spawn to the first 200, its RSS then,
  * SETTLE_MS later, and its peak until then.
  */
 async function timeStart(dir, env) {
-  const port = await freePort();
-  const started = performance.now();
-  const child = spawn(process.execPath, [join(dir, 'dist/main.js')], {
-    env: { MALLOC_ARENA_MAX: '2', ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env, PORT: String(port) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (chunk) => (output += chunk));
-  child.stderr.on('data', (chunk) => (output += chunk));
+  const { child, readyMs } = await startApiServer(env, { dir, pollMs: 5 });
   try {
-    while (performance.now() - started < READY_TIMEOUT_MS) {
-      if (child.exitCode !== null) throw new Error(`the API exited (${child.exitCode}):\n${output}`);
-      const ready = await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => null);
-      if (ready?.status === 200) {
-        const ms = performance.now() - started;
-        const rss = statusOf(child.pid, 'VmRSS');
-        await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
-        return { ms, rss, settled: statusOf(child.pid, 'VmRSS'), peak: statusOf(child.pid, 'VmHWM') };
-      }
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-    throw new Error(`the API was not ready in ${READY_TIMEOUT_MS / 1000} s:\n${output}`);
+    const rss = statusOf(child.pid, 'VmRSS');
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+    return { ms: readyMs, rss, settled: statusOf(child.pid, 'VmRSS'), peak: statusOf(child.pid, 'VmHWM') };
   } finally {
     await stopProcess(child);
   }

@@ -132,7 +132,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
       logger,
       services,
       rateLimitMultiplier: config.RATE_LIMIT_MULTIPLIER,
-      readinessChecks: [() => storage.ping(), ...(limiter.ping ? [() => limiter.ping!()] : [])],
+      readinessChecks: [() => storage.ping(), ...(limiter.ping ? [limiter.ping.bind(limiter)] : [])],
     });
     await serveConsole(app);
     const connections = trackConnections(app.server);

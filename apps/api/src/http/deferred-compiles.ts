@@ -1,7 +1,8 @@
 // Fastify compiles every route's request validators (Ajv) and response serializers (fast-json-stringify)
 // before it listens: for this contract 2.2 s of a PGlite restart's 13 s in a CPU profile on a loaded machine
-// (bench/README.md, "Cold start"), paid again by every test file's app. Deferred, each compiles at its first use; a server compiles the rest
-// right after it listens (warmUp), one per turn of the event loop, so few first requests wait on one.
+// (bench/README.md, "Cold start"), paid again by every test file's app. Deferred, each compiles at its first
+// use; a server compiles the rest right after it listens (warmUp), one per turn of the event loop, so few
+// first requests wait on one.
 import { SerializerSelector, type SerializerFactory } from '@fastify/fast-json-stringify-compiler';
 import type { ValidateFunction } from 'ajv';
 
@@ -17,17 +18,9 @@ export class DeferredCompiles {
 
   /** `compile` run at the validator's first call; the returned function reports its `errors` as Ajv's does. */
   validator(compile: () => ValidateFunction): ValidateFunction {
-    let compiled: ValidateFunction | undefined;
-    const ensure = () => {
-      if (!compiled) {
-        this.#pending.delete(ensure);
-        compiled = compile();
-      }
-      return compiled;
-    };
-    this.#pending.add(ensure);
+    const compiled = this.#defer(compile);
     const deferred = ((data: unknown) => {
-      const validate = ensure();
+      const validate = compiled();
       const valid = validate(data);
       deferred.errors = validate.errors ?? null;
       return valid;
@@ -37,16 +30,22 @@ export class DeferredCompiles {
 
   /** `compile` run at the serializer's first call. */
   serializer(compile: () => Serializer): Serializer {
-    let compiled: Serializer | undefined;
+    const compiled = this.#defer(compile);
+    return (data) => compiled()(data);
+  }
+
+  /** `compile`'s result, made at the first call (by a request or the warm-up) and kept. */
+  #defer<T>(compile: () => T): () => T {
+    let result: T | undefined;
     const ensure = () => {
-      if (!compiled) {
+      if (result === undefined) {
         this.#pending.delete(ensure);
-        compiled = compile();
+        result = compile();
       }
-      return compiled;
+      return result;
     };
     this.#pending.add(ensure);
-    return (data) => ensure()(data);
+    return ensure;
   }
 
   /**

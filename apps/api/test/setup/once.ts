@@ -16,19 +16,15 @@ export async function setUpOnce<T>(
   setUp: () => Promise<T>,
   tearDown: (value: T) => void | Promise<void>,
 ): Promise<{ value: T; release: () => Promise<void> }> {
-  let shared = registry.get(key);
-  if (!shared) {
-    shared = { value: setUp(), users: 0 };
-    registry.set(key, shared);
-  }
+  const shared = registry.get(key) ?? { value: setUp(), users: 0 };
+  registry.set(key, shared);
   shared.users += 1;
-  const entry = shared;
-  const value = (await entry.value) as T;
+  const value = (await shared.value) as T;
   return {
     value,
     async release() {
-      entry.users -= 1;
-      if (entry.users > 0) return;
+      shared.users -= 1;
+      if (shared.users > 0) return;
       registry.delete(key);
       await tearDown(value);
     },
