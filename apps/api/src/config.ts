@@ -34,6 +34,12 @@ const configSchema = z
     // After SIGTERM the server keeps accepting for this long (readyz already 503, every answer closing
     // its connection), so requests already on their way are served rather than reset.
     SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).max(60_000).default(500),
+    // PGlite only: let V8 optimize PGlite's hot WebAssembly functions. Off by default: optimizing one of them
+    // takes about 600 MiB for half a second, most of an embedded server's peak memory (db/wasm-tiering.ts).
+    PGLITE_WASM_TIER_UP: z
+      .enum(['on', 'off'])
+      .default('off')
+      .transform((value) => value === 'on'),
     DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
     // Named prepared statements per connection (the default): one round trip per statement and no
     // re-planning. `false` for a pooler in transaction mode that cannot keep them (PgBouncer < 1.21).

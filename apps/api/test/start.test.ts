@@ -105,7 +105,10 @@ describe('pnpm start', { timeout: 120_000 }, () => {
       if (provided.driver === 'pglite') {
         // PGlite is one process's database: the admin CLI must not open it while the server runs.
         await expect(
-          openConfiguredDatabase({ DATA_DIR: dataDir, DATABASE_URL: undefined, DATABASE_POOL_SIZE: 1, DATABASE_PREPARED_STATEMENTS: true }, 'test'),
+          openConfiguredDatabase(
+            { DATA_DIR: dataDir, DATABASE_URL: undefined, DATABASE_POOL_SIZE: 1, DATABASE_PREPARED_STATEMENTS: true, PGLITE_WASM_TIER_UP: false },
+            'test',
+          ),
         ).rejects.toThrow(/in use by process/);
       }
     } finally {

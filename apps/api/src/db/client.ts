@@ -10,6 +10,7 @@ import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
 import { observedPglite, observedPostgres } from '../observability/db.js';
 import { buildOnlineIndexes } from './online-indexes.js';
+import { compiledWithoutTierUp } from './wasm-tiering.js';
 import * as schema from './schema/index.js';
 
 export type Schema = typeof schema;
@@ -74,16 +75,23 @@ async function withAdvisoryLock<T>(url: string, lockId: number, work: (lockDb: R
 
 export type OpenDatabaseOptions =
   | { driver: 'postgres'; url: string; poolSize?: number; preparedStatements?: boolean }
-  | { driver: 'pglite'; dataDir?: string; loadDataDir?: Blob };
+  | {
+      driver: 'pglite';
+      dataDir?: string;
+      loadDataDir?: Blob;
+      /** Let V8 optimize PGlite's hot WebAssembly functions (PGLITE_WASM_TIER_UP); off by default, see db/wasm-tiering.ts. */
+      wasmTierUp?: boolean;
+    };
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<DatabaseHandle> {
   if (options.driver === 'postgres') return openPostgres(options.url, options.poolSize ?? 10, options.preparedStatements ?? true);
-  return openPglite(options.dataDir, options.loadDataDir);
+  return openPglite(options.dataDir, options.loadDataDir, options.wasmTierUp ?? false);
 }
 
-async function openPglite(dataDir: string | undefined, loadDataDir: Blob | undefined): Promise<DatabaseHandle> {
+async function openPglite(dataDir: string | undefined, loadDataDir: Blob | undefined, wasmTierUp: boolean): Promise<DatabaseHandle> {
   if (dataDir) mkdirSync(dataDir, { recursive: true });
-  const client = await PGlite.create(dataDir, loadDataDir ? { loadDataDir } : {});
+  const create = () => PGlite.create(dataDir, loadDataDir ? { loadDataDir } : {});
+  const client = await (wasmTierUp ? create() : compiledWithoutTierUp(create));
   const db = drizzlePglite({ client: observedPglite(client), schema });
   return {
     db: db as unknown as Database,

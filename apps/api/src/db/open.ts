@@ -44,7 +44,7 @@ function isAlive(pid: number): boolean {
 
 /** Opens the configured database (PostgreSQL with DATABASE_URL, else PGlite in DATA_DIR), migrated and seeded. */
 export async function openConfiguredDatabase(
-  config: Pick<Config, 'DATABASE_URL' | 'DATA_DIR' | 'DATABASE_POOL_SIZE' | 'DATABASE_PREPARED_STATEMENTS'>,
+  config: Pick<Config, 'DATABASE_URL' | 'DATA_DIR' | 'DATABASE_POOL_SIZE' | 'DATABASE_PREPARED_STATEMENTS' | 'PGLITE_WASM_TIER_UP'>,
   holder: string,
 ): Promise<DatabaseHandle> {
   let database: DatabaseHandle;
@@ -59,7 +59,7 @@ export async function openConfiguredDatabase(
     const dataDir = resolve(config.DATA_DIR);
     const unlock = lockDataDir(dataDir, holder);
     try {
-      const pglite = await openDatabase({ driver: 'pglite', dataDir: join(dataDir, 'pglite') });
+      const pglite = await openDatabase({ driver: 'pglite', dataDir: join(dataDir, 'pglite'), wasmTierUp: config.PGLITE_WASM_TIER_UP });
       database = {
         ...pglite,
         close: async () => {
