@@ -62,8 +62,8 @@ export default defineConfig({
         groupOrder: 1,
         typecheck: true,
       }),
-      // PGlite only: how V8 compiles PGlite's WebAssembly (its own processes, whatever the driver).
-      ...(postgres ? driverProjects('postgres', { exclude: ['test/db/wasm-tiering.test.ts'], groupOrder: 2 }) : []),
+      // PGlite only: how V8 compiles PGlite's WebAssembly, and where a new PGlite directory comes from.
+      ...(postgres ? driverProjects('postgres', { exclude: ['test/db/wasm-tiering.test.ts', 'test/db/pglite-template.test.ts'], groupOrder: 2 }) : []),
     ],
   },
 });

@@ -10,6 +10,7 @@ import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
 import { observedPglite, observedPostgres } from '../observability/db.js';
 import { buildOnlineIndexes } from './online-indexes.js';
+import { initdbTemplateFor } from './pglite-template.js';
 import { compiledWithoutTierUp } from './wasm-tiering.js';
 import * as schema from './schema/index.js';
 
@@ -90,7 +91,9 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
 
 async function openPglite(dataDir: string | undefined, loadDataDir: Blob | undefined, wasmTierUp: boolean): Promise<DatabaseHandle> {
   if (dataDir) mkdirSync(dataDir, { recursive: true });
-  const create = () => PGlite.create(dataDir, loadDataDir ? { loadDataDir } : {});
+  // A new directory is unpacked from initdb's output kept by the build, when there is one (db/pglite-template.ts).
+  const unpackFrom = loadDataDir ?? (dataDir ? initdbTemplateFor(dataDir) : undefined);
+  const create = () => PGlite.create(dataDir, unpackFrom ? { loadDataDir: unpackFrom } : {});
   const client = await (wasmTierUp ? create() : compiledWithoutTierUp(create));
   const db = drizzlePglite({ client: observedPglite(client), schema });
   return {
