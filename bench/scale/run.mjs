@@ -14,7 +14,7 @@
 // A PGlite server owns its directory while it runs, so the bench stops it, writes the history with PGlite
 // in its own process, and starts it again (a new port) around every write.
 // Only 127.0.0.1 is a target; every phase is bounded in count.
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -122,8 +122,12 @@ async function openHistory(name) {
   const store = await openStore(name);
 
   /** A request whose whole body has arrived (not parsed: the bench times the server, not its own JSON.parse). */
-  async function send(method, path, body) {
-    const res = await fetch(`${store.api.baseUrl}/api/v1${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  async function send(method, path, body, extraHeaders) {
+    const res = await fetch(`${store.api.baseUrl}/api/v1${path}`, {
+      method,
+      headers: extraHeaders ? { ...headers, ...extraHeaders } : headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     const text = await res.text();
     if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`);
     return text;
@@ -162,11 +166,18 @@ async function openHistory(name) {
   // A server conversation (/conversations) whose items grow with the history.
   const thread = (await call('POST', '/conversations', { items: [{ role: 'user', content: 'We close the books on NetSuite.' }] })).id;
 
+  // The console's session cookie: the key's owner signed in (GET /console/usage).
+  const consoleToken = randomBytes(32).toString('base64url');
   const { charge, templates } = await store.write(async (sql) => {
     const [account] = await sql`select account_id from workspaces where id = ${workspace}`;
     // Conversation calls read up to 1 000 items each (hundreds of credits a call): room for every request.
     await sql`update accounts set credit_balance = 1000000000000 where id = ${account.account_id}`;
     const now = new Date();
+    // As a sign-in stores it (src/resources/console/sessions.ts): the token's SHA-256, never the token.
+    const [owner] = await sql`select user_id from api_keys where account_id = ${account.account_id} and console_session_id is null order by created_at limit 1`;
+    await sql`insert into console_sessions (id, user_id, account_id, token_hash, csrf_token, created_at, expires_at)
+      values ('cs_benchlive', ${owner.user_id}, ${account.account_id}, ${createHash('sha256').update(consoleToken).digest('hex')}, 'bench',
+        ${now}, ${new Date(now.getTime() + 7 * 24 * 3600 * 1000)})`;
     await sql`insert into files (id, workspace_id, name, type, size_bytes, size, storage_key, created_at, updated_at)
       values ('file_benchseed', ${workspace}, 'memo.txt', 'text/plain', 10, 10, 'upl_benchseed.txt', ${now}, ${now})`;
     await sql`insert into meetings (id, workspace_id, title, source, bot_name, join_type, join_at, status, status_changes, analysis_status, schema_ids, created_at, updated_at)
@@ -203,7 +214,23 @@ async function openHistory(name) {
     await sql.unsafe('update conversations set item_seq = item_seq + $2::bigint where id = $1', [thread, count]);
   }
   const threadItems = async (sql) => Number((await sql`select item_seq from conversations where id = ${thread}`)[0].item_seq);
-  return { name, store, call, send, clone, count: count_, workspace, project, charge, templates, conversation, thread, addThreadItems, threadItems };
+  return {
+    name,
+    store,
+    call,
+    send,
+    clone,
+    count: count_,
+    workspace,
+    project,
+    charge,
+    templates,
+    conversation,
+    thread,
+    addThreadItems,
+    threadItems,
+    consoleToken,
+  };
 }
 
 const headers = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
@@ -218,8 +245,8 @@ const { clone, count, charge, templates } = grown;
 
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
-/** The endpoints of the issue's table and the other lists: [name, method, path, body] with a history's ids. */
-const endpointsOf = ({ project, workspace, conversation, thread }) => [
+/** The endpoints of the issue's table and the other lists: [name, method, path, body, headers] with a history's ids. */
+const endpointsOf = ({ project, workspace, conversation, thread, consoleToken }) => [
   ['POST /responses', 'POST', '/responses', () => ({ model: 'service-1', persona_id: PERSONA, input: 'Would you pay $18 per seat?' })],
   [
     'POST /responses (previous_response_id, item_reference)',
@@ -257,6 +284,7 @@ const endpointsOf = ({ project, workspace, conversation, thread }) => [
   ],
   ['GET /chat/completions', 'GET', '/chat/completions'],
   ['GET /usage', 'GET', '/usage'],
+  ['GET /console/usage', 'GET', '/console/usage', undefined, { cookie: `persona_session=${consoleToken}` }],
   ['GET /projects', 'GET', '/projects'],
   ['GET /projects/{id}', 'GET', `/projects/${project}`],
   ['GET /workspaces', 'GET', '/workspaces'],
@@ -280,15 +308,15 @@ async function measureStep(label) {
   for (const [index, name] of endpointNames.entries()) {
     const times = new Map(histories.map((history) => [history, []]));
     for (const history of histories) {
-      const [, method, path, body] = history.endpoints[index];
-      for (let i = 0; i < 5; i++) await history.send(method, path, body?.());
+      const [, method, path, body, extraHeaders] = history.endpoints[index];
+      for (let i = 0; i < 5; i++) await history.send(method, path, body?.(), extraHeaders);
     }
     for (let i = 0; i < REQUESTS; i++) {
       for (let k = 0; k < histories.length; k++) {
         const history = histories[(i + k) % histories.length];
-        const [, method, path, body] = history.endpoints[index];
+        const [, method, path, body, extraHeaders] = history.endpoints[index];
         const started = performance.now();
-        await history.send(method, path, body?.());
+        await history.send(method, path, body?.(), extraHeaders);
         times.get(history).push(performance.now() - started);
       }
     }

@@ -86,6 +86,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     logger: options.logger,
     fetcher: createGuardedFetcher(),
     rateLimiter: options.rateLimiter,
+    rateLimitMultiplier: options.rateLimitMultiplier ?? 1,
     ...options.services,
   };
   // Measured (metrics, spans) however they were given; wrapping twice is a no-op.

@@ -47,7 +47,8 @@ const configSchema = z
       .enum(['true', 'false'])
       .default('true')
       .transform((value) => value === 'true'),
-    // Multiplies every tier's requests per minute: for load tests and staging only (bench/api sets it).
+    // Multiplies every tier's requests per minute, and the console's per client address (not its sign-in
+    // attempts): for load tests and staging only (the benches set it).
     RATE_LIMIT_MULTIPLIER: z.coerce.number().int().min(1).max(100_000).default(1),
     // Persona suggestion sources of type url: how long one page may take, and whether private and
     // loopback addresses may be fetched (off by default: the server must not become a proxy into its

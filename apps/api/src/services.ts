@@ -40,6 +40,11 @@ export interface Services {
   responseRetentionDays?: number | undefined;
   /** The request rate limiter (shared across instances with Redis); the console limits sign-ins with it. */
   rateLimiter?: RateLimiter;
+  /**
+   * RATE_LIMIT_MULTIPLIER (load tests and staging): multiplies the console's requests per client address as
+   * the API keys' tiers are; never its sign-in attempts, whose bound is what stops password guessing.
+   */
+  rateLimitMultiplier?: number;
 }
 
 /** Thrown by a service this server was started without; the message says what is missing. */

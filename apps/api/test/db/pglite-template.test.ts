@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/client.js';
+import { rowsOf } from '../../src/db/sql.js';
 import { initdbTemplateFor, initdbTemplatePath } from '../../src/db/pglite-template.js';
 
 // A new PGlite directory is unpacked from initdb's output that `pnpm build` keeps (src/db/pglite-template.ts;
@@ -17,10 +18,11 @@ async function systemIdentifierOfNew(name: string): Promise<string> {
   const database = await openDatabase({ driver: 'pglite', dataDir: join(scratch, name) });
   try {
     await database.migrate();
-    const [{ count }] = (await database.db.execute(sql`select count(*)::int as count from accounts`)).rows as { count: number }[];
-    expect(count).toBe(0);
-    const [{ id }] = (await database.db.execute(sql`select system_identifier::text as id from pg_control_system()`)).rows as { id: string }[];
-    return id;
+    const accounts = rowsOf<{ count: number }>(await database.db.execute(sql`select count(*)::int as count from accounts`));
+    expect(accounts).toEqual([{ count: 0 }]);
+    const [cluster] = rowsOf<{ id: string }>(await database.db.execute(sql`select system_identifier::text as id from pg_control_system()`));
+    expect(cluster?.id).toMatch(/^\d+$/);
+    return cluster?.id ?? '';
   } finally {
     await database.close();
   }
@@ -39,8 +41,8 @@ describe('a new PGlite directory from the build', () => {
     expect(initdbTemplateFor(join(scratch, 'third'))).toBeInstanceOf(Blob);
     const reopened = await openDatabase({ driver: 'pglite', dataDir: join(scratch, 'first') });
     try {
-      const [{ count }] = (await reopened.db.execute(sql`select count(*)::int as count from drizzle.__drizzle_migrations`)).rows as { count: number }[];
-      expect(count).toBeGreaterThan(20);
+      const [migrations] = rowsOf<{ count: number }>(await reopened.db.execute(sql`select count(*)::int as count from drizzle.__drizzle_migrations`));
+      expect(migrations?.count).toBeGreaterThan(20);
     } finally {
       await reopened.close();
     }

@@ -6,7 +6,7 @@ import { reconcileUsageCounters, usageCountersBackfills } from '../../src/billin
 import { creditLedger, creditUsageDaily } from '../../src/db/schema/index.js';
 import { rowsOf } from '../../src/db/sql.js';
 import { hashPassword, passwordCost, verifyPassword } from '../../src/resources/console/passwords.js';
-import { errorOf, type ApiResponse, useHarness } from '../support/harness.js';
+import { errorOf, type ApiResponse, type Harness, useHarness } from '../support/harness.js';
 
 // The console's own operations (DECISIONS.md, Console): a one-time setup link from the admin CLI, sign-in
 // with a scrypt-hashed password, an httpOnly SameSite cookie plus a CSRF header, browser keys bound to the
@@ -18,8 +18,12 @@ passwordCost.N = 2 ** 12;
 const PASSWORD = 'cold-brew-at-dawn-2026';
 
 async function admin(...argv: string[]): Promise<string> {
+  return adminOn(h, ...argv);
+}
+
+async function adminOn(harness: Harness, ...argv: string[]): Promise<string> {
   const lines: string[] = [];
-  await runAdmin(argv, h.db, (line) => lines.push(line), 'https://console.example/api/v1');
+  await runAdmin(argv, harness.db, (line) => lines.push(line), 'https://console.example/api/v1');
   return lines.join('\n');
 }
 
@@ -111,6 +115,25 @@ describe('console sign-in', () => {
     const refused = await h.post('/console/session', undefined, { email, password: 'wrong-password-x' });
     expect(errorOf(refused).code).toBe('rate_limit_exceeded');
     expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+  });
+});
+
+describe('console limits under RATE_LIMIT_MULTIPLIER', () => {
+  const loadTest = useHarness({ services: { rateLimitMultiplier: 4 } });
+
+  it("multiplies the console's requests per client, never its sign-in attempts", async () => {
+    const tenant = await loadTest.tenant();
+    const token = /#setup=([A-Za-z0-9]+)/.exec(await adminOn(loadTest, 'console', 'invite', tenant.accountId))?.[1];
+    const setup = await loadTest.post('/console/setup', undefined, { token, password: PASSWORD });
+    expect(setup.status).toBe(200);
+    const read = await loadTest.get('/console/session', undefined, { cookie: cookieOf(setup).cookie });
+    expect(read.status).toBe(200);
+    expect(read.headers['ratelimit-limit']).toBe(String(120 * 4));
+    const statuses: number[] = [];
+    for (let attempt = 0; attempt < 6; attempt++) {
+      statuses.push((await loadTest.post('/console/session', undefined, { email: tenant.email, password: `wrong-password-${attempt}` })).status);
+    }
+    expect(statuses).toEqual([401, 401, 401, 401, 401, 429]);
   });
 });
 
