@@ -62,8 +62,14 @@ export default defineConfig({
         groupOrder: 1,
         typecheck: true,
       }),
-      // PGlite only: how V8 compiles PGlite's WebAssembly, and where a new PGlite directory comes from.
-      ...(postgres ? driverProjects('postgres', { exclude: ['test/db/wasm-tiering.test.ts', 'test/db/pglite-template.test.ts'], groupOrder: 2 }) : []),
+      // PGlite only: how V8 compiles PGlite's WebAssembly, where a new PGlite directory comes from, and what a
+      // start on PGlite loads (each in processes of its own, whatever the driver).
+      ...(postgres
+        ? driverProjects('postgres', {
+            exclude: ['test/db/wasm-tiering.test.ts', 'test/db/pglite-template.test.ts', 'test/start-imports.test.ts'],
+            groupOrder: 2,
+          })
+        : []),
     ],
   },
 });

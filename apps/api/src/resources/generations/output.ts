@@ -3,8 +3,13 @@
 // plus the word in progress, is held back), then for HTML apps the Markdown rendered and sanitised block by
 // block (marked, raw HTML escaped; sanitize-html with an allowlist). What is emitted is final: the deltas
 // concatenate exactly to the stored output (GenerationOutputTextDeltaEvent), safe as it is sent.
-import { Marked } from 'marked';
-import sanitizeHtml from 'sanitize-html';
+import type { Marked } from 'marked';
+import type sanitizeHtml from 'sanitize-html';
+import { loadedOnFirstUse } from '../../lib/first-use.js';
+
+// Loaded by the first generation of an HTML app, not at start.
+const marked = loadedOnFirstUse<typeof import('marked')>('marked');
+const sanitizer = loadedOnFirstUse<typeof import('sanitize-html')>('sanitize-html');
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const escapeHtml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
@@ -105,11 +110,15 @@ const SANITIZE: sanitizeHtml.IOptions = {
 };
 
 // Raw HTML in the model's Markdown is shown as text, never passed through (marked passes it by default).
-const markdown = new Marked({ gfm: true, async: false, renderer: { html: ({ text }) => escapeHtml(text) } });
+let markdown: Marked | undefined;
+const markdownParser = () => {
+  markdown ??= new (marked().Marked)({ gfm: true, async: false, renderer: { html: ({ text }) => escapeHtml(text) } });
+  return markdown;
+};
 
 /** One Markdown block as safe HTML ('' when it renders to nothing). */
 export function renderBlock(block: string): string {
-  const html = sanitizeHtml(markdown.parse(block, { async: false }) as string, SANITIZE).trim();
+  const html = sanitizer()(markdownParser().parse(block, { async: false }) as string, SANITIZE).trim();
   return html.length > 0 ? `${html}\n` : '';
 }
 

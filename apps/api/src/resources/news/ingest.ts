@@ -3,11 +3,14 @@
 // language, else franc on the text) → topics and region (the engine's news_classification feature) →
 // rows, inserted with ON CONFLICT DO NOTHING on both keys, so a story seen twice is stored once.
 import { createOfflineEngine, newsClassification, sentences, type Engine } from '@persona-api/engine';
-import { parseFeed } from 'feedsmith';
-import { franc } from 'franc-min';
 import type { Executor } from '../../db/client.js';
+import { loadedOnFirstUse } from '../../lib/first-use.js';
 import { newId } from '../../lib/ids.js';
 import { newsStories } from './table.js';
+
+// Used by the news jobs (and a new database's bundled news), not by requests.
+const feedsmith = loadedOnFirstUse<typeof import('feedsmith')>('feedsmith');
+const francMin = loadedOnFirstUse<typeof import('franc-min')>('franc-min');
 
 export interface StoryCandidate {
   title: string;
@@ -123,7 +126,7 @@ function declaredLanguage(tag: string | null | undefined): string | null {
 export function languageOf(candidate: StoryCandidate, feedLanguage: string | null): string {
   const declared = declaredLanguage(candidate.language) ?? declaredLanguage(feedLanguage);
   if (declared) return declared;
-  const detected = franc(`${candidate.title}. ${candidate.summary}`, { minLength: 20 });
+  const detected = francMin().franc(`${candidate.title}. ${candidate.summary}`, { minLength: 20 });
   return TWO_LETTER[detected] ?? detected;
 }
 
@@ -138,7 +141,7 @@ const dateOf = (value: unknown): Date | null => {
 
 /** Parses a feed of any of the four formats; throws on text that is none of them. */
 export function parseFeedText(text: string, feedUrl: string): ParsedFeed {
-  const parsed = parseFeed(text);
+  const parsed = feedsmith().parseFeed(text);
   const fallbackHome = new URL('/', feedUrl).toString();
   if (parsed.format === 'atom') {
     const feed = parsed.feed as any;

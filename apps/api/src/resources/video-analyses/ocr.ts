@@ -2,7 +2,6 @@
 // download at run time), one worker per job, the frames read one by one.
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { createWorker } from 'tesseract.js';
 
 const require = createRequire(import.meta.url);
 const LANG_PATH = join(dirname(require.resolve('@tesseract.js-data/eng/package.json')), '4.0.0_best_int');
@@ -27,6 +26,8 @@ function clean(text: string): string {
 }
 
 export async function openTextReader(): Promise<TextReader> {
+  // Loaded by the first video analysis, not at start.
+  const { createWorker } = await import('tesseract.js');
   const worker = await createWorker('eng', 1, { langPath: LANG_PATH, cacheMethod: 'none', gzip: true });
   return {
     read: async (image) => clean((await worker.recognize(image)).data.text),
