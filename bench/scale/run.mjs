@@ -14,7 +14,7 @@
 // A PGlite server owns its directory while it runs, so the bench stops it, writes the history with PGlite
 // in its own process, and starts it again (a new port) around every write.
 // Only 127.0.0.1 is a target; every phase is bounded in count.
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -49,6 +49,8 @@ if (DATABASE !== 'postgres' && DATABASE !== 'pglite') {
 const require = createRequire(import.meta.url);
 const postgres = require(require.resolve('postgres', { paths: [apiDir] }));
 const { PGlite } = await import(pathToFileURL(require.resolve('@electric-sql/pglite', { paths: [apiDir] })).href);
+// How a sign-in stores a console session's token (its SHA-256), from the built server.
+const { hashSecret } = await import(pathToFileURL(join(apiDir, 'dist/auth/api-keys.js')).href);
 
 const JSON_VALUE = Symbol('json');
 /**
@@ -173,10 +175,10 @@ async function openHistory(name) {
     // Conversation calls read up to 1 000 items each (hundreds of credits a call): room for every request.
     await sql`update accounts set credit_balance = 1000000000000 where id = ${account.account_id}`;
     const now = new Date();
-    // As a sign-in stores it (src/resources/console/sessions.ts): the token's SHA-256, never the token.
+    // As a sign-in stores it (src/resources/console/sessions.ts): the token's hash, never the token.
     const [owner] = await sql`select user_id from api_keys where account_id = ${account.account_id} and console_session_id is null order by created_at limit 1`;
     await sql`insert into console_sessions (id, user_id, account_id, token_hash, csrf_token, created_at, expires_at)
-      values ('cs_benchlive', ${owner.user_id}, ${account.account_id}, ${createHash('sha256').update(consoleToken).digest('hex')}, 'bench',
+      values ('cs_benchlive', ${owner.user_id}, ${account.account_id}, ${hashSecret(consoleToken)}, 'bench',
         ${now}, ${new Date(now.getTime() + 7 * 24 * 3600 * 1000)})`;
     await sql`insert into files (id, workspace_id, name, type, size_bytes, size, storage_key, created_at, updated_at)
       values ('file_benchseed', ${workspace}, 'memo.txt', 'text/plain', 10, 10, 'upl_benchseed.txt', ${now}, ${now})`;

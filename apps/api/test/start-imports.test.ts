@@ -1,30 +1,21 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { run } from './support/processes.js';
 
 // What a start loads (bench/README.md, Cold start): a dependency that only some requests, jobs or settings
 // need is loaded at its first use (lib/first-use.ts, or a dynamic import), so a start does not pay its time
 // and memory. Read in a process of its own (test/fixtures/packages-at-start.ts), from the module loader's
 // own resolutions.
 
-const apiDir = join(import.meta.dirname, '..');
 const dataDir = mkdtempSync(join(tmpdir(), 'start-imports-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 async function packagesAtStart(): Promise<string[]> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'fixtures/packages-at-start.ts'), dataDir], {
-    cwd: apiDir,
-    env: { PATH: process.env.PATH ?? '' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => (stdout += chunk));
-  child.stderr.on('data', (chunk) => (stderr += chunk));
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-  expect(code, stderr).toBe(0);
+  const child = run(join(import.meta.dirname, 'fixtures/packages-at-start.ts'), [dataDir], {});
+  expect(await child.exited, child.output()).toBe(0);
+  const stdout = child.stdout();
   const line = /^packages (.*)$/m.exec(stdout)?.[1];
   expect(line, stdout).toBeDefined();
   return JSON.parse(line ?? '[]') as string[];

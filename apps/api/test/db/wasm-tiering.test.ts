@@ -1,8 +1,8 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { run } from '../support/processes.js';
 
 // PGlite's WebAssembly stays baseline code unless PGLITE_WASM_TIER_UP=on (src/db/wasm-tiering.ts), and a
 // module compiled after it is still optimized. Read from V8's own trace of each compilation
@@ -10,7 +10,6 @@ import { afterAll, describe, expect, it } from 'vitest';
 // functions are those of its module, the fixture's hot loop is function #0 of a module of 25 bytes of code.
 // Each optimization's line gives the memory it took, which is what the setting is for.
 
-const apiDir = join(import.meta.dirname, '../..');
 const scratch = mkdtempSync(join(tmpdir(), 'wasm-tiering-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
@@ -25,18 +24,20 @@ interface Compiles {
 }
 
 async function openPgliteWith(tierUp: 'on' | 'off'): Promise<Compiles> {
-  const child = spawn(
-    process.execPath,
-    ['--trace-wasm-compilation-times', '--import', 'tsx', join(import.meta.dirname, 'fixtures/open-pglite.ts'), join(scratch, tierUp), tierUp],
-    { cwd: apiDir, env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => (stdout += chunk));
-  child.stderr.on('data', (chunk) => (stderr += chunk));
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-  expect(code, stderr).toBe(0);
-  const compiles: Compiles = { pgliteBaseline: 0, pgliteLargestOptimization: 0, spinOptimized: 0, log: stderr.trim() };
+  const child = run(join(import.meta.dirname, 'fixtures/open-pglite.ts'), [join(scratch, tierUp), tierUp], {}, ['--trace-wasm-compilation-times']);
+  expect(await child.exited, child.output()).toBe(0);
+  const stdout = child.stdout();
+  const compiles: Compiles = {
+    pgliteBaseline: 0,
+    pgliteLargestOptimization: 0,
+    spinOptimized: 0,
+    log: child
+      .output()
+      .split('\n')
+      .filter((line) => !line.startsWith('Compiled '))
+      .join('\n')
+      .trim(),
+  };
   // "Compiled function 0x…#2272 using TurboFan, took 427 ms and 603850776 / 637873304 max/total bytes; bodysize 104930 …"
   for (const match of stdout.matchAll(/^Compiled function \S+#(\d+) using (TurboFan|Liftoff), took \d+ ms and (\d+) .*bodysize (\d+)/gm)) {
     const [, index, compiler, bytes, bodySize] = match;

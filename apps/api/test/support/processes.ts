@@ -14,6 +14,8 @@ interface Spawned {
   child: ChildProcess;
   /** Everything it wrote, stdout and stderr. */
   output: () => string;
+  /** What it wrote to stdout alone. */
+  stdout: () => string;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
@@ -21,7 +23,11 @@ function spawnNode(argv: string[], env: Record<string, string>): Spawned {
   const child = spawn(process.execPath, argv, { cwd: APP_DIR, env, stdio: ['ignore', 'pipe', 'pipe'] });
   running.add(child);
   let output = '';
-  child.stdout?.on('data', (chunk) => (output += chunk));
+  let stdout = '';
+  child.stdout?.on('data', (chunk) => {
+    output += chunk;
+    stdout += chunk;
+  });
   child.stderr?.on('data', (chunk) => (output += chunk));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once('exit', (code, signal) => {
@@ -29,17 +35,21 @@ function spawnNode(argv: string[], env: Record<string, string>): Spawned {
       resolve({ code, signal });
     }),
   );
-  return { child, output: () => output, exited };
+  return { child, output: () => output, stdout: () => stdout, exited };
 }
 
-/** A source entry point (`src/….ts`, through tsx), e.g. the admin CLI or the worker; resolves `exited` with the exit code. */
+/**
+ * A TypeScript entry point (`src/….ts`, or a test's fixture, through tsx), e.g. the admin CLI or the worker,
+ * with `nodeArgs` before it (V8 flags); resolves `exited` with the exit code.
+ */
 export function run(
   script: string,
   args: string[],
   env: Record<string, string>,
-): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
-  const spawned = spawnNode(['--import', 'tsx', script, ...args], { PATH: process.env.PATH ?? '', ...env });
-  return { child: spawned.child, output: spawned.output, exited: spawned.exited.then(({ code }) => code) };
+  nodeArgs: string[] = [],
+): { child: ChildProcess; output: () => string; stdout: () => string; exited: Promise<number | null> } {
+  const spawned = spawnNode([...nodeArgs, '--import', 'tsx', script, ...args], { PATH: process.env.PATH ?? '', ...env });
+  return { child: spawned.child, output: spawned.output, stdout: spawned.stdout, exited: spawned.exited.then(({ code }) => code) };
 }
 
 export interface Started {

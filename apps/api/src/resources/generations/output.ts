@@ -3,9 +3,8 @@
 // plus the word in progress, is held back), then for HTML apps the Markdown rendered and sanitised block by
 // block (marked, raw HTML escaped; sanitize-html with an allowlist). What is emitted is final: the deltas
 // concatenate exactly to the stored output (GenerationOutputTextDeltaEvent), safe as it is sent.
-import type { Marked } from 'marked';
 import type sanitizeHtml from 'sanitize-html';
-import { loadedOnFirstUse } from '../../lib/first-use.js';
+import { loadedOnFirstUse, onFirstUse } from '../../lib/first-use.js';
 
 // Loaded by the first generation of an HTML app, not at start.
 const marked = loadedOnFirstUse<typeof import('marked')>('marked');
@@ -110,11 +109,7 @@ const SANITIZE: sanitizeHtml.IOptions = {
 };
 
 // Raw HTML in the model's Markdown is shown as text, never passed through (marked passes it by default).
-let markdown: Marked | undefined;
-const markdownParser = () => {
-  markdown ??= new (marked().Marked)({ gfm: true, async: false, renderer: { html: ({ text }) => escapeHtml(text) } });
-  return markdown;
-};
+const markdownParser = onFirstUse(() => new (marked().Marked)({ gfm: true, async: false, renderer: { html: ({ text }) => escapeHtml(text) } }));
 
 /** One Markdown block as safe HTML ('' when it renders to nothing). */
 export function renderBlock(block: string): string {
