@@ -1,0 +1,311 @@
+// A rolling upgrade, as an operator with several instances meets it: the new release migrates the shared
+// PostgreSQL database while instances of the previous release still serve on it, then both serve side by
+// side until the old ones are replaced. This builds the previous release in a temporary git worktree, lets
+// this checkout's admin CLI migrate a scratch database and make an account, starts one server of each
+// release on it, and runs one customer's work across them: what one writes the other reads, continues or
+// charges (a response chained across releases, an upload signed by one and stored through the other, a
+// thread started on one and answered on the other), streamed and not. Each step must answer 2xx; at the end
+// `admin usage reconcile` must find the usage counters equal to the credit ledger both releases wrote.
+//
+//   pnpm build && pnpm upgrade-check [--from <git ref>] [--keep]
+//
+// --from: the previous release (default: the commit before the newest migration was added, i.e. the code
+// that migration must not break). --keep leaves the worktree (/tmp) and the database for a look afterwards.
+// Needs PostgreSQL (BENCH_DATABASE_URL, else TEST_DATABASE_URL): PGlite serves one process, so it has no
+// rolling upgrade. Request bodies are the contract's own examples, with the ids of this run put in.
+import { execFile, spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs, promisify } from 'node:util';
+import { log } from '../lib/log.mjs';
+import { scratchDatabase } from '../lib/postgres.mjs';
+import { apiDir, createBenchAccount, startApiServer, stopProcess } from '../lib/servers.mjs';
+
+const { values: args } = parseArgs({ options: { from: { type: 'string' }, keep: { type: 'boolean', default: false } } });
+const repoRoot = resolve(apiDir, '../..');
+const spec = JSON.parse(readFileSync(join(repoRoot, 'openapi/dist/openapi.json'), 'utf8'));
+
+function git(...argv) {
+  const result = spawnSync('git', ['-C', repoRoot, ...argv], { encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`git ${argv.join(' ')}: ${result.stderr.trim()}`);
+  return result.stdout.trim();
+}
+
+/** The commit before the newest migration file was added: the code that migration must leave working. */
+function beforeNewestMigration() {
+  const newest = readdirSync(join(apiDir, 'drizzle'))
+    .filter((name) => name.endsWith('.sql'))
+    .sort()
+    .at(-1);
+  const added = git('log', '--diff-filter=A', '--format=%H', '-1', '--', `apps/api/drizzle/${newest}`);
+  if (!added) throw new Error(`apps/api/drizzle/${newest} is not committed yet: commit it, or give --from`);
+  return { ref: `${added}^`, why: `the commit before ${newest} was added` };
+}
+
+function run(command, argv, cwd) {
+  const result = spawnSync(command, argv, { cwd, encoding: 'utf8', env: { ...process.env, CI: 'true' } });
+  if (result.status !== 0) throw new Error(`${command} ${argv.join(' ')} in ${cwd} failed:\n${(result.stdout + result.stderr).slice(-3000)}`);
+}
+
+/** The previous release checked out and built in a temporary worktree; its apps/api folder. */
+function buildPrevious(ref) {
+  const dir = mkdtempSync(join(tmpdir(), 'persona-upgrade-'));
+  git('worktree', 'add', '--detach', dir, ref);
+  const started = Date.now();
+  // The lockfile's packages are in the store this checkout installed from: offline first.
+  const offline = spawnSync('pnpm', ['install', '--frozen-lockfile', '--offline'], { cwd: dir, encoding: 'utf8' });
+  if (offline.status !== 0) run('pnpm', ['install', '--frozen-lockfile'], dir);
+  run('pnpm', ['exec', 'turbo', 'run', 'build', '--filter=@persona-api/api...', '--output-logs=errors-only'], dir);
+  log(`built ${ref} in ${dir} (${Math.round((Date.now() - started) / 1000)} s)`);
+  return { dir, api: join(dir, 'apps/api') };
+}
+
+/** An operation's first request example from the contract, with `overrides` put in. */
+function example(path, method, overrides = {}) {
+  const content = spec.paths[path]?.[method]?.requestBody?.content?.['application/json'];
+  const value = content?.examples ? Object.values(content.examples)[0]?.value : content?.example;
+  if (!value) throw new Error(`no request example for ${method.toUpperCase()} ${path}`);
+  const body = { ...value, ...overrides };
+  for (const [key, given] of Object.entries(overrides)) if (given === undefined) delete body[key];
+  return body;
+}
+
+const results = [];
+/** The address both releases' links name; a step sends such a link to one server or the other itself. */
+const PUBLIC_BASE = 'https://api.upgrade-check.example/api/v1';
+/** A link of the public address, sent to `server`. */
+const on = (server, link) => `${server.baseUrl}${new URL(link).pathname}${new URL(link).search}`;
+
+/** Requests sent with the account's key (what GET /usage counts). */
+let keyedRequests = 0;
+
+/** One step on one server; records it, returns the parsed body (or the text of a non-JSON answer). */
+async function step(server, label, method, path, { key, body, raw, headers = {}, expect = [200, 201, 202, 204] } = {}) {
+  if (key) keyedRequests += 1;
+  const url = path.startsWith('http') ? path : `${server.baseUrl}/api/v1${path}`;
+  const started = performance.now();
+  const res = await fetch(url, {
+    method,
+    headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...(body ? { 'content-type': 'application/json' } : {}), ...headers },
+    body: raw ?? (body ? JSON.stringify(body) : undefined),
+  });
+  const text = await res.text();
+  const ok = expect.includes(res.status);
+  results.push({ server: server.label, label, status: res.status, ok, ms: performance.now() - started, detail: ok ? '' : text.slice(0, 300) });
+  let parsed = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {}
+  return { status: res.status, body: parsed, text, headers: res.headers };
+}
+
+/** A check of what one release read back from the other's write. */
+function check(server, label, ok, detail = '') {
+  results.push({ server: server.label, label, status: ok ? 'ok' : 'mismatch', ok, ms: 0, detail: ok ? '' : detail });
+}
+
+async function customerWork(old, next, key) {
+  const both = [old, next];
+  await step(next, 'GET /workspaces', 'GET', '/workspaces', { key });
+
+  const { body: ws } = await step(old, 'POST /workspaces', 'POST', '/workspaces', { key, body: example('/workspaces', 'post') });
+  const { body: wsRead } = await step(next, 'GET /workspaces/{id} (written by the other)', 'GET', `/workspaces/${ws.id}`, { key });
+  check(next, 'workspace read back', wsRead.name === ws.name, JSON.stringify(wsRead));
+
+  const { body: project } = await step(next, 'POST /projects', 'POST', '/projects', { key, body: example('/projects', 'post', { workspace_id: ws.id }) });
+  await step(old, 'GET /projects/{id} (written by the other)', 'GET', `/projects/${project.id}`, { key });
+  await step(old, 'GET /projects?workspace_id', 'GET', `/projects?workspace_id=${ws.id}`, { key });
+
+  const { body: persona } = await step(old, 'POST /personas', 'POST', '/personas', { key, body: example('/personas', 'post', { workspace_id: ws.id }) });
+  await step(next, 'GET /personas/{id} (written by the other)', 'GET', `/personas/${persona.id}`, { key });
+
+  // A conversation continued on the other release: the chain and the charges of both.
+  const responseBody = (overrides) =>
+    example('/responses', 'post', {
+      persona_id: 'persona_saas_cfo',
+      store: true,
+      stream: undefined,
+      previous_response_id: undefined,
+      conversation: undefined,
+      ...overrides,
+    });
+  const { body: first } = await step(old, 'POST /responses', 'POST', '/responses', { key, body: responseBody({}) });
+  const { body: second } = await step(next, 'POST /responses previous_response_id (from the other)', 'POST', '/responses', {
+    key,
+    body: responseBody({ previous_response_id: first.id, input: 'And at $15 a seat?' }),
+  });
+  const { body: secondRead } = await step(old, 'GET /responses/{id} (written by the other)', 'GET', `/responses/${second.id}`, { key });
+  check(old, 'chained response read back', secondRead.previous_response_id === first.id, JSON.stringify(secondRead).slice(0, 300));
+  for (const server of both) {
+    const streamed = await step(server, 'POST /responses stream', 'POST', '/responses', {
+      key,
+      body: responseBody({ stream: true, previous_response_id: second.id }),
+    });
+    check(server, 'stream ends with response.completed', streamed.text.includes('event: response.completed'), streamed.text.slice(-300));
+  }
+
+  const { body: conversation } = await step(next, 'POST /conversations', 'POST', '/conversations', { key, body: example('/conversations', 'post') });
+  const { body: turn } = await step(old, 'POST /responses conversation (from the other)', 'POST', '/responses', {
+    key,
+    body: responseBody({ conversation: conversation.id }),
+  });
+  const { body: items } = await step(next, 'GET /conversations/{id}/items', 'GET', `/conversations/${conversation.id}/items`, { key });
+  const answer = turn.output?.find((item) => item.type === 'message')?.id;
+  check(
+    next,
+    "the other release's answer is in the conversation",
+    answer !== undefined && items.data?.some((item) => item.id === answer),
+    JSON.stringify(items).slice(0, 300),
+  );
+
+  const { body: completion } = await step(next, 'POST /chat/completions', 'POST', '/chat/completions', {
+    key,
+    body: example('/chat/completions', 'post', { persona_id: 'persona_saas_cfo', stream: undefined, store: true }),
+  });
+  await step(old, 'GET /chat/completions/{id} (written by the other)', 'GET', `/chat/completions/${completion.id}`, { key });
+
+  const { body: apps } = await step(old, 'GET /generation-apps', 'GET', '/generation-apps', { key });
+  const app = apps.data?.find((candidate) => candidate.input_fields?.every((field) => !field.required || field.type === 'text' || field.type === 'textarea'));
+  if (app) {
+    const input = Object.fromEntries(
+      app.input_fields.filter((field) => field.required).map((field) => [field.name, 'A cold brew concentrate for remote workers']),
+    );
+    const { body: generation } = await step(old, 'POST /generations (project)', 'POST', '/generations', {
+      key,
+      body: { app_id: app.id, input_data: input, project_id: project.id, persona_id: 'persona_saas_cfo' },
+    });
+    await step(next, 'GET /generations/{id} (written by the other)', 'GET', `/generations/${generation.id}`, { key });
+  } else check(old, 'a generation app with text inputs only', false, JSON.stringify(apps).slice(0, 300));
+
+  // An upload signed by one release, its bytes stored through the other, the record read back by the first.
+  const bytes = 'Rolling upgrade check: these bytes go up through one release and come back through the other.\n';
+  const { body: grant } = await step(old, 'POST /files/upload-url', 'POST', '/files/upload-url', {
+    key,
+    body: example('/files/upload-url', 'post', {
+      file_name: 'notes.txt',
+      file_type: 'text/plain',
+      file_size: Buffer.byteLength(bytes),
+      workspace_id: ws.id,
+      checksum_sha256: undefined,
+      folder_id: undefined,
+    }),
+  });
+  await step(next, 'PUT /uploads/{key} (signed by the other)', 'PUT', on(next, grant.upload_url), { raw: bytes, headers: grant.headers });
+  const { body: file } = await step(next, 'POST /files', 'POST', '/files', { key, body: grant.next_step.body });
+  const { body: files } = await step(old, 'GET /files?workspace_id (written by the other)', 'GET', `/files?workspace_id=${ws.id}`, { key });
+  if (!files.data?.some((listed) => listed.id === file.id))
+    throw new Error(`the file the other release recorded is not listed: ${JSON.stringify(files).slice(0, 300)}`);
+  for (const server of both) {
+    const { text: downloaded } = await step(
+      server,
+      'GET /uploads/{key} (link from the list)',
+      'GET',
+      on(server, files.data.find((listed) => listed.id === file.id).url),
+    );
+    check(server, 'downloaded bytes equal the uploaded', downloaded === bytes, downloaded.slice(0, 200));
+  }
+  const { body: folder } = await step(next, 'POST /folders', 'POST', '/folders', { key, body: example('/folders', 'post', { workspace_id: ws.id }) });
+  await step(old, 'PATCH /files/{id} into a folder (made by the other)', 'PATCH', `/files/${file.id}`, { key, body: { folder_id: folder.id } });
+  const { body: folderRead } = await step(next, 'GET /folders/{id}', 'GET', `/folders/${folder.id}`, { key });
+  check(next, 'folder counts the file the other moved in', folderRead.file_count === 1, JSON.stringify(folderRead).slice(0, 300));
+
+  const { body: thread } = await step(old, 'POST /agent/threads', 'POST', '/agent/threads', {
+    key,
+    body: example('/agent/threads', 'post', { workspace_id: ws.id, project_id: project.id, persona_id: 'persona_saas_cfo' }),
+  });
+  await step(next, 'POST /agent/threads/{id}/messages (thread of the other)', 'POST', `/agent/threads/${thread.id}/messages`, {
+    key,
+    body: example('/agent/threads/{id}/messages', 'post'),
+  });
+  await step(old, 'GET /agent/threads/{id}/messages', 'GET', `/agent/threads/${thread.id}/messages`, { key });
+
+  const { body: group } = await step(old, 'POST /focus-groups', 'POST', '/focus-groups', {
+    key,
+    body: example('/focus-groups', 'post', { persona_ids: ['persona_saas_cfo', persona.id], workspace_id: ws.id }),
+  });
+  await step(next, 'GET /focus-groups/{id} (written by the other)', 'GET', `/focus-groups/${group.id}`, { key });
+
+  // A brand voice deleted before it is learned gives its credits back: a refund, written by the previous release.
+  const { body: voice } = await step(old, 'POST /brand-voices (from an upload)', 'POST', '/brand-voices', {
+    key,
+    body: example('/brand-voices', 'post', { workspace_id: ws.id, sources: { file_ids: [file.id] } }),
+  });
+  await step(old, 'DELETE /brand-voices/{id} before it is learned (a refund)', 'DELETE', `/brand-voices/${voice.id}`, { key });
+
+  // Each GET /usage first writes its own process's request counters: every request sent before the first is counted.
+  const sent = keyedRequests;
+  const usage = [];
+  for (const server of both) usage.push((await step(server, 'GET /usage', 'GET', '/usage', { key })).body);
+  const counted = usage[1].api_requests?.total_requests ?? 0;
+  check(next, 'the requests both releases served are counted', counted >= sent, `${counted} counted of ${sent} sent`);
+  // Requests are counted as they are served; the credits both releases charged must read the same from either.
+  const credits = usage.map((report) => JSON.stringify(report.credits));
+  check(next, 'both releases report the same credits used', credits[0] === credits[1] && usage[0].credits?.used > 0, credits.join(' / '));
+  for (const server of both)
+    for (const list of [
+      '/workspaces',
+      '/personas',
+      '/generations',
+      '/agent/threads',
+      '/meetings',
+      '/news/stories',
+      '/brand-voices',
+      '/focus-groups',
+      '/chat/completions',
+    ])
+      await step(server, `GET ${list}`, 'GET', list, { key });
+}
+
+const pg = await scratchDatabase('persona_upgrade');
+if (!pg) {
+  log('pnpm upgrade-check needs PostgreSQL: set BENCH_DATABASE_URL or TEST_DATABASE_URL.');
+  process.exit(1);
+}
+const from = args.from ? { ref: args.from, why: 'given' } : beforeNewestMigration();
+const fromCommit = git('rev-parse', '--short', `${from.ref}^{commit}`);
+log(
+  `previous release: ${fromCommit} (${from.why}); this checkout: ${git('rev-parse', '--short', 'HEAD')}${git('status', '--porcelain', '--', 'apps/api') ? ' with changes' : ''}`,
+);
+const previous = buildPrevious(from.ref);
+const servers = [];
+let failed = true;
+try {
+  // This checkout's CLI migrates the database to its schema (the new release's migration step) and makes the
+  // account. Both servers keep uploads on one local disk (DATA_DIR), as instances share a bucket.
+  // Behind one load balancer both have one public address, which their upload and download links carry.
+  const env = { DATABASE_URL: pg.url, DATA_DIR: join(previous.dir, '.upgrade-data'), PUBLIC_BASE_URL: PUBLIC_BASE };
+  const key = await createBenchAccount(env, 'upgrade');
+  const old = { label: `previous (${fromCommit})`, ...(await startApiServer(env, { dir: previous.api })) };
+  servers.push(old);
+  const next = { label: 'this checkout', ...(await startApiServer(env)) };
+  servers.push(next);
+  // A step that failed leaves later ones without their ids: the first exception ends the work, as a failure.
+  await customerWork(old, next, key).catch((err) => check(next, 'the work stopped', false, err.stack));
+  const reconcile = await promisify(execFile)(process.execPath, [join(apiDir, 'dist/admin/cli.js'), 'usage', 'reconcile'], {
+    env: { ...process.env, ...env },
+  }).then(
+    ({ stdout }) => ({ ok: true, out: stdout }),
+    (err) => ({ ok: false, out: `${err.stdout ?? ''}${err.stderr ?? ''}` }),
+  );
+  check(next, 'admin usage reconcile: counters = ledger', reconcile.ok, reconcile.out.slice(-500));
+  failed = results.some((result) => !result.ok);
+} finally {
+  for (const server of servers) await stopProcess(server.child);
+  if (args.keep) log(`kept ${previous.dir} and ${pg.url}`);
+  else {
+    git('worktree', 'remove', '--force', previous.dir);
+    rmSync(previous.dir, { recursive: true, force: true });
+    await pg.drop();
+  }
+}
+
+console.log(`\nRolling upgrade from ${fromCommit} to this checkout, one PostgreSQL database, both releases serving:\n`);
+console.log('| server | step | status | ms |');
+console.log('| --- | --- | ---: | ---: |');
+for (const result of results)
+  console.log(`| ${result.server} | ${result.label} | ${result.ok ? result.status : `**${result.status}**`} | ${result.ms ? result.ms.toFixed(1) : ''} |`);
+const failures = results.filter((result) => !result.ok);
+for (const failure of failures) console.log(`\nFAILED on ${failure.server}: ${failure.label} (${failure.status})\n${failure.detail}`);
+console.log(`\n${results.length - failures.length} of ${results.length} steps passed.`);
+process.exit(failed ? 1 : 0);
