@@ -20,7 +20,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import { log } from '../lib/log.mjs';
 import { scratchDatabase } from '../lib/postgres.mjs';
-import { apiDir, createBenchAccount, startApiServer, stopProcess } from '../lib/servers.mjs';
+import { apiDir, startApiServer, stopProcess } from '../lib/servers.mjs';
 
 const { values: args } = parseArgs({ options: { from: { type: 'string' }, keep: { type: 'boolean', default: false } } });
 const repoRoot = resolve(apiDir, '../..');
@@ -59,6 +59,14 @@ function buildPrevious(ref) {
   run('pnpm', ['exec', 'turbo', 'run', 'build', '--filter=@persona-api/api...', '--output-logs=errors-only'], dir);
   log(`built ${ref} in ${dir} (${Math.round((Date.now() - started) / 1000)} s)`);
   return { dir, api: join(dir, 'apps/api') };
+}
+
+/** This checkout's admin CLI on the run's database: its output, and whether it exited 0. */
+function admin(env, ...argv) {
+  return promisify(execFile)(process.execPath, [join(apiDir, 'dist/admin/cli.js'), ...argv], { env: { ...process.env, ...env } }).then(
+    ({ stdout }) => ({ ok: true, out: stdout }),
+    (err) => ({ ok: false, out: `${err.stdout ?? ''}${err.stderr ?? ''}` }),
+  );
 }
 
 /** An operation's first request example from the contract, with `overrides` put in. */
@@ -105,7 +113,7 @@ function check(server, label, ok, detail = '') {
   results.push({ server: server.label, label, status: ok ? 'ok' : 'mismatch', ok, ms: 0, detail: ok ? '' : detail });
 }
 
-async function customerWork(old, next, key) {
+async function customerWork(old, next, { key, accountId, email, env }) {
   const both = [old, next];
   await step(next, 'GET /workspaces', 'GET', '/workspaces', { key });
 
@@ -144,6 +152,22 @@ async function customerWork(old, next, key) {
     });
     check(server, 'stream ends with response.completed', streamed.text.includes('event: response.completed'), streamed.text.slice(-300));
   }
+
+  // A client's retry lands on the other release: the first answer again, charged once.
+  const retried = responseBody({ input: 'Would a 60-day pilot change your answer?' });
+  const idempotency = { 'idempotency-key': `upgrade-check-${process.pid}` };
+  const { body: original } = await step(old, 'POST /responses Idempotency-Key', 'POST', '/responses', { key, body: retried, headers: idempotency });
+  const replay = await step(next, 'POST /responses Idempotency-Key again (retry on the other)', 'POST', '/responses', {
+    key,
+    body: retried,
+    headers: idempotency,
+  });
+  check(
+    next,
+    'the retry replays the first answer',
+    replay.body.id === original.id && replay.headers.get('idempotent-replayed') === 'true',
+    `${replay.body.id} / ${original.id}`,
+  );
 
   const { body: conversation } = await step(next, 'POST /conversations', 'POST', '/conversations', { key, body: example('/conversations', 'post') });
   const { body: turn } = await step(old, 'POST /responses conversation (from the other)', 'POST', '/responses', {
@@ -233,6 +257,29 @@ async function customerWork(old, next, key) {
   });
   await step(old, 'DELETE /brand-voices/{id} before it is learned (a refund)', 'DELETE', `/brand-voices/${voice.id}`, { key });
 
+  // The account owner's console, its session made by one release and used on the other.
+  const invite = await admin(env, 'console', 'invite', accountId);
+  const token = /#setup=([A-Za-z0-9_-]+)/.exec(invite.out)?.[1];
+  if (!token) throw new Error(`no setup link from admin console invite:\n${invite.out}`);
+  const password = `rolling-upgrade-${process.pid}`;
+  await step(old, 'POST /console/setup', 'POST', '/console/setup', { body: { token, password } });
+  const signIn = await step(next, 'POST /console/session (password set on the other)', 'POST', '/console/session', { body: { email, password } });
+  const cookie = signIn.headers.get('set-cookie')?.split(';')[0] ?? '';
+  const csrf = { cookie, 'x-csrf-token': signIn.body.csrf_token };
+  await step(old, 'GET /console/usage (session of the other)', 'GET', '/console/usage', { headers: { cookie } });
+  const { body: made } = await step(old, 'POST /console/api-keys (session of the other)', 'POST', '/console/api-keys', {
+    headers: csrf,
+    body: { name: 'made during the upgrade' },
+  });
+  const { body: consoleKeys } = await step(next, 'GET /console/api-keys', 'GET', '/console/api-keys', { headers: { cookie } });
+  check(
+    next,
+    'the key the other release made is listed',
+    consoleKeys.data?.some((listed) => listed.id === made.api_key?.id),
+    JSON.stringify(consoleKeys).slice(0, 300),
+  );
+  await step(next, 'GET /workspaces with the key the other release made', 'GET', '/workspaces', { key: made.secret });
+
   // Each GET /usage first writes its own process's request counters: every request sent before the first is counted.
   const sent = keyedRequests;
   const usage = [];
@@ -275,19 +322,18 @@ try {
   // account. Both servers keep uploads on one local disk (DATA_DIR), as instances share a bucket.
   // Behind one load balancer both have one public address, which their upload and download links carry.
   const env = { DATABASE_URL: pg.url, DATA_DIR: join(previous.dir, '.upgrade-data'), PUBLIC_BASE_URL: PUBLIC_BASE };
-  const key = await createBenchAccount(env, 'upgrade');
+  const email = `owner-${process.pid}@upgrade-check.example`;
+  const created = await admin(env, 'accounts', 'create', '--email', email, '--tier', 'enterprise', '--credits', '1000000000');
+  const accountId = /account\s+(\S+)/.exec(created.out)?.[1];
+  const key = /svc_live_[A-Za-z0-9]+/.exec(created.out)?.[0];
+  if (!created.ok || !accountId || !key) throw new Error(`admin accounts create:\n${created.out}`);
   const old = { label: `previous (${fromCommit})`, ...(await startApiServer(env, { dir: previous.api })) };
   servers.push(old);
   const next = { label: 'this checkout', ...(await startApiServer(env)) };
   servers.push(next);
   // A step that failed leaves later ones without their ids: the first exception ends the work, as a failure.
-  await customerWork(old, next, key).catch((err) => check(next, 'the work stopped', false, err.stack));
-  const reconcile = await promisify(execFile)(process.execPath, [join(apiDir, 'dist/admin/cli.js'), 'usage', 'reconcile'], {
-    env: { ...process.env, ...env },
-  }).then(
-    ({ stdout }) => ({ ok: true, out: stdout }),
-    (err) => ({ ok: false, out: `${err.stdout ?? ''}${err.stderr ?? ''}` }),
-  );
+  await customerWork(old, next, { key, accountId, email, env }).catch((err) => check(next, 'the work stopped', false, err.stack));
+  const reconcile = await admin(env, 'usage', 'reconcile');
   check(next, 'admin usage reconcile: counters = ledger', reconcile.ok, reconcile.out.slice(-500));
   failed = results.some((result) => !result.ok);
 } finally {
