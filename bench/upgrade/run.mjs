@@ -17,6 +17,8 @@ import { execFile, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
 import { log } from '../lib/log.mjs';
 import { scratchDatabase } from '../lib/postgres.mjs';
@@ -25,6 +27,27 @@ import { apiDir, startApiServer, stopProcess } from '../lib/servers.mjs';
 const { values: args } = parseArgs({ options: { from: { type: 'string' }, keep: { type: 'boolean', default: false } } });
 const repoRoot = resolve(apiDir, '../..');
 const spec = JSON.parse(readFileSync(join(repoRoot, 'openapi/dist/openapi.json'), 'utf8'));
+// The contract's own Ajv and document walker, through the API's dependency on them (as the benches reach postgres).
+const fromApi = (name) => import(pathToFileURL(createRequire(import.meta.url).resolve(name, { paths: [apiDir] })).href);
+const { createContractAjv, formatErrors } = await fromApi('@persona-api/openapi/ajv');
+const { deref } = await fromApi('@persona-api/openapi/document');
+const contract = createContractAjv(spec, { strict: false });
+
+/**
+ * Where this checkout's contract finds a JSON answer of `label`'s operation ("METHOD /template …") at
+ * `status` wrong, or [] (also for an answer that is not JSON). What a client built from the new contract
+ * would meet from either release during the rollout.
+ */
+function contractProblems(label, status, body) {
+  if (typeof body !== 'object' || body === null) return [];
+  const [method, target] = label.split(' ');
+  const operation = spec.paths[target.split('?')[0]]?.[method.toLowerCase()];
+  const response = deref(spec, operation?.responses?.[String(status)] ?? operation?.responses?.default);
+  const schema = response?.content?.['application/json']?.schema;
+  if (!schema) return operation ? [] : [`no operation ${method} ${target} in the contract`];
+  const validate = contract.validatorForSchema(schema);
+  return validate(body) ? [] : formatErrors(validate.errors);
+}
 
 function git(...argv) {
   const result = spawnSync('git', ['-C', repoRoot, ...argv], { encoding: 'utf8' });
@@ -99,12 +122,14 @@ async function step(server, label, method, path, { key, body, raw, headers = {},
     body: raw ?? (body ? JSON.stringify(body) : undefined),
   });
   const text = await res.text();
-  const ok = expect.includes(res.status);
-  results.push({ server: server.label, label, status: res.status, ok, ms: performance.now() - started, detail: ok ? '' : text.slice(0, 300) });
   let parsed = text;
   try {
     parsed = JSON.parse(text);
   } catch {}
+  const problems = path.startsWith('http') ? [] : contractProblems(label, res.status, parsed);
+  const ok = expect.includes(res.status) && problems.length === 0;
+  const detail = ok ? '' : problems.length > 0 ? `against this checkout's contract: ${problems.slice(0, 5).join('; ')}` : text.slice(0, 300);
+  results.push({ server: server.label, label, status: res.status, ok, ms: performance.now() - started, detail });
   return { status: res.status, body: parsed, text, headers: res.headers };
 }
 
