@@ -28,6 +28,15 @@ export interface RequestRecord {
 }
 
 /**
+ * `at` as a timestamp whose statement commits without waiting for its WAL flush (`synchronous_commit = off`
+ * for its own transaction, set in the statement as the credit hold does): the counts were already held in
+ * memory for up to a second, so a database crash losing the last ones weakens nothing, and GET /usage, which
+ * writes this process's counts before it reads, waits for no disk flush (DECISIONS.md, Usage).
+ */
+const committedWithoutFlush = (at: Date) =>
+  sql<Date>`(select ${at.toISOString()}::timestamptz from (select set_config('synchronous_commit', 'off', true)) as async_commit)`;
+
+/**
  * Counts API requests per key and UTC day. Adds up in memory and writes one upsert per key and day
  * each second (and on flush/close), so metering costs no database write per request.
  */
@@ -84,7 +93,7 @@ export class UsageRecorder {
     try {
       await this.db
         .insert(apiUsageDaily)
-        .values(batch)
+        .values(batch.map((counters) => ({ ...counters, lastRequestAt: committedWithoutFlush(counters.lastRequestAt) })))
         .onConflictDoUpdate({
           target: [apiUsageDaily.apiKeyId, apiUsageDaily.day],
           set: {

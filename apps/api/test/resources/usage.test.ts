@@ -1,9 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { eq, sql } from 'drizzle-orm';
+import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { createApiKey, revokeApiKey } from '../../src/admin/accounts.js';
 import { grantCredits } from '../../src/billing/credits.js';
-import { accounts } from '../../src/db/schema/index.js';
+import { UsageRecorder } from '../../src/billing/usage-recorder.js';
+import { accounts, apiUsageDaily } from '../../src/db/schema/index.js';
 import { rowsOf } from '../../src/db/sql.js';
 import { insertFileRow } from '../../src/resources/files/repository.js';
 import { chargedCreateAgentThread, PRICE } from '../support/charged-handler.js';
@@ -101,6 +103,36 @@ describe('GET /usage', () => {
     await h.get('/workspaces', b.key);
     const usage = (await h.get('/usage', b.key)).body;
     expect(usage.api_requests.by_key.map((k: { api_key_id: string }) => k.api_key_id)).toEqual([b.apiKeyId]);
+  });
+});
+
+describe('request counters', () => {
+  it('are written by one statement that commits on its own without a WAL flush: the connection commits the next statements synchronously again', async () => {
+    const t = await h.tenant();
+    const recorder = new UsageRecorder(h.db, pino({ level: 'silent' }), 60_000);
+    const at = h.clock.now();
+    for (const status of [200, 201, 404])
+      recorder.record({ apiKeyId: t.apiKeyId, accountId: t.accountId, at, status, latencyMs: 4, promptTokens: 10, completionTokens: 5 });
+    await recorder.close();
+    const [row] = await h.db.select().from(apiUsageDaily).where(eq(apiUsageDaily.apiKeyId, t.apiKeyId));
+    expect(row).toMatchObject({
+      accountId: t.accountId,
+      requests: 3,
+      errors: 1,
+      latencyMsTotal: 12,
+      promptTokens: 30,
+      completionTokens: 15,
+      lastRequestAt: at,
+    });
+    // set_config(…, true) lasts to the end of the counters' own transaction, as for a credit hold: the pooled
+    // connections that wrote them still commit a charge synchronously.
+    const settings = await Promise.all(
+      Array.from(
+        { length: 5 },
+        async () => rowsOf<{ value: string }>(await h.db.execute(sql`select current_setting('synchronous_commit') as value`))[0]?.value,
+      ),
+    );
+    expect(settings).toEqual(Array(5).fill('on'));
   });
 });
 
