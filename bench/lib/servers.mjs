@@ -102,26 +102,32 @@ export async function startApiServer(env, { dir = apiDir, pollMs = 100 } = {}) {
 }
 
 /**
- * An enterprise account with plenty of credits, made with the admin CLI on the database `env` names (the CLI
- * migrates it first); its API key. `label` keeps the e-mails of several accounts in one run apart.
+ * This checkout's admin CLI (`dist/admin/cli.js`) on the database `env` names (it migrates it first): its
+ * output, and whether it exited 0.
+ * @returns {Promise<{ ok: boolean, out: string }>}
  */
-export async function createBenchAccount(env, label = 'bench') {
-  const { stdout } = await promisify(execFile)(
-    process.execPath,
-    [
-      join(apiDir, 'dist/admin/cli.js'),
-      'accounts',
-      'create',
-      '--email',
-      `${label}-${process.pid}-${Date.now()}@bench.example`,
-      '--tier',
-      'enterprise',
-      '--credits',
-      '1000000000',
-    ],
-    { env: { ...process.env, ...env } },
+export function adminCli(env, ...argv) {
+  return promisify(execFile)(process.execPath, [join(apiDir, 'dist/admin/cli.js'), ...argv], { env: { ...process.env, ...env } }).then(
+    ({ stdout }) => ({ ok: true, out: stdout }),
+    (err) => ({ ok: false, out: `${err.stdout ?? ''}${err.stderr ?? ''}` }),
   );
-  const key = /svc_live_[A-Za-z0-9]+/.exec(stdout)?.[0];
-  if (!key) throw new Error(`no key in the admin output:\n${stdout}`);
-  return key;
+}
+
+/**
+ * An enterprise account with plenty of credits, made with the admin CLI on the database `env` names; its id,
+ * its API key and its owner's e-mail. `label` keeps the e-mails of several accounts in one run apart.
+ * @returns {Promise<{ accountId: string, key: string, email: string }>}
+ */
+export async function createAccount(env, label = 'bench') {
+  const email = `${label}-${process.pid}-${Date.now()}@bench.example`;
+  const { ok, out } = await adminCli(env, 'accounts', 'create', '--email', email, '--tier', 'enterprise', '--credits', '1000000000');
+  const accountId = /^account\s+(\S+)/m.exec(out)?.[1];
+  const key = /svc_live_[A-Za-z0-9]+/.exec(out)?.[0];
+  if (!ok || !accountId || !key) throw new Error(`admin accounts create:\n${out}`);
+  return { accountId, key, email };
+}
+
+/** createAccount's API key alone. */
+export async function createBenchAccount(env, label = 'bench') {
+  return (await createAccount(env, label)).key;
 }

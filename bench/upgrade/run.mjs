@@ -13,38 +13,46 @@
 // that migration must not break). --keep leaves the worktree (/tmp) and the database for a look afterwards.
 // Needs PostgreSQL (BENCH_DATABASE_URL, else TEST_DATABASE_URL): PGlite serves one process, so it has no
 // rolling upgrade. Request bodies are the contract's own examples, with the ids of this run put in.
-import { execFile, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
-import { parseArgs, promisify } from 'node:util';
+import { parseArgs } from 'node:util';
 import { log } from '../lib/log.mjs';
 import { scratchDatabase } from '../lib/postgres.mjs';
-import { apiDir, startApiServer, stopProcess } from '../lib/servers.mjs';
+import { adminCli, apiDir, createAccount, startApiServer, stopProcess } from '../lib/servers.mjs';
 
 const { values: args } = parseArgs({ options: { from: { type: 'string' }, keep: { type: 'boolean', default: false } } });
 const repoRoot = resolve(apiDir, '../..');
-const spec = JSON.parse(readFileSync(join(repoRoot, 'openapi/dist/openapi.json'), 'utf8'));
-// The contract's own Ajv and document walker, through the API's dependency on them (as the benches reach postgres).
+// The contract package's bundle, walker, example requests and Ajv, through the API's dependency on it (as
+// the benches reach postgres).
 const fromApi = (name) => import(pathToFileURL(createRequire(import.meta.url).resolve(name, { paths: [apiDir] })).href);
 const { createContractAjv, formatErrors } = await fromApi('@persona-api/openapi/ajv');
-const { deref } = await fromApi('@persona-api/openapi/document');
+const { exampleRequest, listOperations, loadBundle } = await fromApi('@persona-api/openapi/document');
+const spec = loadBundle();
 const contract = createContractAjv(spec, { strict: false });
+/** Each operation of this checkout's contract by `METHOD /template`. */
+const operations = new Map(listOperations(spec).map((operation) => [`${operation.method.toUpperCase()} ${operation.path}`, operation]));
+
+/** The operation a step's label names by its first two words ("METHOD /template …"; a query is left out). */
+function operationOf(label) {
+  const [method, target] = label.split(' ');
+  const operation = operations.get(`${method} ${target.split('?')[0]}`);
+  if (!operation) throw new Error(`step "${label}": no operation ${method} ${target} in the contract`);
+  return operation;
+}
 
 /**
- * Where this checkout's contract finds a JSON answer of `label`'s operation ("METHOD /template …") at
- * `status` wrong, or [] (also for an answer that is not JSON). What a client built from the new contract
- * would meet from either release during the rollout.
+ * Where this checkout's contract finds a JSON answer of `operation` at `status` wrong, or [] (also for an
+ * answer that is not JSON). What a client built from the new contract would meet from either release during
+ * the rollout.
  */
-function contractProblems(label, status, body) {
+function contractProblems(operation, status, body) {
   if (typeof body !== 'object' || body === null) return [];
-  const [method, target] = label.split(' ');
-  const operation = spec.paths[target.split('?')[0]]?.[method.toLowerCase()];
-  const response = deref(spec, operation?.responses?.[String(status)] ?? operation?.responses?.default);
-  const schema = response?.content?.['application/json']?.schema;
-  if (!schema) return operation ? [] : [`no operation ${method} ${target} in the contract`];
+  const schema = (operation.responses[String(status)] ?? operation.responses.default)?.content?.['application/json']?.schema;
+  if (!schema) return [];
   const validate = contract.validatorForSchema(schema);
   return validate(body) ? [] : formatErrors(validate.errors);
 }
@@ -84,19 +92,10 @@ function buildPrevious(ref) {
   return { dir, api: join(dir, 'apps/api') };
 }
 
-/** This checkout's admin CLI on the run's database: its output, and whether it exited 0. */
-function admin(env, ...argv) {
-  return promisify(execFile)(process.execPath, [join(apiDir, 'dist/admin/cli.js'), ...argv], { env: { ...process.env, ...env } }).then(
-    ({ stdout }) => ({ ok: true, out: stdout }),
-    (err) => ({ ok: false, out: `${err.stdout ?? ''}${err.stderr ?? ''}` }),
-  );
-}
-
-/** An operation's first request example from the contract, with `overrides` put in. */
-function example(path, method, overrides = {}) {
-  const content = spec.paths[path]?.[method]?.requestBody?.content?.['application/json'];
-  const value = content?.examples ? Object.values(content.examples)[0]?.value : content?.example;
-  if (!value) throw new Error(`no request example for ${method.toUpperCase()} ${path}`);
+/** The example request body of an operation ("METHOD /template") from the contract, with `overrides` put in. */
+function example(operation, overrides = {}) {
+  const value = exampleRequest(spec, operationOf(operation)).body?.value;
+  if (!value) throw new Error(`no request example for ${operation}`);
   const body = { ...value, ...overrides };
   for (const [key, given] of Object.entries(overrides)) if (given === undefined) delete body[key];
   return body;
@@ -111,8 +110,13 @@ const on = (server, link) => `${server.baseUrl}${new URL(link).pathname}${new UR
 /** Requests sent with the account's key (what GET /usage counts). */
 let keyedRequests = 0;
 
-/** One step on one server; records it, returns the parsed body (or the text of a non-JSON answer). */
-async function step(server, label, method, path, { key, body, raw, headers = {}, expect = [200, 201, 202, 204] } = {}) {
+/**
+ * One step on one server, the operation its label names ("METHOD /template …"); records it, returns the
+ * parsed body (or the text of a non-JSON answer).
+ */
+async function step(server, label, path, { key, body, raw, headers = {}, expect = [200, 201, 202, 204] } = {}) {
+  const operation = operationOf(label);
+  const method = operation.method.toUpperCase();
   if (key) keyedRequests += 1;
   const url = path.startsWith('http') ? path : `${server.baseUrl}/api/v1${path}`;
   const started = performance.now();
@@ -126,7 +130,7 @@ async function step(server, label, method, path, { key, body, raw, headers = {},
   try {
     parsed = JSON.parse(text);
   } catch {}
-  const problems = path.startsWith('http') ? [] : contractProblems(label, res.status, parsed);
+  const problems = path.startsWith('http') ? [] : contractProblems(operation, res.status, parsed);
   const ok = expect.includes(res.status) && problems.length === 0;
   const detail = ok ? '' : problems.length > 0 ? `against this checkout's contract: ${problems.slice(0, 5).join('; ')}` : text.slice(0, 300);
   results.push({ server: server.label, label, status: res.status, ok, ms: performance.now() - started, detail });
@@ -140,22 +144,22 @@ function check(server, label, ok, detail = '') {
 
 async function customerWork(old, next, { key, accountId, email, env }) {
   const both = [old, next];
-  await step(next, 'GET /workspaces', 'GET', '/workspaces', { key });
+  await step(next, 'GET /workspaces', '/workspaces', { key });
 
-  const { body: ws } = await step(old, 'POST /workspaces', 'POST', '/workspaces', { key, body: example('/workspaces', 'post') });
-  const { body: wsRead } = await step(next, 'GET /workspaces/{id} (written by the other)', 'GET', `/workspaces/${ws.id}`, { key });
+  const { body: ws } = await step(old, 'POST /workspaces', '/workspaces', { key, body: example('POST /workspaces') });
+  const { body: wsRead } = await step(next, 'GET /workspaces/{id} (written by the other)', `/workspaces/${ws.id}`, { key });
   check(next, 'workspace read back', wsRead.name === ws.name, JSON.stringify(wsRead));
 
-  const { body: project } = await step(next, 'POST /projects', 'POST', '/projects', { key, body: example('/projects', 'post', { workspace_id: ws.id }) });
-  await step(old, 'GET /projects/{id} (written by the other)', 'GET', `/projects/${project.id}`, { key });
-  await step(old, 'GET /projects?workspace_id', 'GET', `/projects?workspace_id=${ws.id}`, { key });
+  const { body: project } = await step(next, 'POST /projects', '/projects', { key, body: example('POST /projects', { workspace_id: ws.id }) });
+  await step(old, 'GET /projects/{id} (written by the other)', `/projects/${project.id}`, { key });
+  await step(old, 'GET /projects?workspace_id', `/projects?workspace_id=${ws.id}`, { key });
 
-  const { body: persona } = await step(old, 'POST /personas', 'POST', '/personas', { key, body: example('/personas', 'post', { workspace_id: ws.id }) });
-  await step(next, 'GET /personas/{id} (written by the other)', 'GET', `/personas/${persona.id}`, { key });
+  const { body: persona } = await step(old, 'POST /personas', '/personas', { key, body: example('POST /personas', { workspace_id: ws.id }) });
+  await step(next, 'GET /personas/{id} (written by the other)', `/personas/${persona.id}`, { key });
 
   // A conversation continued on the other release: the chain and the charges of both.
   const responseBody = (overrides) =>
-    example('/responses', 'post', {
+    example('POST /responses', {
       persona_id: 'persona_saas_cfo',
       store: true,
       stream: undefined,
@@ -163,15 +167,15 @@ async function customerWork(old, next, { key, accountId, email, env }) {
       conversation: undefined,
       ...overrides,
     });
-  const { body: first } = await step(old, 'POST /responses', 'POST', '/responses', { key, body: responseBody({}) });
-  const { body: second } = await step(next, 'POST /responses previous_response_id (from the other)', 'POST', '/responses', {
+  const { body: first } = await step(old, 'POST /responses', '/responses', { key, body: responseBody({}) });
+  const { body: second } = await step(next, 'POST /responses previous_response_id (from the other)', '/responses', {
     key,
     body: responseBody({ previous_response_id: first.id, input: 'And at $15 a seat?' }),
   });
-  const { body: secondRead } = await step(old, 'GET /responses/{id} (written by the other)', 'GET', `/responses/${second.id}`, { key });
+  const { body: secondRead } = await step(old, 'GET /responses/{id} (written by the other)', `/responses/${second.id}`, { key });
   check(old, 'chained response read back', secondRead.previous_response_id === first.id, JSON.stringify(secondRead).slice(0, 300));
   for (const server of both) {
-    const streamed = await step(server, 'POST /responses stream', 'POST', '/responses', {
+    const streamed = await step(server, 'POST /responses stream', '/responses', {
       key,
       body: responseBody({ stream: true, previous_response_id: second.id }),
     });
@@ -181,8 +185,8 @@ async function customerWork(old, next, { key, accountId, email, env }) {
   // A client's retry lands on the other release: the first answer again, charged once.
   const retried = responseBody({ input: 'Would a 60-day pilot change your answer?' });
   const idempotency = { 'idempotency-key': `upgrade-check-${process.pid}` };
-  const { body: original } = await step(old, 'POST /responses Idempotency-Key', 'POST', '/responses', { key, body: retried, headers: idempotency });
-  const replay = await step(next, 'POST /responses Idempotency-Key again (retry on the other)', 'POST', '/responses', {
+  const { body: original } = await step(old, 'POST /responses Idempotency-Key', '/responses', { key, body: retried, headers: idempotency });
+  const replay = await step(next, 'POST /responses Idempotency-Key again (retry on the other)', '/responses', {
     key,
     body: retried,
     headers: idempotency,
@@ -194,12 +198,12 @@ async function customerWork(old, next, { key, accountId, email, env }) {
     `${replay.body.id} / ${original.id}`,
   );
 
-  const { body: conversation } = await step(next, 'POST /conversations', 'POST', '/conversations', { key, body: example('/conversations', 'post') });
-  const { body: turn } = await step(old, 'POST /responses conversation (from the other)', 'POST', '/responses', {
+  const { body: conversation } = await step(next, 'POST /conversations', '/conversations', { key, body: example('POST /conversations') });
+  const { body: turn } = await step(old, 'POST /responses conversation (from the other)', '/responses', {
     key,
     body: responseBody({ conversation: conversation.id }),
   });
-  const { body: items } = await step(next, 'GET /conversations/{id}/items', 'GET', `/conversations/${conversation.id}/items`, { key });
+  const { body: items } = await step(next, 'GET /conversations/{id}/items', `/conversations/${conversation.id}/items`, { key });
   const answer = turn.output?.find((item) => item.type === 'message')?.id;
   check(
     next,
@@ -208,30 +212,30 @@ async function customerWork(old, next, { key, accountId, email, env }) {
     JSON.stringify(items).slice(0, 300),
   );
 
-  const { body: completion } = await step(next, 'POST /chat/completions', 'POST', '/chat/completions', {
+  const { body: completion } = await step(next, 'POST /chat/completions', '/chat/completions', {
     key,
-    body: example('/chat/completions', 'post', { persona_id: 'persona_saas_cfo', stream: undefined, store: true }),
+    body: example('POST /chat/completions', { persona_id: 'persona_saas_cfo', stream: undefined, store: true }),
   });
-  await step(old, 'GET /chat/completions/{id} (written by the other)', 'GET', `/chat/completions/${completion.id}`, { key });
+  await step(old, 'GET /chat/completions/{id} (written by the other)', `/chat/completions/${completion.id}`, { key });
 
-  const { body: apps } = await step(old, 'GET /generation-apps', 'GET', '/generation-apps', { key });
+  const { body: apps } = await step(old, 'GET /generation-apps', '/generation-apps', { key });
   const app = apps.data?.find((candidate) => candidate.input_fields?.every((field) => !field.required || field.type === 'text' || field.type === 'textarea'));
   if (app) {
     const input = Object.fromEntries(
       app.input_fields.filter((field) => field.required).map((field) => [field.name, 'A cold brew concentrate for remote workers']),
     );
-    const { body: generation } = await step(old, 'POST /generations (project)', 'POST', '/generations', {
+    const { body: generation } = await step(old, 'POST /generations (project)', '/generations', {
       key,
       body: { app_id: app.id, input_data: input, project_id: project.id, persona_id: 'persona_saas_cfo' },
     });
-    await step(next, 'GET /generations/{id} (written by the other)', 'GET', `/generations/${generation.id}`, { key });
+    await step(next, 'GET /generations/{id} (written by the other)', `/generations/${generation.id}`, { key });
   } else check(old, 'a generation app with text inputs only', false, JSON.stringify(apps).slice(0, 300));
 
   // An upload signed by one release, its bytes stored through the other, the record read back by the first.
   const bytes = 'Rolling upgrade check: these bytes go up through one release and come back through the other.\n';
-  const { body: grant } = await step(old, 'POST /files/upload-url', 'POST', '/files/upload-url', {
+  const { body: grant } = await step(old, 'POST /files/upload-url', '/files/upload-url', {
     key,
-    body: example('/files/upload-url', 'post', {
+    body: example('POST /files/upload-url', {
       file_name: 'notes.txt',
       file_type: 'text/plain',
       file_size: Buffer.byteLength(bytes),
@@ -240,75 +244,74 @@ async function customerWork(old, next, { key, accountId, email, env }) {
       folder_id: undefined,
     }),
   });
-  await step(next, 'PUT /uploads/{key} (signed by the other)', 'PUT', on(next, grant.upload_url), { raw: bytes, headers: grant.headers });
-  const { body: file } = await step(next, 'POST /files', 'POST', '/files', { key, body: grant.next_step.body });
-  const { body: files } = await step(old, 'GET /files?workspace_id (written by the other)', 'GET', `/files?workspace_id=${ws.id}`, { key });
+  await step(next, 'PUT /uploads/{key} (signed by the other)', on(next, grant.upload_url), { raw: bytes, headers: grant.headers });
+  const { body: file } = await step(next, 'POST /files', '/files', { key, body: grant.next_step.body });
+  const { body: files } = await step(old, 'GET /files?workspace_id (written by the other)', `/files?workspace_id=${ws.id}`, { key });
   if (!files.data?.some((listed) => listed.id === file.id))
     throw new Error(`the file the other release recorded is not listed: ${JSON.stringify(files).slice(0, 300)}`);
   for (const server of both) {
     const { text: downloaded } = await step(
       server,
       'GET /uploads/{key} (link from the list)',
-      'GET',
       on(server, files.data.find((listed) => listed.id === file.id).url),
     );
     check(server, 'downloaded bytes equal the uploaded', downloaded === bytes, downloaded.slice(0, 200));
   }
-  const { body: folder } = await step(next, 'POST /folders', 'POST', '/folders', { key, body: example('/folders', 'post', { workspace_id: ws.id }) });
-  await step(old, 'PATCH /files/{id} into a folder (made by the other)', 'PATCH', `/files/${file.id}`, { key, body: { folder_id: folder.id } });
-  const { body: folderRead } = await step(next, 'GET /folders/{id}', 'GET', `/folders/${folder.id}`, { key });
+  const { body: folder } = await step(next, 'POST /folders', '/folders', { key, body: example('POST /folders', { workspace_id: ws.id }) });
+  await step(old, 'PATCH /files/{id} into a folder (made by the other)', `/files/${file.id}`, { key, body: { folder_id: folder.id } });
+  const { body: folderRead } = await step(next, 'GET /folders/{id}', `/folders/${folder.id}`, { key });
   check(next, 'folder counts the file the other moved in', folderRead.file_count === 1, JSON.stringify(folderRead).slice(0, 300));
 
-  const { body: thread } = await step(old, 'POST /agent/threads', 'POST', '/agent/threads', {
+  const { body: thread } = await step(old, 'POST /agent/threads', '/agent/threads', {
     key,
-    body: example('/agent/threads', 'post', { workspace_id: ws.id, project_id: project.id, persona_id: 'persona_saas_cfo' }),
+    body: example('POST /agent/threads', { workspace_id: ws.id, project_id: project.id, persona_id: 'persona_saas_cfo' }),
   });
-  await step(next, 'POST /agent/threads/{id}/messages (thread of the other)', 'POST', `/agent/threads/${thread.id}/messages`, {
+  await step(next, 'POST /agent/threads/{id}/messages (thread of the other)', `/agent/threads/${thread.id}/messages`, {
     key,
-    body: example('/agent/threads/{id}/messages', 'post'),
+    body: example('POST /agent/threads/{id}/messages'),
   });
-  await step(old, 'GET /agent/threads/{id}/messages', 'GET', `/agent/threads/${thread.id}/messages`, { key });
+  await step(old, 'GET /agent/threads/{id}/messages', `/agent/threads/${thread.id}/messages`, { key });
 
-  const { body: group } = await step(old, 'POST /focus-groups', 'POST', '/focus-groups', {
+  const { body: group } = await step(old, 'POST /focus-groups', '/focus-groups', {
     key,
-    body: example('/focus-groups', 'post', { persona_ids: ['persona_saas_cfo', persona.id], workspace_id: ws.id }),
+    body: example('POST /focus-groups', { persona_ids: ['persona_saas_cfo', persona.id], workspace_id: ws.id }),
   });
-  await step(next, 'GET /focus-groups/{id} (written by the other)', 'GET', `/focus-groups/${group.id}`, { key });
+  await step(next, 'GET /focus-groups/{id} (written by the other)', `/focus-groups/${group.id}`, { key });
 
   // A brand voice deleted before it is learned gives its credits back: a refund, written by the previous release.
-  const { body: voice } = await step(old, 'POST /brand-voices (from an upload)', 'POST', '/brand-voices', {
+  const { body: voice } = await step(old, 'POST /brand-voices (from an upload)', '/brand-voices', {
     key,
-    body: example('/brand-voices', 'post', { workspace_id: ws.id, sources: { file_ids: [file.id] } }),
+    body: example('POST /brand-voices', { workspace_id: ws.id, sources: { file_ids: [file.id] } }),
   });
-  await step(old, 'DELETE /brand-voices/{id} before it is learned (a refund)', 'DELETE', `/brand-voices/${voice.id}`, { key });
+  await step(old, 'DELETE /brand-voices/{id} before it is learned (a refund)', `/brand-voices/${voice.id}`, { key });
 
   // The account owner's console, its session made by one release and used on the other.
-  const invite = await admin(env, 'console', 'invite', accountId);
+  const invite = await adminCli(env, 'console', 'invite', accountId);
   const token = /#setup=([A-Za-z0-9_-]+)/.exec(invite.out)?.[1];
   if (!token) throw new Error(`no setup link from admin console invite:\n${invite.out}`);
   const password = `rolling-upgrade-${process.pid}`;
-  await step(old, 'POST /console/setup', 'POST', '/console/setup', { body: { token, password } });
-  const signIn = await step(next, 'POST /console/session (password set on the other)', 'POST', '/console/session', { body: { email, password } });
+  await step(old, 'POST /console/setup', '/console/setup', { body: { token, password } });
+  const signIn = await step(next, 'POST /console/session (password set on the other)', '/console/session', { body: { email, password } });
   const cookie = signIn.headers.get('set-cookie')?.split(';')[0] ?? '';
   const csrf = { cookie, 'x-csrf-token': signIn.body.csrf_token };
-  await step(old, 'GET /console/usage (session of the other)', 'GET', '/console/usage', { headers: { cookie } });
-  const { body: made } = await step(old, 'POST /console/api-keys (session of the other)', 'POST', '/console/api-keys', {
+  await step(old, 'GET /console/usage (session of the other)', '/console/usage', { headers: { cookie } });
+  const { body: made } = await step(old, 'POST /console/api-keys (session of the other)', '/console/api-keys', {
     headers: csrf,
     body: { name: 'made during the upgrade' },
   });
-  const { body: consoleKeys } = await step(next, 'GET /console/api-keys', 'GET', '/console/api-keys', { headers: { cookie } });
+  const { body: consoleKeys } = await step(next, 'GET /console/api-keys', '/console/api-keys', { headers: { cookie } });
   check(
     next,
     'the key the other release made is listed',
     consoleKeys.data?.some((listed) => listed.id === made.api_key?.id),
     JSON.stringify(consoleKeys).slice(0, 300),
   );
-  await step(next, 'GET /workspaces with the key the other release made', 'GET', '/workspaces', { key: made.secret });
+  await step(next, 'GET /workspaces with the key the other release made', '/workspaces', { key: made.secret });
 
   // Each GET /usage first writes its own process's request counters: every request sent before the first is counted.
   const sent = keyedRequests;
   const usage = [];
-  for (const server of both) usage.push((await step(server, 'GET /usage', 'GET', '/usage', { key })).body);
+  for (const server of both) usage.push((await step(server, 'GET /usage', '/usage', { key })).body);
   const counted = usage[1].api_requests?.total_requests ?? 0;
   check(next, 'the requests both releases served are counted', counted >= sent, `${counted} counted of ${sent} sent`);
   // Requests are counted as they are served; the credits both releases charged must read the same from either.
@@ -326,7 +329,7 @@ async function customerWork(old, next, { key, accountId, email, env }) {
       '/focus-groups',
       '/chat/completions',
     ])
-      await step(server, `GET ${list}`, 'GET', list, { key });
+      await step(server, `GET ${list}`, list, { key });
 }
 
 const pg = await scratchDatabase('persona_upgrade');
@@ -347,18 +350,14 @@ try {
   // account. Both servers keep uploads on one local disk (DATA_DIR), as instances share a bucket.
   // Behind one load balancer both have one public address, which their upload and download links carry.
   const env = { DATABASE_URL: pg.url, DATA_DIR: join(previous.dir, '.upgrade-data'), PUBLIC_BASE_URL: PUBLIC_BASE };
-  const email = `owner-${process.pid}@upgrade-check.example`;
-  const created = await admin(env, 'accounts', 'create', '--email', email, '--tier', 'enterprise', '--credits', '1000000000');
-  const accountId = /account\s+(\S+)/.exec(created.out)?.[1];
-  const key = /svc_live_[A-Za-z0-9]+/.exec(created.out)?.[0];
-  if (!created.ok || !accountId || !key) throw new Error(`admin accounts create:\n${created.out}`);
+  const { accountId, key, email } = await createAccount(env, 'upgrade');
   const old = { label: `previous (${fromCommit})`, ...(await startApiServer(env, { dir: previous.api })) };
   servers.push(old);
   const next = { label: 'this checkout', ...(await startApiServer(env)) };
   servers.push(next);
   // A step that failed leaves later ones without their ids: the first exception ends the work, as a failure.
   await customerWork(old, next, { key, accountId, email, env }).catch((err) => check(next, 'the work stopped', false, err.stack));
-  const reconcile = await admin(env, 'usage', 'reconcile');
+  const reconcile = await adminCli(env, 'usage', 'reconcile');
   check(next, 'admin usage reconcile: counters = ledger', reconcile.ok, reconcile.out.slice(-500));
   failed = results.some((result) => !result.ok);
 } finally {

@@ -38,8 +38,6 @@ export interface AppOptions {
   spec?: OpenApiDocument;
   /** Replaces some handlers (tests, and later packages that bring their own). */
   handlers?: Partial<HandlerMap>;
-  /** Multiplies each tier's limit (load tests only); 1 by default. */
-  rateLimitMultiplier?: number;
   /** Extra readiness checks (e.g. Redis); a throw makes /readyz answer 503. */
   readinessChecks?: (() => Promise<void>)[];
   /**
@@ -86,9 +84,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     logger: options.logger,
     fetcher: createGuardedFetcher(),
     rateLimiter: options.rateLimiter,
-    rateLimitMultiplier: options.rateLimitMultiplier ?? 1,
+    rateLimitMultiplier: 1,
     ...options.services,
   };
+  // One multiplier for every limit it raises: the API keys' tiers (REST and /mcp) and the console's.
+  const { rateLimitMultiplier } = services;
   // Measured (metrics, spans) however they were given; wrapping twice is a no-op.
   services.engine = observedEngine(services.engine);
   services.storage = observedStorage(services.storage);
@@ -105,7 +105,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Custom personas a call answers as, read once per user and id until a change is announced.
   const personaCache = personaCacheFor(db);
   const unsubscribePersonas = await personasChannel.subscribe(options.database, () => personaCache.forget());
-  const authenticate = authentication(findApiKey, options.rateLimiter, options.rateLimitMultiplier ?? 1);
+  const authenticate = authentication(findApiKey, options.rateLimiter, rateLimitMultiplier);
 
   const deferredCompiles = new DeferredCompiles();
   const app = Fastify({
@@ -220,7 +220,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   // MCP clients (agents) reach the same operations as tools at /mcp (packages/mcp).
-  registerMcpEndpoint(app, { prefix, findApiKey, rateLimiter: options.rateLimiter, rateLimitMultiplier: options.rateLimitMultiplier ?? 1, ...options.mcp });
+  registerMcpEndpoint(app, { prefix, findApiKey, rateLimiter: options.rateLimiter, rateLimitMultiplier, ...options.mcp });
 
   app.addHook('onClose', async () => {
     await unsubscribeKeys();

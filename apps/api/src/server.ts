@@ -76,6 +76,7 @@ export async function createServices(config: Config, database: DatabaseHandle, l
     webSearch: config.WEB_SEARCH_URL ? searxngProvider(config.WEB_SEARCH_URL, fetcher) : undefined,
     meetings: meetingSettingsFrom(config),
     responseRetentionDays: config.RESPONSE_RETENTION_DAYS,
+    rateLimitMultiplier: config.RATE_LIMIT_MULTIPLIER,
   };
 }
 
@@ -131,7 +132,6 @@ export async function startServer(config: Config, logger: Logger = createLogger(
       rateLimiter: limiter,
       logger,
       services,
-      rateLimitMultiplier: config.RATE_LIMIT_MULTIPLIER,
       readinessChecks: [() => storage.ping(), ...(limiter.ping ? [limiter.ping.bind(limiter)] : [])],
     });
     await serveConsole(app);

@@ -41,10 +41,11 @@ export interface Services {
   /** The request rate limiter (shared across instances with Redis); the console limits sign-ins with it. */
   rateLimiter?: RateLimiter;
   /**
-   * RATE_LIMIT_MULTIPLIER (load tests and staging): multiplies the console's requests per client address as
-   * the API keys' tiers are; never its sign-in attempts, whose bound is what stops password guessing.
+   * RATE_LIMIT_MULTIPLIER (load tests and staging; 1 otherwise): multiplies the API keys' tier limits (REST
+   * and /mcp) and the console's requests per client address; never the console's sign-in attempts, whose
+   * bound is what stops password guessing.
    */
-  rateLimitMultiplier?: number;
+  rateLimitMultiplier: number;
 }
 
 /** Thrown by a service this server was started without; the message says what is missing. */

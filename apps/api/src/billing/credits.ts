@@ -2,7 +2,7 @@ import { countCredits } from '../observability/billing.js';
 import { and, eq, gte, lt, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import type { Database, Executor, Transaction } from '../db/client.js';
 import { accounts, creditLedger, creditReservations, creditUsageDaily, projects, workspaces } from '../db/schema/index.js';
-import { qualified, rowsOf } from '../db/sql.js';
+import { COMMIT_WITHOUT_FLUSH, qualified, rowsOf } from '../db/sql.js';
 import { LostReply } from '../http/dependency-faults.js';
 import { apiError, type ApiError } from '../http/errors.js';
 import { newId } from '../lib/ids.js';
@@ -329,7 +329,7 @@ export async function reserveCredits(
       ${scope.projectId ?? null}::text, ${of?.userId ?? null}::text, ${JSON.stringify(of ? rolesThatCan(of.action) : [])}::jsonb,
       ${scope.floor}::bigint, ${scope.estimate}::bigint, ${scope.now.toISOString()}::timestamptz,
       ${new Date(scope.now.getTime() + RESERVATION_TTL_MS).toISOString()}::timestamptz, ${usageDayOf(period)}::date) as hold,
-      set_config('synchronous_commit', 'off', true)`),
+      ${COMMIT_WITHOUT_FLUSH}`),
   );
   if (!row) throw new LostReply('the credit hold');
   if (row.result === 'permission_denied' && of) requireRole(row.member_role as WorkspaceRole, of.action, of.doing);

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../db/client.js';
 import { apiUsageDaily } from '../db/schema/index.js';
-import { qualified } from '../db/sql.js';
+import { COMMIT_WITHOUT_FLUSH, qualified } from '../db/sql.js';
 
 interface Counters {
   apiKeyId: string;
@@ -28,13 +28,12 @@ export interface RequestRecord {
 }
 
 /**
- * `at` as a timestamp whose statement commits without waiting for its WAL flush (`synchronous_commit = off`
- * for its own transaction, set in the statement as the credit hold does): the counts were already held in
- * memory for up to a second, so a database crash losing the last ones weakens nothing, and GET /usage, which
- * writes this process's counts before it reads, waits for no disk flush (DECISIONS.md, Usage).
+ * `at` as a value whose statement commits without waiting for its WAL flush (COMMIT_WITHOUT_FLUSH; an upsert's
+ * VALUES is where it can go): the counts were already held in memory for up to a second, so a database crash
+ * losing the last ones weakens nothing, and GET /usage, which writes this process's counts before it reads,
+ * waits for no disk flush (DECISIONS.md, Usage).
  */
-const committedWithoutFlush = (at: Date) =>
-  sql<Date>`(select ${at.toISOString()}::timestamptz from (select set_config('synchronous_commit', 'off', true)) as async_commit)`;
+const committedWithoutFlush = (at: Date) => sql<Date>`(select ${at.toISOString()}::timestamptz from (select ${COMMIT_WITHOUT_FLUSH}) as async_commit)`;
 
 /**
  * Counts API requests per key and UTC day. Adds up in memory and writes one upsert per key and day

@@ -11,6 +11,14 @@ export function qualified(column: AnyPgColumn): SQL {
 }
 
 /**
+ * Evaluated anywhere in a statement that is its own transaction, makes it commit without waiting for its WAL
+ * flush (`synchronous_commit = off`): for writes whose last few a database crash may lose (a credit hold, the
+ * request counters; DECISIONS.md). `true` keeps the setting to that transaction, so the pooled connection
+ * commits its next statement, a charge say, synchronously again.
+ */
+export const COMMIT_WITHOUT_FLUSH: SQL = sql`set_config('synchronous_commit', 'off', true)`;
+
+/**
  * The `set` of an upsert that takes the proposed row's values (`excluded.column`) for `keys`, so a
  * catalog written on every start updates existing rows without naming each column twice.
  */

@@ -21,6 +21,7 @@ export function testServices(db: Database, overrides: Partial<Services> = {}): S
     logger: pino({ level: 'silent' }),
     fetcher: createGuardedFetcher(),
     files: filesNotConfigured,
+    rateLimitMultiplier: 1,
     ...overrides,
   };
 }

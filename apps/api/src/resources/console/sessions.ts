@@ -106,7 +106,7 @@ export async function startSession(db: Executor, userId: string, now: Date): Pro
  * (`csrf: true`) the `X-CSRF-Token` header must be this session's token (403). Rate limited per client.
  */
 export async function requireSession(ctx: RequestContext, options: { csrf: boolean }): Promise<LiveSession> {
-  await consumeRateLimit(ctx, `console:${ctx.request.ip}`, CONSOLE_REQUESTS_PER_MINUTE * (ctx.services.rateLimitMultiplier ?? 1));
+  await consumeRateLimit(ctx, `console:${ctx.request.ip}`, CONSOLE_REQUESTS_PER_MINUTE * ctx.services.rateLimitMultiplier);
   const header = ctx.request.headers.cookie;
   const token = header ? parseCookie(header)[SESSION_COOKIE] : undefined;
   const noSession = () => apiError('invalid_session', 'Sign in to the console first; your session has ended.');
