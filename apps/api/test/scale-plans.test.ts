@@ -29,6 +29,9 @@ const HISTORY_TABLES = [
   'folders',
   'personas',
   'conversation_items',
+  'meeting_schemas',
+  'meeting_schema_results',
+  'meeting_schema_usage',
 ];
 /**
  * Tables that grow with console use rather than with calls: every console page load makes a browser key
@@ -43,9 +46,10 @@ const OLD_BROWSER_KEYS = 20_000;
 const LEDGER_ROWS = 50_000;
 const OTHER_ROWS = 20_000;
 const PROJECTS = 5_000;
-/** Folders and custom personas of the other account (the caller's lists must not walk past them). */
+/** Folders, custom personas and meeting schemas of the other account (the caller's lists must not walk past them). */
 const OTHER_FOLDERS = 5_000;
 const OTHER_PERSONAS = 5_000;
+const OTHER_SCHEMAS = 5_000;
 const WORKSPACES = 1_000;
 /** The caller's own history: ledger rows and rows of each other kind, over two workspaces. */
 const OWN_ROWS = 3_000;
@@ -260,6 +264,56 @@ describe('query plans on a grown history (PostgreSQL)', () => {
        from generate_series(1, ${OLD_BROWSER_KEYS}) g`,
       [t.accountId],
     );
+    // Meeting schemas: the other account's unpublished ones (newer than the caller's), a few published; the
+    // caller's own in both workspaces. Results of a built-in on every meeting, so that a count of them
+    // (downloads, usage_count) would read the history.
+    const schemaOf = async (tenant: Tenant, name: string, extra: Record<string, unknown> = {}) =>
+      (
+        await h.post('/meetings/schemas', tenant.key, {
+          name,
+          workspace_id: tenant.workspaceId,
+          fields: [{ name: 'budget', label: 'Budget', field_type: 'text' }],
+          ...extra,
+        })
+      ).body.id as string;
+    await clone('meeting_schemas', await schemaOf(other, 'Theirs'), OTHER_SCHEMAS, {
+      ...inOtherWorkspaces,
+      is_published: 'case when g % 1000 = 0 then 1 else 0 end',
+      list_at: `src.list_at + g * interval '1 second'`,
+    });
+    await clone('meeting_schemas', await schemaOf(t, 'Ours', { is_published: true }), 200, {
+      workspace_id: `case when g % 2 = 0 then src.workspace_id else '${second}' end`,
+      is_published: '0',
+      list_at: `src.list_at - g * interval '1 second'`,
+    });
+    for (const [tenant, rows] of [
+      [other, OTHER_ROWS],
+      [t, OWN_ROWS],
+    ] as const) {
+      const now = h.clock.now();
+      const seed = `mtg_seed_${tenant.accountId}`;
+      await h.db.insert(schema.meetingSchemaResults).values({
+        id: `msr_seed_${tenant.accountId}`,
+        meetingId: seed,
+        workspaceId: tenant.workspaceId,
+        schemaId: 'msch_bantBuiltin',
+        schemaName: 'BANT',
+        schemaVersion: 1,
+        schemaCategory: 'qualification',
+        fieldValues: [],
+        scores: {},
+        evidence: [],
+        engine: 'offline',
+        processingTimeMs: 1,
+        createdAt: now,
+        updatedAt: now,
+      });
+      // One per copied meeting, in that meeting's workspace (as the meetings were copied above).
+      await clone('meeting_schema_results', `msr_seed_${tenant.accountId}`, rows, {
+        meeting_id: `src.meeting_id || '_' || g`,
+        workspace_id: tenant === t ? `case when g % 2 = 0 then src.workspace_id else '${second}' end` : inOtherWorkspaces.workspace_id,
+      });
+    }
     // The counters of that history, as the migrations' backfills build them from the ledger and the rows.
     const backfills = usageCountersBackfills();
     await client.unsafe('delete from credit_usage_daily');
@@ -365,6 +419,11 @@ describe('query plans on a grown history (PostgreSQL)', () => {
     ['GET /personas?is_custom=true', () => '/personas?is_custom=true'],
     ['GET /personas?is_custom=false', () => '/personas?is_custom=false'],
     ['GET /personas?type', () => '/personas?type=B2B'],
+    ['GET /meetings/schemas', () => '/meetings/schemas'],
+    ['GET /meetings/schemas?workspace_id', () => `/meetings/schemas?workspace_id=${second}`],
+    ['GET /meetings/schemas?include_built_in=false', () => '/meetings/schemas?include_built_in=false'],
+    ['GET /meetings/schemas?category', () => '/meetings/schemas?category=custom'],
+    ['GET /meetings/schemas/{id}', () => '/meetings/schemas/msch_bantBuiltin'],
   ];
 
   it.each(reads)('%s reads no history table sequentially', async (_name, path) => {

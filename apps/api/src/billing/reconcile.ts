@@ -3,7 +3,20 @@ import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import { MIGRATIONS_FOLDER } from '../db/client.js';
 import type { Database, Executor } from '../db/client.js';
-import { accounts, apiKeys, creditLedger, creditUsageDaily, folders, meetings, projects, transcriptionUsageDaily, workspaces } from '../db/schema/index.js';
+import {
+  accounts,
+  apiKeys,
+  creditLedger,
+  creditUsageDaily,
+  folders,
+  meetingSchemaResults,
+  meetingSchemas,
+  meetingSchemaUsage,
+  meetings,
+  projects,
+  transcriptionUsageDaily,
+  workspaces,
+} from '../db/schema/index.js';
 import { rowsOf } from '../db/sql.js';
 import { transcriptionMinutesOf } from '../resources/meetings/repository.js';
 import type { UsageScope } from './credits.js';
@@ -83,7 +96,7 @@ export async function reconcile(db: Database): Promise<{ usage: CounterMismatch[
 export interface CountMismatch {
   /** `projects.agent_thread_count`, `workspaces.member_count`, `folders.file_count`, `accounts.stored_bytes`, `transcription_usage_daily.minutes`… */
   counter: string;
-  /** The row's id (project, workspace, folder or account); for transcription minutes `<account id> <day>`. */
+  /** The row's id (project, workspace, folder, account or schema); for transcription minutes `<account id> <day>`, for a schema's results `<schema id> <workspace id>`. */
   id: string;
   /** What a recount of the rows gives. */
   counted: number;
@@ -94,7 +107,7 @@ export interface CountMismatch {
 /**
  * Compares every counter kept by the writes of the rows it counts with a recount of those rows (the
  * rows are the truth): projects' thread and generation counts, workspaces' member, project and thread
- * counts, folders' file counts, accounts' stored bytes and transcription minutes per account and day. A full scan of the
+ * counts, folders' file counts, accounts' stored bytes, meeting schemas' results per workspace and downloads, and transcription minutes per account and day. A full scan of the
  * counted tables, grouped: an operator's check, not a request path.
  */
 export async function reconcileCounts(db: Executor): Promise<CountMismatch[]> {
@@ -117,6 +130,8 @@ export async function reconcileCounts(db: Executor): Promise<CountMismatch[]> {
       select folder_id, count(*) as files from files where folder_id is not null group by folder_id
     ), account_bytes as (
       select w.account_id, sum(f.size_bytes) as bytes from files f join ${workspaces} w on w.id = f.workspace_id group by w.account_id
+    ), schema_results as (
+      select schema_id, workspace_id, count(*) as results from ${meetingSchemaResults} group by schema_id, workspace_id
     ), minutes as (${transcriptionMinutesOf(sql`${meetings}`)}),
     compared as (
       select v.counter, p.id, v.counted, v.stored
@@ -139,6 +154,13 @@ export async function reconcileCounts(db: Executor): Promise<CountMismatch[]> {
       union all
       select 'accounts.stored_bytes', a.id, coalesce(b.bytes, 0), a.stored_bytes
       from ${accounts} a left join account_bytes b on b.account_id = a.id
+      union all
+      select 'meeting_schema_usage.results', coalesce(r.schema_id, u.schema_id) || ' ' || coalesce(r.workspace_id, u.workspace_id),
+        coalesce(r.results, 0), coalesce(u.results, 0)
+      from schema_results r full join ${meetingSchemaUsage} u on u.schema_id = r.schema_id and u.workspace_id = r.workspace_id
+      union all
+      select 'meeting_schemas.downloads', s.id, coalesce(d.workspaces, 0), s.downloads::bigint
+      from ${meetingSchemas} s left join (select schema_id, count(*) as workspaces from schema_results group by schema_id) d on d.schema_id = s.id
       union all
       select 'transcription_usage_daily.minutes', coalesce(m.account_id, t.account_id) || ' ' || coalesce(m.day, t.day)::text,
         coalesce(m.minutes, 0), coalesce(t.minutes, 0)
@@ -171,8 +193,11 @@ export function countsRebuild(): string[] {
     'update folders set file_count = 0',
     'update accounts set stored_bytes = 0',
     'delete from transcription_usage_daily',
+    'delete from meeting_schema_usage',
+    'update meeting_schemas set downloads = 0',
     ...handWrittenBackfill('_resource_counters.sql'),
     ...handWrittenBackfill('_folder_file_count.sql'),
+    ...handWrittenBackfill('_meeting_schema_usage.sql'),
   ];
 }
 

@@ -1,6 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
+import { sql } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createWorkspaceFor } from '../../src/admin/accounts.js';
+import { reconcileCounts } from '../../src/billing/reconcile.js';
 import type { DatabaseHandle } from '../../src/db/client.js';
 import { files } from '../../src/db/schema/index.js';
 import type { JobRuntime } from '../../src/jobs/queue.js';
@@ -255,6 +258,48 @@ describe('custom schemas', () => {
     await h.patch(`/meetings/schemas/${schema.id}`, t.key, { is_published: false });
     expect((await h.get(`/meetings/schemas/${schema.id}`, other.key)).status).toBe(404);
     expect((await h.get(`/meetings/${meeting.id}/schema-results`, other.key)).body.data[0].schema_id).toBe(schema.id);
+  });
+
+  it('keeps downloads and usage_count as counters of the results, through runs again, a meeting deleted and a workspace deleted', async () => {
+    const schema = await createSchema(t, { name: 'Counted scorecard', is_published: true });
+    const other = await h.tenant();
+    const second = await createWorkspaceFor(database.db, { accountId: other.accountId, name: 'Second' });
+    const inSecond = { ...other, workspaceId: second };
+    const counts = async (tenant: Tenant) => {
+      const { downloads, usage_count } = (await h.get(`/meetings/schemas/${schema.id}`, tenant.key)).body;
+      return { downloads, usage_count };
+    };
+    const mismatches = async () => (await reconcileCounts(database.db)).filter((mismatch) => mismatch.id.startsWith(schema.id));
+
+    const first = await importCall(other, 'bant-discovery.vtt', 'text/vtt', [schema.id]);
+    const again = await importCall(other, 'bant-discovery.vtt', 'text/vtt', [schema.id]);
+    const elsewhere = await importCall(inSecond, 'bant-discovery.vtt', 'text/vtt', [schema.id]);
+    await queue.drain();
+    // Two workspaces ran it; the other account's three meetings have a result, the owner's none.
+    expect(await counts(other)).toEqual({ downloads: 2, usage_count: 3 });
+    expect(await counts(t)).toEqual({ downloads: 2, usage_count: 0 });
+    // The owner's list shows the same counts, read beside the page.
+    const listed = (await h.get('/meetings/schemas?include_built_in=false&limit=100', other.key)).body.data.find(
+      (entry: { id: string }) => entry.id === schema.id,
+    );
+    expect({ downloads: listed.downloads, usage_count: listed.usage_count }).toEqual({ downloads: 2, usage_count: 3 });
+
+    // Run again: the result is replaced, not counted twice.
+    expect((await h.post(`/meetings/${first.id}/schema-results`, other.key, { schema_id: schema.id })).status).toBe(200);
+    expect(await counts(other)).toEqual({ downloads: 2, usage_count: 3 });
+    // One meeting of a workspace that keeps another: one result less, the same workspaces.
+    expect((await h.delete(`/meetings/${again.id}`, other.key)).status).toBe(200);
+    expect(await counts(other)).toEqual({ downloads: 2, usage_count: 2 });
+    // The second workspace's last result goes with the workspace: one download less.
+    expect((await h.delete(`/workspaces/${second}`, other.key)).status).toBe(200);
+    expect((await h.get(`/meetings/${elsewhere.id}`, other.key)).status).toBe(404);
+    expect(await counts(other)).toEqual({ downloads: 1, usage_count: 1 });
+    expect(await mismatches()).toEqual([]);
+
+    // A counter off by a write that bypassed the trigger is what the recount reports.
+    await database.db.execute(sql`update meeting_schemas set downloads = 5 where id = ${schema.id}`);
+    expect(await mismatches()).toEqual([{ counter: 'meeting_schemas.downloads', id: schema.id, counted: 1, stored: 5 }]);
+    await database.db.execute(sql`update meeting_schemas set downloads = 1 where id = ${schema.id}`);
   });
 
   it('narrows custom schemas by workspace, and applies roles', async () => {

@@ -5,7 +5,8 @@ import { BUILT_IN_AUTHOR } from './built-ins.js';
 import type { ResultRow } from './repository.js';
 import type { meetingSchemas } from './table.js';
 
-export type SchemaRow = typeof meetingSchemas.$inferSelect;
+/** A schema row as the service writes it: `downloads` is its trigger's alone, read as SchemaView.downloads. */
+export type SchemaRow = Omit<typeof meetingSchemas.$inferSelect, 'downloads'>;
 
 /** A schema as one caller sees it: their role when it belongs to a workspace of theirs (null otherwise). */
 export interface SchemaView {

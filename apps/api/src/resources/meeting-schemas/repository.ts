@@ -8,8 +8,8 @@ import { workspaceMembers, workspaces } from '../workspaces/table.js';
 import { BUILT_IN_LIST_AT, BUILT_IN_SCHEMAS } from './built-ins.js';
 import { toMeetingSchema, type SchemaRow, type SchemaView } from './mapper.js';
 import { buildFields } from './rules.js';
-import { meetingSchemaResults, meetingSchemas } from './table.js';
-import { CALLER } from '../../db/scoped.js';
+import { meetingSchemaResults, meetingSchemas, meetingSchemaUsage } from './table.js';
+import { CALLER, pageAcrossWorkspaces, pageSource } from '../../db/scoped.js';
 
 const BUILT_IN_CREATED_AT = new Date('2026-01-05T00:00:00Z');
 
@@ -70,14 +70,19 @@ const viewColumns = (userId: string | Placeholder) => ({
   row: meetingSchemas,
   role: workspaceMembers.role,
   workspaceName: workspaces.name,
-  downloads: sql<number>`(select count(distinct ${sql.identifier('r')}.${sql.identifier('workspace_id')})::int from ${meetingSchemaResults} ${sql.identifier('r')} where ${sql.identifier('r')}.${sql.identifier('schema_id')} = ${qualified(meetingSchemas.id)})`,
-  usage: sql<number>`(select count(*)::int from ${meetingSchemaResults} ${sql.identifier('r')} where ${sql.identifier('r')}.${sql.identifier('schema_id')} = ${qualified(meetingSchemas.id)} and ${sql.identifier('r')}.${sql.identifier('workspace_id')} in ${memberWorkspaces(userId)})`,
+  downloads: meetingSchemas.downloads,
+  // The caller's workspaces' counts (meeting_schema_usage, kept by a trigger): one primary-key lookup per
+  // workspace of theirs, whatever the history of results.
+  usage: sql<number>`(select coalesce(sum(${meetingSchemaUsage.results}), 0)::int from ${workspaceMembers} ${sql.identifier('m')}
+    join ${meetingSchemaUsage} on ${meetingSchemaUsage.workspaceId} = ${sql.identifier('m')}.${sql.identifier('workspace_id')}
+      and ${meetingSchemaUsage.schemaId} = ${qualified(meetingSchemas.id)}
+    where ${sql.identifier('m')}.${sql.identifier('user_id')} = ${userId})`,
 });
 
-function selectViews(db: Executor, userId: string | Placeholder) {
+function selectViews(db: Executor, userId: string | Placeholder, source = meetingSchemas) {
   return db
     .select(viewColumns(userId))
-    .from(meetingSchemas)
+    .from(source)
     .leftJoin(workspaceMembers, and(eq(workspaceMembers.workspaceId, meetingSchemas.workspaceId), eq(workspaceMembers.userId, userId)))
     .leftJoin(workspaces, eq(workspaces.id, meetingSchemas.workspaceId));
 }
@@ -119,15 +124,11 @@ export function listSchemasOf(
   query: ListQuery & { category?: string | undefined; include_built_in?: boolean | undefined; workspace_id?: string | undefined },
 ) {
   const includeBuiltIn = query.include_built_in ?? true;
-  // workspace_id narrows only the custom schemas: built-ins and others' published ones stay listed.
   const user = CALLER;
-  const scope = query.workspace_id
-    ? (or(
-        isBuiltIn,
-        and(isPublished, sql`${meetingSchemas.workspaceId} not in ${memberWorkspaces(user)}`),
-        eq(meetingSchemas.workspaceId, sql.placeholder('workspace_id')),
-      ) as SQL)
-    : visibleTo(user);
+  // A page of each of the caller's workspaces' schemas (workspace_id narrows these only) beside a page of
+  // those every caller sees, built-in or published, from another workspace or none (their own partial
+  // index): never a walk past other tenants' unpublished schemas.
+  const shared = sql`(${isBuiltIn} or ${isPublished}) and (${meetingSchemas.workspaceId} is null or ${meetingSchemas.workspaceId} not in ${memberWorkspaces(user)})`;
   return listPage(query, {
     list: `meeting_schemas:${query.workspace_id ?? '*'}:${query.category ?? '*'}:${includeBuiltIn}`,
     keyset: { sortKey: meetingSchemas.listAt, id: meetingSchemas.id },
@@ -137,9 +138,13 @@ export function listSchemasOf(
       name: includeBuiltIn ? 'meeting_schemas' : 'meeting_schemas_custom',
       values: { user_id: userId, workspace_id: query.workspace_id, category: query.category },
     },
-    filters: [scope, query.category ? eq(meetingSchemas.category, sql.placeholder('category')) : undefined, includeBuiltIn ? undefined : notBuiltIn],
+    filters: [query.category ? eq(meetingSchemas.category, sql.placeholder('category')) : undefined, includeBuiltIn ? undefined : notBuiltIn],
+    acrossWorkspaces: pageAcrossWorkspaces(meetingSchemas, { workspaceId: meetingSchemas.workspaceId }, user, {
+      workspaceId: query.workspace_id ? sql.placeholder('workspace_id') : undefined,
+      outside: shared,
+    }),
     rows: (page) =>
-      selectViews(db, user)
+      selectViews(db, user, pageSource(meetingSchemas, page))
         .where(page.where)
         .orderBy(...page.orderBy)
         .limit(page.fetch),

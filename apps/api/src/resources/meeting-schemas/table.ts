@@ -1,5 +1,6 @@
 import type { MeetingSchemaEvidenceSpan, MeetingSchemaField, MeetingSchemaFieldValue } from '@persona-api/types';
-import { index, integer, jsonb, pgTable, real, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { index, integer, jsonb, pgTable, primaryKey, real, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { timestampMs } from '../../db/schema/columns.js';
 import { users } from '../../db/schema/tenancy.js';
 import { meetings } from '../meetings/table.js';
@@ -25,10 +26,19 @@ export const meetingSchemas = pgTable(
     tags: jsonb('tags').$type<string[] | null>(),
     fields: jsonb('fields').$type<MeetingSchemaField[]>().notNull(),
     listAt: timestampMs('list_at').notNull(),
+    // The workspaces with a result of this schema (meeting_schema_usage rows), kept by its trigger (migration 0028).
+    downloads: integer('downloads').notNull().default(0),
     createdAt: timestampMs('created_at').notNull(),
     updatedAt: timestampMs('updated_at').notNull(),
   },
-  (t) => [index('meeting_schemas_list_idx').on(t.listAt, t.id), index('meeting_schemas_workspace_idx').on(t.workspaceId)],
+  (t) => [
+    index('meeting_schemas_list_idx').on(t.listAt, t.id),
+    index('meeting_schemas_workspace_idx').on(t.workspaceId),
+    // The list: a page of each of the caller's workspaces' schemas, and one of the schemas every caller
+    // sees (built-in or published), never a walk past other tenants' unpublished ones.
+    index('meeting_schemas_workspace_page_idx').on(t.workspaceId, t.listAt, t.id).concurrently(),
+    index('meeting_schemas_shared_page_idx').on(t.listAt, t.id).where(sql`${t.isBuiltIn} = 1 or ${t.isPublished} = 1`).concurrently(),
+  ],
 );
 
 /**
@@ -61,4 +71,20 @@ export const meetingSchemaResults = pgTable(
     updatedAt: timestampMs('updated_at').notNull(),
   },
   (t) => [uniqueIndex('meeting_schema_results_meeting_schema_idx').on(t.meetingId, t.schemaId), index('meeting_schema_results_schema_idx').on(t.schemaId)],
+);
+
+/**
+ * How many results of a schema each workspace holds, kept by a trigger on meeting_schema_results (migration
+ * 0028) in the transaction that writes or deletes a result, cascades included: `usage_count` sums the
+ * caller's workspaces' rows and `downloads` counts the rows of a schema, so neither reads the results.
+ * No foreign keys: a result outlives its schema, and a row leaves when its last result does.
+ */
+export const meetingSchemaUsage = pgTable(
+  'meeting_schema_usage',
+  {
+    schemaId: text('schema_id').notNull(),
+    workspaceId: text('workspace_id').notNull(),
+    results: integer('results').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.schemaId, t.workspaceId] })],
 );
