@@ -185,6 +185,12 @@ async function openHistory(name) {
     await sql`insert into meetings (id, workspace_id, title, source, bot_name, join_type, join_at, status, status_changes, analysis_status, schema_ids, created_at, updated_at)
       values ('mtg_benchseed', ${workspace}, 'Weekly', 'import', 'Notes', 'immediate', ${now}, 'done',
         ${sql.json([{ code: 'done', sub_code: null, message: null, created_at: now.toISOString() }])}, 'completed', ${sql.json([])}, ${now}, ${now})`;
+    // Each meeting scored by a built-in schema, as the imports' default schemas would: GET /meetings/schemas
+    // shows its downloads and usage_count.
+    await sql`insert into meeting_schema_results (id, meeting_id, workspace_id, schema_id, schema_name, schema_version, schema_category,
+        field_values, scores, evidence, engine, processing_time_ms, created_at, updated_at)
+      values ('msr_benchseed', 'mtg_benchseed', ${workspace}, 'msch_bantBuiltin', 'BANT', 1, 'qualification',
+        ${sql.json([])}, ${sql.json({})}, ${sql.json([])}, 'offline', 1, ${now}, ${now})`;
     const seed = async (table, where = `workspace_id = '${workspace}'`) =>
       (await sql.unsafe(`select id from "${table}" where ${where} order by created_at, id limit 1`))[0].id;
     return {
@@ -196,6 +202,7 @@ async function openHistory(name) {
         agent_threads: await seed('agent_threads'),
         files: await seed('files'),
         meetings: await seed('meetings'),
+        meeting_schema_results: 'msr_benchseed',
       },
     };
   });
@@ -293,6 +300,7 @@ const endpointsOf = ({ project, workspace, conversation, thread, consoleToken })
   ['GET /files', 'GET', '/files'],
   ['GET /files?workspace_id', 'GET', `/files?workspace_id=${workspace}`],
   ['GET /meetings', 'GET', '/meetings'],
+  ['GET /meetings/schemas', 'GET', '/meetings/schemas'],
   ['GET /agent/threads', 'GET', '/agent/threads'],
   ['GET /generations', 'GET', '/generations'],
   ['GET /personas', 'GET', '/personas'],
@@ -341,6 +349,12 @@ async function settle(sql) {
   await sql`checkpoint`;
 }
 
+/** A built-in schema's result on every meeting copied so far (the copies are `<template>_<n>`, as the results'). */
+async function scoreMeetings(history, sql) {
+  const missing = (await history.count(sql, 'meetings')) - (await history.count(sql, 'meeting_schema_results'));
+  await history.clone(sql, 'meeting_schema_results', history.templates.meeting_schema_results, missing, { meeting_id: `src.meeting_id || '_' || g` });
+}
+
 /** One full page of each list (50 rows; the meetings' default page is 20). */
 async function fillOnePage(history) {
   await history.store.write(async (sql) => {
@@ -350,6 +364,7 @@ async function fillOnePage(history) {
     for (const table of ['generations', 'agent_threads', 'meetings']) {
       await history.clone(sql, table, history.templates[table], 50 - (await history.count(sql, table)));
     }
+    await scoreMeetings(history, sql);
     // A conversation call reads at most 1 000 items: a full "page" of them.
     await history.addThreadItems(sql, 1_000);
     await settle(sql);
@@ -385,6 +400,7 @@ try {
       });
       await clone(sql, 'model_responses', templates.model_responses, Math.round(step / 2) - (await count(sql, 'model_responses')));
       for (const table of ['generations', 'agent_threads', 'meetings']) await clone(sql, table, templates[table], others - (await count(sql, table)));
+      await scoreMeetings(grown, sql);
       await clone(sql, 'files', templates.files, others - (await count(sql, 'files')), { storage_key: `'upl_' || md5(src.id || g) || '.txt'` });
       // Console page loads, a tenth as many: each made a browser key, revoked by the next one, with requests on
       // its day, five minutes apart going back from 400 days ago (outside the billing period GET /usage reads).
