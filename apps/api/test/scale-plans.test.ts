@@ -55,16 +55,6 @@ const WORKSPACES = 1_000;
 const OWN_ROWS = 3_000;
 /** What one call may read of a history table: far less than the caller's own history, more than a few pages. */
 const MAX_ROWS_READ = 1_000;
-/**
- * Statements that still read the caller's own rows in proportion to their history (bench/README.md,
- * History that grows: not done): GET /files across workspaces with no filter or one no index holds
- * (folder_id=none, type, search, is_favorite=false), whose per-workspace page the planner answers with a
- * bitmap scan and sort of each workspace when it sizes workspaces by the average (~20 rows here; at 100k
- * rows in one workspace it walks the index). An index scan of the caller's own rows, checked for
- * sequential scans only. (The counts of projects, workspaces and folders, stored bytes and transcription
- * minutes are counters now, held to the bound like the rest.)
- */
-const NOT_YET_BOUNDED = ['cross join lateral (\n      select "files".* from "files"'];
 
 interface Logged {
   query: string;
@@ -342,8 +332,7 @@ describe('query plans on a grown history (PostgreSQL)', () => {
       if (node['Node Type'] === 'Seq Scan') found.push(`${relation}: ${query.slice(0, 160)}`);
       // Nor more rows than the caller's own share of the history.
       const read = ((node['Actual Rows'] as number) + ((node['Rows Removed by Filter'] as number | undefined) ?? 0)) * (node['Actual Loops'] as number);
-      if (countRows && read > MAX_ROWS_READ && !NOT_YET_BOUNDED.some((part) => query.includes(part)))
-        found.push(`${relation} (${read} rows read): ${query.slice(0, 160)}`);
+      if (countRows && read > MAX_ROWS_READ) found.push(`${relation} (${read} rows read): ${query.slice(0, 160)}`);
     }
   }
 
