@@ -19,6 +19,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
+import { setTimeout as delay } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { log } from '../lib/log.mjs';
 import { scratchDatabase } from '../lib/postgres.mjs';
@@ -261,6 +262,53 @@ async function customerWork(old, next, { key, accountId, email, env }) {
   await step(old, 'PATCH /files/{id} into a folder (made by the other)', `/files/${file.id}`, { key, body: { folder_id: folder.id } });
   const { body: folderRead } = await step(next, 'GET /folders/{id}', `/folders/${folder.id}`, { key });
   check(next, 'folder counts the file the other moved in', folderRead.file_count === 1, JSON.stringify(folderRead).slice(0, 300));
+
+  // A call imported with a schema of the other release's: its result written by whichever release's worker
+  // runs the job, then again by the previous release, its meeting deleted by it; the schema's usage_count (a
+  // counter kept by a trigger on the results since 0028) read back by this checkout each time.
+  const transcript =
+    'WEBVTT\n\n00:00:00.000 --> 00:00:05.000\n<v Dana>Our budget for the rollout is forty thousand dollars.\n\n00:00:05.000 --> 00:00:09.000\n<v Sam>Who signs off on it?\n\n00:00:09.000 --> 00:00:13.000\n<v Dana>Our CFO does, after the pilot.\n';
+  const { body: transcriptGrant } = await step(old, 'POST /files/upload-url (a transcript)', '/files/upload-url', {
+    key,
+    body: { file_name: 'call.vtt', file_type: 'text/vtt', file_size: Buffer.byteLength(transcript), workspace_id: ws.id },
+  });
+  await step(next, 'PUT /uploads/{key} (a transcript signed by the other)', on(next, transcriptGrant.upload_url), {
+    raw: transcript,
+    headers: transcriptGrant.headers,
+  });
+  const { body: transcriptFile } = await step(old, 'POST /files (a transcript)', '/files', { key, body: transcriptGrant.next_step.body });
+  const { body: schema } = await step(old, 'POST /meetings/schemas', '/meetings/schemas', {
+    key,
+    body: example('POST /meetings/schemas', { workspace_id: ws.id, is_published: true }),
+  });
+  const { body: meeting } = await step(next, 'POST /meetings (a schema of the other)', '/meetings', {
+    key,
+    body: { workspace_id: ws.id, title: 'Pilot budget', transcript_file_id: transcriptFile.id, schema_ids: [schema.id] },
+  });
+  // The import's jobs (transcript, analysis, the schema's result) run on either release's worker.
+  let scored = 0;
+  for (const deadline = Date.now() + 60_000; Date.now() < deadline && scored === 0; await delay(250)) {
+    const res = await fetch(`${old.baseUrl}/api/v1/meetings/${meeting.id}/schema-results`, { headers: { authorization: `Bearer ${key}` } });
+    keyedRequests += 1;
+    scored = res.ok ? ((await res.json()).total ?? 0) : 0;
+  }
+  check(old, 'the imported call is scored within 60 s', scored === 1, `results: ${scored}`);
+  await step(old, 'POST /meetings/{id}/schema-results (run again)', `/meetings/${meeting.id}/schema-results`, { key, body: { schema_id: schema.id } });
+  const { body: scoredSchema } = await step(next, 'GET /meetings/schemas/{id} (results written by both)', `/meetings/schemas/${schema.id}`, { key });
+  check(
+    next,
+    'usage_count and downloads count the scored call once',
+    scoredSchema.usage_count === 1 && scoredSchema.downloads === 1,
+    JSON.stringify(scoredSchema).slice(0, 300),
+  );
+  await step(old, 'DELETE /meetings/{id}', `/meetings/${meeting.id}`, { key });
+  const { body: uncounted } = await step(next, 'GET /meetings/schemas/{id} (meeting deleted by the other)', `/meetings/schemas/${schema.id}`, { key });
+  check(
+    next,
+    'usage_count and downloads drop with the meeting the other deleted',
+    uncounted.usage_count === 0 && uncounted.downloads === 0,
+    JSON.stringify(uncounted).slice(0, 300),
+  );
 
   const { body: thread } = await step(old, 'POST /agent/threads', '/agent/threads', {
     key,
