@@ -6,7 +6,12 @@ import { runAdmin } from '../src/admin/cli.js';
 import { countsRebuild, reconcile, reconcileUsageCounters, usageCountersBackfills } from '../src/billing/reconcile.js';
 import { POSTGRES_PLANNER_SETTINGS, type Database, type DatabaseHandle } from '../src/db/client.js';
 import * as schema from '../src/db/schema/index.js';
+import type { JobRuntime } from '../src/jobs/queue.js';
 import { openTestDatabase } from './support/database.js';
+import { openTestJobQueue } from './support/jobs.js';
+import { testServices } from './support/services.js';
+import { brandVoiceJobs } from '../src/resources/brand-voices/job.js';
+import { videoAnalysisJobs } from '../src/resources/video-analyses/jobs.js';
 import { expireMeetingMedia, type MeetingJobDeps } from '../src/resources/meetings/jobs.js';
 import { expireResponses } from '../src/resources/responses/retention.js';
 import { Harness, type Tenant } from './support/harness.js';
@@ -32,6 +37,10 @@ const HISTORY_TABLES = [
   'meeting_schemas',
   'meeting_schema_results',
   'meeting_schema_usage',
+  'brand_voices',
+  'focus_groups',
+  'video_analyses',
+  'news_digests',
 ];
 /**
  * Tables that grow with console use rather than with calls: every console page load makes a browser key
@@ -82,6 +91,8 @@ describe('query plans on a grown history (PostgreSQL)', () => {
   let client: postgres.Sql;
   let databaseUrl: string;
   let h: Harness;
+  /** A queue without workers: the jobs a create enqueues (a video analysis, a brand voice) are kept, never run. */
+  let jobs: JobRuntime;
   let t: Tenant;
   let projectId: string;
   let second: string;
@@ -122,7 +133,9 @@ describe('query plans on a grown history (PostgreSQL)', () => {
     });
     const db = drizzle({ client, schema, logger: { logQuery: (query, params) => logged.push({ query, params }) } }) as unknown as Database;
     database = { ...opened, db };
-    h = await Harness.create({ database });
+    const never = testServices(database.db);
+    jobs = await openTestJobQueue(database, [...videoAnalysisJobs(never), ...brandVoiceJobs(never)]);
+    h = await Harness.create({ database, services: { jobs } });
 
     // The caller: two workspaces, a project; another account holds most of the history.
     t = await h.tenant({ credits: 1_000_000 });
@@ -187,12 +200,49 @@ describe('query plans on a grown history (PostgreSQL)', () => {
     const ourCharge = await one(`select id from credit_ledger where account_id = $1 and kind = 'charge' and project_id is not null limit 1`, t.accountId);
     await clone('credit_ledger', charge, LEDGER_ROWS - OWN_ROWS, inOtherProjects);
     await clone('credit_ledger', ourCharge, OWN_ROWS, { created_at: `src.created_at - g * interval '10 seconds'` });
+    // One of each other workspace-owned kind per account, made as a customer makes it (their work, brand
+    // voices learning and analyses running, is the jobs', which do not run here), then copied like the rest.
+    for (const tenant of [t, other]) {
+      const workspace_id = tenant.workspaceId;
+      const made = [
+        await h.post('/brand-voices', tenant.key, {
+          label: 'Plain',
+          usage_context: 'Social posts and newsletters',
+          workspace_id,
+          sources: { file_ids: [`file_seed_${tenant.accountId}`] },
+        }),
+        await h.post('/focus-groups', tenant.key, {
+          question: 'Would you pay $18 per seat?',
+          persona_ids: ['persona_saas_cfo', 'persona_agency_founder'],
+          workspace_id,
+        }),
+        await h.post('/video-analyses', tenant.key, {
+          video_url: 'https://cdn.example.com/launch.mp4',
+          title: 'Launch spot',
+          brand: 'Stride',
+          product: 'Stride Pro',
+          primary_intent: 'Trial',
+          secondary_intent: 'Cushioning',
+          tertiary_intent: 'Heritage',
+          goal: 'Sign-ups',
+          chunk_duration: 10,
+          frames_per_chunk: 4,
+          workspace_id,
+        }),
+        await h.post('/news/digests', tenant.key, { persona_id: 'persona_saas_cfo', period: 'last_7_days', workspace_id }),
+      ];
+      expect(made.map((response) => response.status)).toEqual(made.map(() => 200));
+    }
     for (const [table, byAccount] of [
       ['model_responses', 'account_id'],
       ['generations', null],
       ['agent_threads', null],
       ['files', null],
       ['meetings', null],
+      ['brand_voices', null],
+      ['focus_groups', null],
+      ['video_analyses', null],
+      ['news_digests', null],
     ] as const) {
       const where = byAccount ? `${byAccount} = $1` : `workspace_id = (select id from workspaces where account_id = $1 limit 1)`;
       const hasProject = table === 'generations' || table === 'agent_threads';
@@ -314,6 +364,7 @@ describe('query plans on a grown history (PostgreSQL)', () => {
 
   afterAll(async () => {
     await h?.close();
+    await jobs?.stop({ timeoutMs: 1000 });
     await client?.end();
     await database?.close();
   });
@@ -408,6 +459,15 @@ describe('query plans on a grown history (PostgreSQL)', () => {
     ['GET /personas?is_custom=true', () => '/personas?is_custom=true'],
     ['GET /personas?is_custom=false', () => '/personas?is_custom=false'],
     ['GET /personas?type', () => '/personas?type=B2B'],
+    ['GET /brand-voices', () => '/brand-voices'],
+    ['GET /brand-voices?workspace_id', () => `/brand-voices?workspace_id=${second}`],
+    ['GET /focus-groups', () => '/focus-groups'],
+    ['GET /focus-groups?workspace_id', () => `/focus-groups?workspace_id=${second}`],
+    ['GET /video-analyses', () => '/video-analyses'],
+    ['GET /video-analyses?workspace_id', () => `/video-analyses?workspace_id=${second}`],
+    ['GET /video-analyses?status', () => '/video-analyses?status=pending'],
+    ['GET /news/digests', () => '/news/digests'],
+    ['GET /news/digests?workspace_id', () => `/news/digests?workspace_id=${second}`],
     ['GET /meetings/schemas', () => '/meetings/schemas'],
     ['GET /meetings/schemas?workspace_id', () => `/meetings/schemas?workspace_id=${second}`],
     ['GET /meetings/schemas?include_built_in=false', () => '/meetings/schemas?include_built_in=false'],
