@@ -7,6 +7,8 @@ import { countsRebuild, reconcile, reconcileUsageCounters, usageCountersBackfill
 import { POSTGRES_PLANNER_SETTINGS, type Database, type DatabaseHandle } from '../src/db/client.js';
 import * as schema from '../src/db/schema/index.js';
 import type { JobRuntime } from '../src/jobs/queue.js';
+import { collectCreditHolds } from '../src/observability/billing.js';
+import { scrapeMetrics } from '../src/observability/metrics.js';
 import { openTestDatabase } from './support/database.js';
 import { openTestJobQueue } from './support/jobs.js';
 import { testServices } from './support/services.js';
@@ -763,6 +765,29 @@ describe('query plans on a grown history (PostgreSQL)', () => {
       expect(await reconcile(db)).toEqual(await reconcile(h.db));
     } finally {
       await strict.end();
+    }
+  });
+
+  it('the open holds the metrics scrape counts are an index range of the running ones, beside 20 000 holds left by crashed processes', async () => {
+    await client.unsafe(
+      `insert into credit_reservations (id, account_id, credits, created_at, expires_at)
+       select 'hold_crashed_' || g, id, 5, now() - interval '2 hours', now() - interval '1 hour' - g * interval '1 second'
+       from accounts, generate_series(1, 20000) g where id = $1`,
+      [t.accountId],
+    );
+    await client.unsafe('analyze credit_reservations');
+    try {
+      const scans = await tableScansOf(async () => {
+        const stop = collectCreditHolds(h.db);
+        try {
+          await scrapeMetrics();
+        } finally {
+          stop();
+        }
+      }, ['credit_reservations']);
+      expect(scans).toEqual([expect.stringMatching(/^credit_reservations credit_reservations_expires_idx \(\(expires_at > /)]);
+    } finally {
+      await client.unsafe(`delete from credit_reservations where id like 'hold_crashed_%'`);
     }
   });
 

@@ -1,3 +1,4 @@
+import { billingJobs } from '../billing/holds-purge.js';
 import { upkeepJobs } from '../db/upkeep.js';
 import { idempotencyJobs } from '../http/idempotency.js';
 import { resourceModules } from '../resources/index.js';
@@ -6,5 +7,10 @@ import type { JobDefinition } from './types.js';
 
 /** Every job kind of every resource module and of the cross-cutting parts, for the API process and `pnpm worker` alike. */
 export function jobDefinitions(services: Services): JobDefinition<any>[] {
-  return [...resourceModules.flatMap((module) => [...(module.jobs?.(services) ?? [])]), ...idempotencyJobs(services), ...upkeepJobs(services)];
+  return [
+    ...resourceModules.flatMap((module) => [...(module.jobs?.(services) ?? [])]),
+    ...idempotencyJobs(services),
+    ...billingJobs(services),
+    ...upkeepJobs(services),
+  ];
 }

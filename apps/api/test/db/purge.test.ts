@@ -3,7 +3,8 @@ import { pino } from 'pino';
 import { expect, it } from 'vitest';
 import { deleteOlderThan } from '../../src/db/purge.js';
 import { rowsOf } from '../../src/db/sql.js';
-import { apiKeys, idempotencyKeys } from '../../src/db/schema/index.js';
+import { BILLING_JOBS, billingJobs, EXPIRED_HOLD_KEPT_MS } from '../../src/billing/holds-purge.js';
+import { apiKeys, creditReservations, idempotencyKeys } from '../../src/db/schema/index.js';
 import { CONSOLE_JOBS, consoleJobs } from '../../src/resources/console/purge.js';
 import { consoleSessions, consoleSetupTokens } from '../../src/resources/console/table.js';
 import { IDEMPOTENCY_JOBS, IDEMPOTENCY_TTL_MS, idempotencyJobs } from '../../src/http/idempotency.js';
@@ -12,7 +13,7 @@ import type { MeetingJobDeps } from '../../src/resources/meetings/jobs.js';
 import { meetingBotWebhooks } from '../../src/resources/meetings/table.js';
 import { useHarness, useTenant } from '../support/harness.js';
 
-// Purges of what expires (idempotency keys, webhook ids, stored responses past their retention, console sessions) delete a batch per statement,
+// Purges of what expires (idempotency keys, webhook ids, stored responses past their retention, console sessions, credit holds) delete a batch per statement,
 // oldest first: however much a busy hour left, no statement is longer than a batch (on PGlite, which runs in the
 // server's thread, requests are served between batches). The idempotency purge is a scheduled job, once for the
 // whole cluster.
@@ -94,4 +95,20 @@ it('the daily console purge deletes sessions and setup links expired over 30 day
   expect(links[0]?.count).toBe(1);
   const key = rowsOf<{ console_session_id: string }>(await h.db.execute(sql`select console_session_id from ${apiKeys} where id = 'key_purge_browser'`));
   expect(key).toEqual([{ console_session_id: 'csn_old_1' }]);
+});
+
+it('the hourly hold purge deletes holds expired over a day ago (left by crashed processes) and keeps the rest, which still count', async () => {
+  const at = (ageMs: number) => new Date(h.clock.now().getTime() - ageMs).toISOString();
+  // 2 500 holds of calls whose process died long ago (more than a batch), one expired an hour ago, one running.
+  await h.db.execute(sql`insert into ${creditReservations} (id, account_id, credits, created_at, expires_at)
+    select 'hold_old_' || n, ${t.accountId}, 5, ${at(3 * 24 * HOUR)}::timestamptz, ${at(2 * 24 * HOUR)}::timestamptz - n * interval '1 second'
+    from generate_series(1, 2500) as n
+    union all select 'hold_recent', ${t.accountId}, 5, ${at(2 * HOUR)}::timestamptz, ${at(HOUR)}::timestamptz
+    union all select 'hold_running', ${t.accountId}, 7, ${at(0)}::timestamptz, ${at(-15 * 60 * 1000)}::timestamptz`);
+  const [job] = billingJobs({ db: h.db, clock: h.clock });
+  expect(job).toMatchObject({ kind: BILLING_JOBS.purgeHolds, schedule: '47 * * * *' });
+  await job!.run({}, jobContext());
+  const left = rowsOf<{ id: string }>(await h.db.execute(sql`select id from ${creditReservations} where account_id = ${t.accountId} order by id`));
+  expect(left.map((row) => row.id)).toEqual(['hold_recent', 'hold_running']);
+  expect(EXPIRED_HOLD_KEPT_MS).toBe(24 * HOUR);
 });

@@ -106,7 +106,8 @@ export const idempotencyKeys = pgTable(
 /**
  * Credits held for token-priced calls that are running (DECISIONS.md, Credits): the balance minus the
  * unexpired holds is what a new call may take. The hold is removed in the transaction that charges the
- * call, or when its request ends; one left by a crashed process stops counting at `expires_at`.
+ * call, or when its request ends; one left by a crashed process stops counting at `expires_at`, and is
+ * deleted a day later (purgeExpiredHolds).
  */
 export const creditReservations = pgTable(
   'credit_reservations',
@@ -119,7 +120,11 @@ export const creditReservations = pgTable(
     createdAt: timestampMs('created_at').notNull(),
     expiresAt: timestampMs('expires_at').notNull(),
   },
-  (t) => [index('credit_reservations_account_idx').on(t.accountId, t.expiresAt)],
+  (t) => [
+    index('credit_reservations_account_idx').on(t.accountId, t.expiresAt),
+    // The open holds across accounts (the metrics scrape), and the purge of holds long expired.
+    index('credit_reservations_expires_idx').on(t.expiresAt).concurrently(),
+  ],
 );
 
 /**
