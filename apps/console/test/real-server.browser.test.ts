@@ -193,6 +193,9 @@ describe('the console on the real server', () => {
     const ended = (request: Request) => pending.delete(nameOf(request));
     page.on('request', sent).on('requestfinished', ended).on('requestfailed', ended);
     onTestFinished(() => void page.off('request', sent).off('requestfinished', ended).off('requestfailed', ended));
+    // The input is enabled once the workspaces have loaded (the upload needs one). Playwright sets files on
+    // a disabled input too, and its change would find no workspace: wait, as a user would have to.
+    await expect.poll(() => page.getByLabel('Upload a file').isEnabled(), { timeout: 30_000 }).toBe(true);
     await page.getByLabel('Upload a file').setInputFiles(file);
     // The outcome, success or the envelope's message, so a failure says why.
     const outcome = page.locator('[role=status], [role=alert]').filter({ hasText: /Uploaded|upload|file|failed|not/i });
