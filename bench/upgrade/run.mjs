@@ -143,6 +143,29 @@ function check(server, label, ok, detail = '') {
   results.push({ server: server.label, label, status: ok ? 'ok' : 'mismatch', ok, ms: 0, detail: ok ? '' : detail });
 }
 
+/**
+ * An upload across releases: its URL signed by `signedOn`, its bytes PUT through `storedOn`, its record made
+ * by `recordedOn` (`what`, e.g. "a transcript", tells the steps of a second upload apart). Returns the file record.
+ */
+async function uploadAcross({ signedOn, storedOn, recordedOn }, { key, workspaceId, name, type, text, what }) {
+  const of = what ? ` (${what})` : '';
+  const { body: grant } = await step(signedOn, `POST /files/upload-url${of}`, '/files/upload-url', {
+    key,
+    body: { file_name: name, file_type: type, file_size: Buffer.byteLength(text), workspace_id: workspaceId },
+  });
+  await step(storedOn, `PUT /uploads/{key} (${what ? `${what} ` : ''}signed by the other)`, on(storedOn, grant.upload_url), {
+    raw: text,
+    headers: grant.headers,
+  });
+  return (await step(recordedOn, `POST /files${of}`, '/files', { key, body: grant.next_step.body })).body;
+}
+
+/** A meeting schema read back by `server` after `after`: its usage_count and downloads must both be `counted`. */
+async function schemaCountsRead(server, after, should, { key, schemaId, counted }) {
+  const { body } = await step(server, `GET /meetings/schemas/{id} (${after})`, `/meetings/schemas/${schemaId}`, { key });
+  check(server, `usage_count and downloads ${should}`, body.usage_count === counted && body.downloads === counted, JSON.stringify(body).slice(0, 300));
+}
+
 async function customerWork(old, next, { key, accountId, email, env }) {
   const both = [old, next];
   await step(next, 'GET /workspaces', '/workspaces', { key });
@@ -234,19 +257,10 @@ async function customerWork(old, next, { key, accountId, email, env }) {
 
   // An upload signed by one release, its bytes stored through the other, the record read back by the first.
   const bytes = 'Rolling upgrade check: these bytes go up through one release and come back through the other.\n';
-  const { body: grant } = await step(old, 'POST /files/upload-url', '/files/upload-url', {
-    key,
-    body: example('POST /files/upload-url', {
-      file_name: 'notes.txt',
-      file_type: 'text/plain',
-      file_size: Buffer.byteLength(bytes),
-      workspace_id: ws.id,
-      checksum_sha256: undefined,
-      folder_id: undefined,
-    }),
-  });
-  await step(next, 'PUT /uploads/{key} (signed by the other)', on(next, grant.upload_url), { raw: bytes, headers: grant.headers });
-  const { body: file } = await step(next, 'POST /files', '/files', { key, body: grant.next_step.body });
+  const file = await uploadAcross(
+    { signedOn: old, storedOn: next, recordedOn: next },
+    { key, workspaceId: ws.id, name: 'notes.txt', type: 'text/plain', text: bytes },
+  );
   const { body: files } = await step(old, 'GET /files?workspace_id (written by the other)', `/files?workspace_id=${ws.id}`, { key });
   if (!files.data?.some((listed) => listed.id === file.id))
     throw new Error(`the file the other release recorded is not listed: ${JSON.stringify(files).slice(0, 300)}`);
@@ -268,15 +282,10 @@ async function customerWork(old, next, { key, accountId, email, env }) {
   // counter kept by a trigger on the results since 0028) read back by this checkout each time.
   const transcript =
     'WEBVTT\n\n00:00:00.000 --> 00:00:05.000\n<v Dana>Our budget for the rollout is forty thousand dollars.\n\n00:00:05.000 --> 00:00:09.000\n<v Sam>Who signs off on it?\n\n00:00:09.000 --> 00:00:13.000\n<v Dana>Our CFO does, after the pilot.\n';
-  const { body: transcriptGrant } = await step(old, 'POST /files/upload-url (a transcript)', '/files/upload-url', {
-    key,
-    body: { file_name: 'call.vtt', file_type: 'text/vtt', file_size: Buffer.byteLength(transcript), workspace_id: ws.id },
-  });
-  await step(next, 'PUT /uploads/{key} (a transcript signed by the other)', on(next, transcriptGrant.upload_url), {
-    raw: transcript,
-    headers: transcriptGrant.headers,
-  });
-  const { body: transcriptFile } = await step(old, 'POST /files (a transcript)', '/files', { key, body: transcriptGrant.next_step.body });
+  const transcriptFile = await uploadAcross(
+    { signedOn: old, storedOn: next, recordedOn: old },
+    { key, workspaceId: ws.id, name: 'call.vtt', type: 'text/vtt', text: transcript, what: 'a transcript' },
+  );
   const { body: schema } = await step(old, 'POST /meetings/schemas', '/meetings/schemas', {
     key,
     body: example('POST /meetings/schemas', { workspace_id: ws.id, is_published: true }),
@@ -294,21 +303,9 @@ async function customerWork(old, next, { key, accountId, email, env }) {
   }
   check(old, 'the imported call is scored within 60 s', scored === 1, `results: ${scored}`);
   await step(old, 'POST /meetings/{id}/schema-results (run again)', `/meetings/${meeting.id}/schema-results`, { key, body: { schema_id: schema.id } });
-  const { body: scoredSchema } = await step(next, 'GET /meetings/schemas/{id} (results written by both)', `/meetings/schemas/${schema.id}`, { key });
-  check(
-    next,
-    'usage_count and downloads count the scored call once',
-    scoredSchema.usage_count === 1 && scoredSchema.downloads === 1,
-    JSON.stringify(scoredSchema).slice(0, 300),
-  );
+  await schemaCountsRead(next, 'results written by both', 'count the scored call once', { key, schemaId: schema.id, counted: 1 });
   await step(old, 'DELETE /meetings/{id}', `/meetings/${meeting.id}`, { key });
-  const { body: uncounted } = await step(next, 'GET /meetings/schemas/{id} (meeting deleted by the other)', `/meetings/schemas/${schema.id}`, { key });
-  check(
-    next,
-    'usage_count and downloads drop with the meeting the other deleted',
-    uncounted.usage_count === 0 && uncounted.downloads === 0,
-    JSON.stringify(uncounted).slice(0, 300),
-  );
+  await schemaCountsRead(next, 'meeting deleted by the other', 'drop with the meeting the other deleted', { key, schemaId: schema.id, counted: 0 });
 
   const { body: thread } = await step(old, 'POST /agent/threads', '/agent/threads', {
     key,

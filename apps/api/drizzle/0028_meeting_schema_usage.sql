@@ -38,8 +38,12 @@ BEGIN
   RETURN NULL;
 END
 $$;--> statement-breakpoint
-CREATE TRIGGER meeting_schema_usage_count AFTER INSERT OR DELETE OR UPDATE OF schema_id, workspace_id ON "meeting_schema_results"
+CREATE TRIGGER meeting_schema_usage_count AFTER INSERT OR DELETE ON "meeting_schema_results"
 FOR EACH ROW EXECUTE FUNCTION meeting_schema_usage_count();--> statement-breakpoint
+-- A run again upserts the result with the same schema and workspace: only a change of either moves a count.
+CREATE TRIGGER meeting_schema_usage_moved AFTER UPDATE OF schema_id, workspace_id ON "meeting_schema_results"
+FOR EACH ROW WHEN (OLD.schema_id IS DISTINCT FROM NEW.schema_id OR OLD.workspace_id IS DISTINCT FROM NEW.workspace_id)
+EXECUTE FUNCTION meeting_schema_usage_count();--> statement-breakpoint
 -- Hand-written from here: the counts of the results already stored, in one grouped scan each (the recount
 -- `pnpm admin usage reconcile` compares them with).
 INSERT INTO "meeting_schema_usage" ("schema_id", "workspace_id", "results")

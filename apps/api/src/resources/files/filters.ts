@@ -37,18 +37,13 @@ export function fileIsFavoriteOf(userId: string | Placeholder): SQL {
 }
 
 /**
- * GET /files `is_favorite=false`: the caller's favorite looked up per file row by primary key, as a scalar
- * subquery. Written as `not exists`, the planner hashes all of the caller's favorites into an anti join,
- * which gives up the index's order: each workspace's files are all read and sorted instead of walked until
- * a page is found.
+ * `is_favorite` of each file row for the caller, as a selectable boolean, and negated the `is_favorite=false`
+ * filter: the favorite looked up per file row by primary key, as a scalar subquery. As `not exists`, the
+ * planner hashes all of the caller's favorites into an anti join, which gives up the index's order: each
+ * workspace's files are all read and sorted instead of walked until a page is found.
  */
-export function fileIsNotFavoriteOf(userId: string | Placeholder): SQL {
-  return sql`(select true from ${fileFavorites} where ${q(fileFavorites, fileFavorites.userId)} = ${userId} and ${q(fileFavorites, fileFavorites.fileId)} = ${q(files, files.id)}) is null`;
-}
-
-/** `is_favorite` of each file row for the caller, as a selectable boolean. */
 export function fileIsFavorite(userId: string | Placeholder): SQL<boolean> {
-  return sql<boolean>`exists (select 1 from ${fileFavorites} where ${q(fileFavorites, fileFavorites.fileId)} = ${q(files, files.id)} and ${q(fileFavorites, fileFavorites.userId)} = ${userId})`;
+  return sql<boolean>`coalesce((select true from ${fileFavorites} where ${q(fileFavorites, fileFavorites.userId)} = ${userId} and ${q(fileFavorites, fileFavorites.fileId)} = ${q(files, files.id)}), false)`;
 }
 
 export function folderIsFavorite(userId: string | Placeholder): SQL<boolean> {
@@ -109,7 +104,7 @@ export function fileListConditions(filters: FileListFilters & { workspace_id?: s
   if (filters.folder_id === 'none') conditions.push(isNull(files.folderId));
   else if (filters.folder_id !== undefined) conditions.push(eq(files.folderId, value('folder_id')));
   if (filters.is_favorite === true) conditions.push(fileIsFavoriteOf(value('favorites_of')));
-  if (filters.is_favorite === false) conditions.push(fileIsNotFavoriteOf(value('not_favorites_of')));
+  if (filters.is_favorite === false) conditions.push(not(fileIsFavorite(value('not_favorites_of'))));
   if (filters.type !== undefined) conditions.push(sql`lower(${q(files, files.type)}) like ${value('type_prefix')}`);
   if (filters.search) conditions.push(ilike(files.name, value('search')));
   return conditions;
