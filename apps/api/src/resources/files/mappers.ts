@@ -6,6 +6,24 @@ import type { files, folders } from './table.js';
 export type FileRow = typeof files.$inferSelect;
 export type FolderRow = typeof folders.$inferSelect;
 
+/** The columns of a file row its wire form is made of (toFile); lists select only these. */
+export const FILE_WIRE_COLUMNS = [
+  'id',
+  'workspaceId',
+  'folderId',
+  'name',
+  'type',
+  'size',
+  'source',
+  'storageKey',
+  'url',
+  'thumbnailKey',
+  'metadata',
+  'createdAt',
+  'updatedAt',
+] as const satisfies readonly (keyof FileRow)[];
+export type FileWireRow = Pick<FileRow, (typeof FILE_WIRE_COLUMNS)[number]>;
+
 /** What every link of a response is built with: the public base, the signing keys and the time of the read. */
 export interface LinkContext {
   /** publicBaseUrl(config): the base of /api/v1, no trailing slash. */
@@ -26,7 +44,7 @@ export function signedDownloadUrl(links: LinkContext, key: string, variant: 'ori
  * `thumbnail_url` are left out when absent, as the contract's "present only when" says. Upload links are
  * signed at every read (signedDownloadUrl).
  */
-export function toFile(row: FileRow, extra: { folder: Pick<FolderRow, 'id' | 'name'> | null; isFavorite: boolean }, links: LinkContext): File {
+export function toFile(row: FileWireRow, extra: { folder: Pick<FolderRow, 'id' | 'name'> | null; isFavorite: boolean }, links: LinkContext): File {
   const isUpload = row.storageKey !== null;
   return {
     id: row.id,
