@@ -1,6 +1,7 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/db/client.js';
+import { rowsOf } from '../../src/db/sql.js';
 import { driverName, openTestDatabase } from '../support/database.js';
 
 // postgres.js is patched (patches/postgres@3.4.9.patch) to cut the ASCII columns of a row of at most 2 048
@@ -17,10 +18,7 @@ afterAll(async () => {
 });
 
 /** The rows of a statement as objects, whichever driver ran it. */
-async function rowsOf(statement: ReturnType<typeof sql>): Promise<Record<string, unknown>[]> {
-  const result = (await handle.db.execute(statement)) as unknown as Record<string, unknown>[] | { rows: Record<string, unknown>[] };
-  return Array.isArray(result) ? [...result] : result.rows;
-}
+const rowsRead = async (statement: SQL): Promise<Record<string, unknown>[]> => rowsOf(await handle.db.execute(statement));
 
 const LONG = 'x'.repeat(3000);
 const mixed = {
@@ -42,7 +40,7 @@ const mixed = {
 
 describe(`row decoding (${driverName()})`, () => {
   it('gives back ASCII, multi-byte UTF-8, empty and null columns of one row, each as stored', async () => {
-    const [row] = await rowsOf(sql`select
+    const [row] = await rowsRead(sql`select
       ${mixed.ascii}::text as ascii, ''::text as empty, null::text as missing, ${mixed.latin}::text as latin,
       ${mixed.cjk}::text as cjk, ${mixed.emoji}::text as emoji, chr(127) || 'edge' as del, 42::int4 as number,
       true as flag, 1.5::float8 as ratio, ${JSON.stringify(mixed.json_ascii)}::jsonb as json_ascii,
@@ -52,12 +50,12 @@ describe(`row decoding (${driverName()})`, () => {
   });
 
   it('decodes a row longer than the cut-from-one-string limit, ASCII and UTF-8 columns alike', async () => {
-    const [row] = await rowsOf(sql`select repeat('x', 3000) as long, 'né' || repeat('y', 2100) as long_utf8, 'id_1' as short`);
+    const [row] = await rowsRead(sql`select repeat('x', 3000) as long, 'né' || repeat('y', 2100) as long_utf8, 'id_1' as short`);
     expect(row).toEqual({ long: LONG, long_utf8: `né${'y'.repeat(2100)}`, short: 'id_1' });
   });
 
   it('starts every row of a result afresh: ASCII and UTF-8 rows interleaved', async () => {
-    const rows = await rowsOf(sql`select g as n, case when g % 3 = 0 then 'é' || g when g % 3 = 1 then 'a' || g end as label,
+    const rows = await rowsRead(sql`select g as n, case when g % 3 = 0 then 'é' || g when g % 3 = 1 then 'a' || g end as label,
       'row-' || g || '-' || repeat('z', g % 40) as tail from generate_series(1, 300) g order by g`);
     expect(rows).toHaveLength(300);
     for (const [index, row] of rows.entries()) {
