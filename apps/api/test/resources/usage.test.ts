@@ -147,6 +147,10 @@ describe('migration 0025', () => {
     const byKeyOf = async (key: string) => (await h.get('/usage', key)).body.api_requests.by_key;
     const before = await byKeyOf(a.key);
     expect(before.map((row: { requests: number }) => row.requests)).toEqual([2, 1]);
+    // That read is counted as its response ends: written now, before the column goes, so the recorder's
+    // one-second flush has nothing to write, and drop on the missing column, while the migration runs.
+    await new Promise((resolve) => setImmediate(resolve));
+    await h.app.usageRecorder.flush();
 
     await h.db.execute(sql.raw('alter table api_usage_daily drop column account_id'));
     const migration = readFileSync(new URL('../../drizzle/0025_usage_by_account_and_console_keys.sql', import.meta.url), 'utf8');
