@@ -274,6 +274,9 @@ export async function settleModelCall(
   const conversation = settlement.conversation;
   // `store: false`: the text never reaches the database (nor a statement log), and no row is inserted.
   const kept = (value: unknown) => (prepared.keep ? JSON.stringify(value) : null);
+  // The body as one parameter, read by both branches of the stored body's `case`: written twice, it was
+  // serialised, sent and parsed as jsonb twice per call.
+  const storedBody = kept(body);
   // The hold's workspace, unless it was deleted while the model answered: then the account is charged and the
   // response stored with no workspace, as the delete leaves the workspace's earlier ledger rows.
   const statement = (workspaceId: string | null) => {
@@ -306,12 +309,13 @@ export async function settleModelCall(
         select ${settlement.id}, ${settlement.object}, ${ctx.auth.accountId}, ${workspaceId}::text, ${ctx.auth.apiKeyId}::text,
           ${ctx.requestId}::text, ${prepared.personaId}::text, ${settlement.status}, ${settlement.stream}::boolean, ${description.engine},
           ${description.upstream_model ?? null}::text, ${kept(settlement.request)}::jsonb,
-          case when settled.charged = ${settlement.credits}::bigint then ${kept(body)}::jsonb
-            else jsonb_set(${kept(body)}::jsonb, '{usage,credits_used}', to_jsonb(settled.charged)) end,
+          case when settled.charged = ${settlement.credits}::bigint then kept_body.body
+            else jsonb_set(kept_body.body, '{usage,credits_used}', to_jsonb(settled.charged)) end,
           ${settlement.usage.input_tokens}::int, ${settlement.usage.output_tokens}::int, settled.charged, ${settlement.turnChars ?? null}::int,
           ${conversation?.id ?? null}::text, ${conversation?.from ?? null}::bigint, ${conversation?.to ?? null}::bigint,
           ${settlement.metadata ? kept(settlement.metadata) : null}::jsonb, ${now.toISOString()}::timestamptz
-        from settled where ${prepared.keep}::boolean ${charge ? sql`and settled.result = 'ok'` : sql``}
+        from settled cross join (select ${storedBody}::jsonb as body) as kept_body
+        where ${prepared.keep}::boolean ${charge ? sql`and settled.result = 'ok'` : sql``}
       )${settlement.alsoWrite ? sql`, ${settlement.alsoWrite(charge ? sql`exists (select 1 from settled where settled.result = 'ok')` : sql`true`)}` : sql``}
       select * from settled`,
     };
