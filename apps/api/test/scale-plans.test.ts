@@ -30,6 +30,7 @@ const HISTORY_TABLES = [
   'model_responses',
   'generations',
   'agent_threads',
+  'agent_messages',
   'projects',
   'meetings',
   'files',
@@ -99,6 +100,8 @@ describe('query plans on a grown history (PostgreSQL)', () => {
   let projectId: string;
   let second: string;
   let folderId: string;
+  /** The caller's research thread, grown to OWN_ROWS messages. */
+  let threadId: string;
   const logged: Logged[] = [];
   /** Every statement the driver sent (postgres.js's debug hook), BEGIN and COMMIT included: one round trip each. */
   const sent: string[] = [];
@@ -157,7 +160,20 @@ describe('query plans on a grown history (PostgreSQL)', () => {
           })
         ).status,
       ).toBe(200);
-      expect((await h.post('/agent/threads', tenant.key, { workspace_id: tenant.workspaceId, title: 'Research', project_id: project })).status).toBe(200);
+      const thread = await h.post('/agent/threads', tenant.key, { workspace_id: tenant.workspaceId, title: 'Research', project_id: project });
+      expect(thread.status).toBe(200);
+      if (tenant === t) threadId = thread.body.id;
+      // A long conversation to copy: one question, asked again and again (the answers are the jobs', which do not run here).
+      const now = h.clock.now();
+      await h.db.insert(schema.agentMessages).values({
+        id: `amsg_seed_${tenant.accountId}`,
+        threadId: thread.body.id,
+        role: 'user',
+        content: 'What changed in pricing?',
+        status: 'completed',
+        createdAt: now,
+        updatedAt: now,
+      });
     }
     // A file and a meeting of each account to copy (their own creation needs uploads and a meeting bot).
     for (const tenant of [t, other]) {
@@ -268,6 +284,10 @@ describe('query plans on a grown history (PostgreSQL)', () => {
         ...(table === 'files' ? { folder_id: `case when g % 20 = 0 then '${folderId}' end` } : {}),
       });
     }
+    // The threads' messages: the caller's one thread holds OWN_ROWS, the other account's OTHER_ROWS.
+    await clone('agent_messages', `amsg_seed_${other.accountId}`, OTHER_ROWS);
+    await clone('agent_messages', `amsg_seed_${t.accountId}`, OWN_ROWS);
+    expect((await client<{ n: number }[]>`select count(*)::int as n from agent_messages where thread_id = ${threadId}`)[0]!.n).toBe(OWN_ROWS + 1);
     // The other account's folders (shared and private) and custom personas, newer than the caller's rows;
     // the caller's favorites (a personal list: what they bookmarked, not their history) and custom personas.
     await clone('folders', otherFolder, OTHER_FOLDERS, {
@@ -440,6 +460,9 @@ describe('query plans on a grown history (PostgreSQL)', () => {
     ['GET /agent/threads?project_id', () => `/agent/threads?project_id=${projectId}`],
     ['GET /agent/threads?workspace_id&project_id', () => `/agent/threads?workspace_id=${t.workspaceId}&project_id=${projectId}`],
     ['GET /agent/threads?search', () => '/agent/threads?search=research'],
+    ['GET /agent/threads/{id}/messages', () => `/agent/threads/${threadId}/messages`],
+    ['GET /agent/threads/{id}/messages?order=desc', () => `/agent/threads/${threadId}/messages?order=desc`],
+    ['GET /meetings/{id}/schema-results', () => `/meetings/mtg_seed_${t.accountId}/schema-results`],
     ['GET /meetings', () => '/meetings'],
     ['GET /meetings?workspace_id', () => `/meetings?workspace_id=${second}`],
     ['GET /meetings?status', () => '/meetings?status=done'],
