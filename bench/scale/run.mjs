@@ -160,7 +160,7 @@ async function openHistory(name) {
   const project = (await call('POST', '/projects', { workspace_id: workspace, name: 'Grown' })).id;
   await call('POST', '/responses', { model: 'service-1', persona_id: PERSONA, input: 'Price check?' });
   await call('POST', '/generations', { app_id: 'app_linkedin_post', input_data: { topic: 'Cold brew', post_length: 'short' }, project_id: project });
-  await call('POST', '/agent/threads', { workspace_id: workspace, title: 'Research', project_id: project });
+  const researchThread = (await call('POST', '/agent/threads', { workspace_id: workspace, title: 'Research', project_id: project })).id;
   await call('POST', '/chat/completions', { model: 'service-1', persona_id: PERSONA, messages: [{ role: 'user', content: 'Price check?' }] });
   const opening = await call('POST', '/responses', { model: 'service-1', persona_id: PERSONA, input: 'Pilot or full rollout?' });
   const reply = await call('POST', '/responses', { model: 'service-1', persona_id: PERSONA, input: 'And the price?', previous_response_id: opening.id });
@@ -191,6 +191,9 @@ async function openHistory(name) {
         field_values, scores, evidence, engine, processing_time_ms, created_at, updated_at)
       values ('msr_benchseed', 'mtg_benchseed', ${workspace}, 'msch_bantBuiltin', 'BANT', 1, 'qualification',
         ${sql.json([])}, ${sql.json({})}, ${sql.json([])}, 'offline', 1, ${now}, ${now})`;
+    // One question in the research thread, copied as its conversation grows (answers are the jobs' work).
+    await sql`insert into agent_messages (id, thread_id, role, content, status, created_at, updated_at)
+      values ('amsg_benchseed', ${researchThread}, 'user', 'What changed in pricing?', 'completed', ${now}, ${now})`;
     const seed = async (table, where = `workspace_id = '${workspace}'`) =>
       (await sql.unsafe(`select id from "${table}" where ${where} order by created_at, id limit 1`))[0].id;
     return {
@@ -203,6 +206,7 @@ async function openHistory(name) {
         files: await seed('files'),
         meetings: await seed('meetings'),
         meeting_schema_results: 'msr_benchseed',
+        agent_messages: 'amsg_benchseed',
       },
     };
   });
@@ -236,6 +240,7 @@ async function openHistory(name) {
     templates,
     conversation,
     thread,
+    researchThread,
     addThreadItems,
     threadItems,
     consoleToken,
@@ -255,7 +260,7 @@ const { clone, count, charge, templates } = grown;
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 /** The endpoints of the issue's table and the other lists: [name, method, path, body, headers] with a history's ids. */
-const endpointsOf = ({ project, workspace, conversation, thread, consoleToken }) => [
+const endpointsOf = ({ project, workspace, conversation, thread, researchThread, consoleToken }) => [
   ['POST /responses', 'POST', '/responses', () => ({ model: 'service-1', persona_id: PERSONA, input: 'Would you pay $18 per seat?' })],
   [
     'POST /responses (previous_response_id, item_reference)',
@@ -302,6 +307,9 @@ const endpointsOf = ({ project, workspace, conversation, thread, consoleToken })
   ['GET /meetings', 'GET', '/meetings'],
   ['GET /meetings/schemas', 'GET', '/meetings/schemas'],
   ['GET /agent/threads', 'GET', '/agent/threads'],
+  // One thread's own history: its messages, oldest first (the default) and the latest page.
+  ['GET /agent/threads/{id}/messages', 'GET', `/agent/threads/${researchThread}/messages`],
+  ['GET /agent/threads/{id}/messages?order=desc', 'GET', `/agent/threads/${researchThread}/messages?order=desc`],
   ['GET /generations', 'GET', '/generations'],
   ['GET /personas', 'GET', '/personas'],
   ['GET /news/stories', 'GET', '/news/stories'],
@@ -361,7 +369,7 @@ async function fillOnePage(history) {
     await history.clone(sql, 'files', history.templates.files, 50 - (await history.count(sql, 'files')), {
       storage_key: `'upl_' || md5(src.id || g) || '.txt'`,
     });
-    for (const table of ['generations', 'agent_threads', 'meetings']) {
+    for (const table of ['generations', 'agent_threads', 'meetings', 'agent_messages']) {
       await history.clone(sql, table, history.templates[table], 50 - (await history.count(sql, table)));
     }
     await scoreMeetings(history, sql);
@@ -399,7 +407,8 @@ try {
         body: `jsonb_set(src.body, '{id}', to_jsonb(src.id || '_' || g))`,
       });
       await clone(sql, 'model_responses', templates.model_responses, Math.round(step / 2) - (await count(sql, 'model_responses')));
-      for (const table of ['generations', 'agent_threads', 'meetings']) await clone(sql, table, templates[table], others - (await count(sql, table)));
+      for (const table of ['generations', 'agent_threads', 'meetings', 'agent_messages'])
+        await clone(sql, table, templates[table], others - (await count(sql, table)));
       await scoreMeetings(grown, sql);
       await clone(sql, 'files', templates.files, others - (await count(sql, 'files')), { storage_key: `'upl_' || md5(src.id || g) || '.txt'` });
       // Console page loads, a tenth as many: each made a browser key, revoked by the next one, with requests on
