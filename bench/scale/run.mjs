@@ -161,6 +161,10 @@ async function openHistory(name) {
   await call('POST', '/responses', { model: 'service-1', persona_id: PERSONA, input: 'Price check?' });
   await call('POST', '/generations', { app_id: 'app_linkedin_post', input_data: { topic: 'Cold brew', post_length: 'short' }, project_id: project });
   const researchThread = (await call('POST', '/agent/threads', { workspace_id: workspace, title: 'Research', project_id: project })).id;
+  // The other lists a workspace keeps, one row each to copy.
+  await call('POST', '/folders', { workspace_id: workspace, name: 'Briefs', is_shared: true });
+  await call('POST', '/focus-groups', { question: 'Would you pay $18 per seat?', persona_ids: [PERSONA, 'persona_agency_founder'], workspace_id: workspace });
+  await call('POST', '/news/digests', { persona_id: PERSONA, period: 'last_7_days', workspace_id: workspace });
   await call('POST', '/chat/completions', { model: 'service-1', persona_id: PERSONA, messages: [{ role: 'user', content: 'Price check?' }] });
   const opening = await call('POST', '/responses', { model: 'service-1', persona_id: PERSONA, input: 'Pilot or full rollout?' });
   const reply = await call('POST', '/responses', { model: 'service-1', persona_id: PERSONA, input: 'And the price?', previous_response_id: opening.id });
@@ -207,6 +211,9 @@ async function openHistory(name) {
         meetings: await seed('meetings'),
         meeting_schema_results: 'msr_benchseed',
         agent_messages: 'amsg_benchseed',
+        folders: await seed('folders'),
+        focus_groups: await seed('focus_groups'),
+        news_digests: await seed('news_digests'),
       },
     };
   });
@@ -311,6 +318,9 @@ const endpointsOf = ({ project, workspace, conversation, thread, researchThread,
   ['GET /agent/threads/{id}/messages', 'GET', `/agent/threads/${researchThread}/messages`],
   ['GET /agent/threads/{id}/messages?order=desc', 'GET', `/agent/threads/${researchThread}/messages?order=desc`],
   ['GET /generations', 'GET', '/generations'],
+  ['GET /folders?workspace_id', 'GET', `/folders?workspace_id=${workspace}`],
+  ['GET /focus-groups', 'GET', '/focus-groups'],
+  ['GET /news/digests', 'GET', '/news/digests'],
   ['GET /personas', 'GET', '/personas'],
   ['GET /news/stories', 'GET', '/news/stories'],
 ];
@@ -363,13 +373,16 @@ async function scoreMeetings(history, sql) {
   await history.clone(sql, 'meeting_schema_results', history.templates.meeting_schema_results, missing, { meeting_id: `src.meeting_id || '_' || g` });
 }
 
+/** The tables grown and paged like the ledger's companions: a tenth as many rows (at most 100k), one page in the one-page history. */
+const WORKSPACE_LISTS = ['generations', 'agent_threads', 'meetings', 'agent_messages', 'folders', 'focus_groups', 'news_digests'];
+
 /** One full page of each list (50 rows; the meetings' default page is 20). */
 async function fillOnePage(history) {
   await history.store.write(async (sql) => {
     await history.clone(sql, 'files', history.templates.files, 50 - (await history.count(sql, 'files')), {
       storage_key: `'upl_' || md5(src.id || g) || '.txt'`,
     });
-    for (const table of ['generations', 'agent_threads', 'meetings', 'agent_messages']) {
+    for (const table of WORKSPACE_LISTS) {
       await history.clone(sql, table, history.templates[table], 50 - (await history.count(sql, table)));
     }
     await scoreMeetings(history, sql);
@@ -407,8 +420,7 @@ try {
         body: `jsonb_set(src.body, '{id}', to_jsonb(src.id || '_' || g))`,
       });
       await clone(sql, 'model_responses', templates.model_responses, Math.round(step / 2) - (await count(sql, 'model_responses')));
-      for (const table of ['generations', 'agent_threads', 'meetings', 'agent_messages'])
-        await clone(sql, table, templates[table], others - (await count(sql, table)));
+      for (const table of WORKSPACE_LISTS) await clone(sql, table, templates[table], others - (await count(sql, table)));
       await scoreMeetings(grown, sql);
       await clone(sql, 'files', templates.files, others - (await count(sql, 'files')), { storage_key: `'upl_' || md5(src.id || g) || '.txt'` });
       // Console page loads, a tenth as many: each made a browser key, revoked by the next one, with requests on
