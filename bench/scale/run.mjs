@@ -165,6 +165,19 @@ async function openHistory(name) {
   await call('POST', '/folders', { workspace_id: workspace, name: 'Briefs', is_shared: true });
   await call('POST', '/focus-groups', { question: 'Would you pay $18 per seat?', persona_ids: [PERSONA, 'persona_agency_founder'], workspace_id: workspace });
   await call('POST', '/news/digests', { persona_id: PERSONA, period: 'last_7_days', workspace_id: workspace });
+  await call('POST', '/video-analyses', {
+    video_url: 'https://cdn.example.com/launch.mp4',
+    title: 'Launch spot',
+    brand: 'Stride',
+    product: 'Stride Pro',
+    primary_intent: 'Trial',
+    secondary_intent: 'Cushioning',
+    tertiary_intent: 'Heritage',
+    goal: 'Sign-ups',
+    chunk_duration: 10,
+    frames_per_chunk: 4,
+    workspace_id: workspace,
+  });
   await call('POST', '/chat/completions', { model: 'service-1', persona_id: PERSONA, messages: [{ role: 'user', content: 'Price check?' }] });
   const opening = await call('POST', '/responses', { model: 'service-1', persona_id: PERSONA, input: 'Pilot or full rollout?' });
   const reply = await call('POST', '/responses', { model: 'service-1', persona_id: PERSONA, input: 'And the price?', previous_response_id: opening.id });
@@ -214,6 +227,7 @@ async function openHistory(name) {
         folders: await seed('folders'),
         focus_groups: await seed('focus_groups'),
         news_digests: await seed('news_digests'),
+        video_analyses: await seed('video_analyses'),
       },
     };
   });
@@ -233,6 +247,15 @@ async function openHistory(name) {
     );
     await sql.unsafe('update conversations set item_seq = item_seq + $2::bigint where id = $1', [thread, count]);
   }
+  // A brand voice learned from the seeded file (its job finds no bytes and fails, refunded: the row stays, as a listed voice).
+  await call('POST', '/brand-voices', {
+    label: 'Plain',
+    usage_context: 'Social posts and newsletters',
+    workspace_id: workspace,
+    sources: { file_ids: ['file_benchseed'] },
+  });
+  const voiceTemplate = await store.write(async (sql) => (await sql.unsafe(`select id from brand_voices where workspace_id = '${workspace}' limit 1`))[0].id);
+  templates.brand_voices = voiceTemplate;
   const threadItems = async (sql) => Number((await sql`select item_seq from conversations where id = ${thread}`)[0].item_seq);
   return {
     name,
@@ -321,6 +344,8 @@ const endpointsOf = ({ project, workspace, conversation, thread, researchThread,
   ['GET /folders?workspace_id', 'GET', `/folders?workspace_id=${workspace}`],
   ['GET /focus-groups', 'GET', '/focus-groups'],
   ['GET /news/digests', 'GET', '/news/digests'],
+  ['GET /brand-voices', 'GET', '/brand-voices'],
+  ['GET /video-analyses', 'GET', '/video-analyses'],
   ['GET /personas', 'GET', '/personas'],
   ['GET /news/stories', 'GET', '/news/stories'],
 ];
@@ -374,7 +399,17 @@ async function scoreMeetings(history, sql) {
 }
 
 /** The tables grown and paged like the ledger's companions: a tenth as many rows (at most 100k), one page in the one-page history. */
-const WORKSPACE_LISTS = ['generations', 'agent_threads', 'meetings', 'agent_messages', 'folders', 'focus_groups', 'news_digests'];
+const WORKSPACE_LISTS = [
+  'generations',
+  'agent_threads',
+  'meetings',
+  'agent_messages',
+  'folders',
+  'focus_groups',
+  'news_digests',
+  'brand_voices',
+  'video_analyses',
+];
 
 /** One full page of each list (50 rows; the meetings' default page is 20). */
 async function fillOnePage(history) {
