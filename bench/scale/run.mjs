@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
+import { example } from '../lib/contract.mjs';
 import { log } from '../lib/log.mjs';
 import { scratchDatabase } from '../lib/postgres.mjs';
 import { apiDir, startApiServer, stopProcess } from '../lib/servers.mjs';
@@ -161,23 +162,16 @@ async function openHistory(name) {
   await call('POST', '/responses', { model: 'service-1', persona_id: PERSONA, input: 'Price check?' });
   await call('POST', '/generations', { app_id: 'app_linkedin_post', input_data: { topic: 'Cold brew', post_length: 'short' }, project_id: project });
   const researchThread = (await call('POST', '/agent/threads', { workspace_id: workspace, title: 'Research', project_id: project })).id;
-  // The other lists a workspace keeps, one row each to copy.
-  await call('POST', '/folders', { workspace_id: workspace, name: 'Briefs', is_shared: true });
-  await call('POST', '/focus-groups', { question: 'Would you pay $18 per seat?', persona_ids: [PERSONA, 'persona_agency_founder'], workspace_id: workspace });
-  await call('POST', '/news/digests', { persona_id: PERSONA, period: 'last_7_days', workspace_id: workspace });
-  await call('POST', '/video-analyses', {
-    video_url: 'https://cdn.example.com/launch.mp4',
-    title: 'Launch spot',
-    brand: 'Stride',
-    product: 'Stride Pro',
-    primary_intent: 'Trial',
-    secondary_intent: 'Cushioning',
-    tertiary_intent: 'Heritage',
-    goal: 'Sign-ups',
-    chunk_duration: 10,
-    frames_per_chunk: 4,
-    workspace_id: workspace,
-  });
+  // The other lists a workspace keeps, one row each to copy (the contract's example requests). The analysis's
+  // job cannot fetch its video here and fails: the row stays, as a listed analysis.
+  const made = {
+    folders: (await call('POST', '/folders', example('POST /folders', { workspace_id: workspace }))).id,
+    focus_groups: (
+      await call('POST', '/focus-groups', example('POST /focus-groups', { persona_ids: [PERSONA, 'persona_agency_founder'], workspace_id: workspace }))
+    ).id,
+    news_digests: (await call('POST', '/news/digests', example('POST /news/digests', { persona_id: PERSONA, workspace_id: workspace }))).id,
+    video_analyses: (await call('POST', '/video-analyses', example('POST /video-analyses', { workspace_id: workspace }))).id,
+  };
   await call('POST', '/chat/completions', { model: 'service-1', persona_id: PERSONA, messages: [{ role: 'user', content: 'Price check?' }] });
   const opening = await call('POST', '/responses', { model: 'service-1', persona_id: PERSONA, input: 'Pilot or full rollout?' });
   const reply = await call('POST', '/responses', { model: 'service-1', persona_id: PERSONA, input: 'And the price?', previous_response_id: opening.id });
@@ -224,10 +218,7 @@ async function openHistory(name) {
         meetings: await seed('meetings'),
         meeting_schema_results: 'msr_benchseed',
         agent_messages: 'amsg_benchseed',
-        folders: await seed('folders'),
-        focus_groups: await seed('focus_groups'),
-        news_digests: await seed('news_digests'),
-        video_analyses: await seed('video_analyses'),
+        ...made,
       },
     };
   });
@@ -248,14 +239,9 @@ async function openHistory(name) {
     await sql.unsafe('update conversations set item_seq = item_seq + $2::bigint where id = $1', [thread, count]);
   }
   // A brand voice learned from the seeded file (its job finds no bytes and fails, refunded: the row stays, as a listed voice).
-  await call('POST', '/brand-voices', {
-    label: 'Plain',
-    usage_context: 'Social posts and newsletters',
-    workspace_id: workspace,
-    sources: { file_ids: ['file_benchseed'] },
-  });
-  const voiceTemplate = await store.write(async (sql) => (await sql.unsafe(`select id from brand_voices where workspace_id = '${workspace}' limit 1`))[0].id);
-  templates.brand_voices = voiceTemplate;
+  templates.brand_voices = (
+    await call('POST', '/brand-voices', example('POST /brand-voices', { workspace_id: workspace, sources: { file_ids: ['file_benchseed'] } }))
+  ).id;
   const threadItems = async (sql) => Number((await sql`select item_seq from conversations where id = ${thread}`)[0].item_seq);
   return {
     name,
@@ -398,18 +384,8 @@ async function scoreMeetings(history, sql) {
   await history.clone(sql, 'meeting_schema_results', history.templates.meeting_schema_results, missing, { meeting_id: `src.meeting_id || '_' || g` });
 }
 
-/** The tables grown and paged like the ledger's companions: a tenth as many rows (at most 100k), one page in the one-page history. */
-const WORKSPACE_LISTS = [
-  'generations',
-  'agent_threads',
-  'meetings',
-  'agent_messages',
-  'folders',
-  'focus_groups',
-  'news_digests',
-  'brand_voices',
-  'video_analyses',
-];
+/** The tables of the lists grown beside the ledger: a tenth as many rows (at most 100k), one page in the one-page history. */
+const GROWN_LISTS = ['generations', 'agent_threads', 'meetings', 'agent_messages', 'folders', 'focus_groups', 'news_digests', 'brand_voices', 'video_analyses'];
 
 /** One full page of each list (50 rows; the meetings' default page is 20). */
 async function fillOnePage(history) {
@@ -417,7 +393,7 @@ async function fillOnePage(history) {
     await history.clone(sql, 'files', history.templates.files, 50 - (await history.count(sql, 'files')), {
       storage_key: `'upl_' || md5(src.id || g) || '.txt'`,
     });
-    for (const table of WORKSPACE_LISTS) {
+    for (const table of GROWN_LISTS) {
       await history.clone(sql, table, history.templates[table], 50 - (await history.count(sql, table)));
     }
     await scoreMeetings(history, sql);
@@ -455,7 +431,7 @@ try {
         body: `jsonb_set(src.body, '{id}', to_jsonb(src.id || '_' || g))`,
       });
       await clone(sql, 'model_responses', templates.model_responses, Math.round(step / 2) - (await count(sql, 'model_responses')));
-      for (const table of WORKSPACE_LISTS) await clone(sql, table, templates[table], others - (await count(sql, table)));
+      for (const table of GROWN_LISTS) await clone(sql, table, templates[table], others - (await count(sql, table)));
       await scoreMeetings(grown, sql);
       await clone(sql, 'files', templates.files, others - (await count(sql, 'files')), { storage_key: `'upl_' || md5(src.id || g) || '.txt'` });
       // Console page loads, a tenth as many: each made a browser key, revoked by the next one, with requests on

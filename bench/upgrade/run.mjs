@@ -17,33 +17,18 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
 import { setTimeout as delay } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
+import { example, fromApi, operationOf, spec } from '../lib/contract.mjs';
 import { log } from '../lib/log.mjs';
 import { scratchDatabase } from '../lib/postgres.mjs';
 import { adminCli, apiDir, createAccount, startApiServer, stopProcess } from '../lib/servers.mjs';
 
 const { values: args } = parseArgs({ options: { from: { type: 'string' }, keep: { type: 'boolean', default: false } } });
 const repoRoot = resolve(apiDir, '../..');
-// The contract package's bundle, walker, example requests and Ajv, through the API's dependency on it (as
-// the benches reach postgres).
-const fromApi = (name) => import(pathToFileURL(createRequire(import.meta.url).resolve(name, { paths: [apiDir] })).href);
+// The contract's Ajv, through the API's dependency on it; its bundle, operations and example requests: lib/contract.mjs.
 const { createContractAjv, formatErrors } = await fromApi('@persona-api/openapi/ajv');
-const { exampleRequest, listOperations, loadBundle } = await fromApi('@persona-api/openapi/document');
-const spec = loadBundle();
 const contract = createContractAjv(spec, { strict: false });
-/** Each operation of this checkout's contract by `METHOD /template`. */
-const operations = new Map(listOperations(spec).map((operation) => [`${operation.method.toUpperCase()} ${operation.path}`, operation]));
-
-/** The operation a step's label names by its first two words ("METHOD /template …"; a query is left out). */
-function operationOf(label) {
-  const [method, target] = label.split(' ');
-  const operation = operations.get(`${method} ${target.split('?')[0]}`);
-  if (!operation) throw new Error(`step "${label}": no operation ${method} ${target} in the contract`);
-  return operation;
-}
 
 /**
  * Where this checkout's contract finds a JSON answer of `operation` at `status` wrong, or [] (also for an
@@ -91,15 +76,6 @@ function buildPrevious(ref) {
   run('pnpm', ['exec', 'turbo', 'run', 'build', '--filter=@persona-api/api...', '--output-logs=errors-only'], dir);
   log(`built ${ref} in ${dir} (${Math.round((Date.now() - started) / 1000)} s)`);
   return { dir, api: join(dir, 'apps/api') };
-}
-
-/** The example request body of an operation ("METHOD /template") from the contract, with `overrides` put in. */
-function example(operation, overrides = {}) {
-  const value = exampleRequest(spec, operationOf(operation)).body?.value;
-  if (!value) throw new Error(`no request example for ${operation}`);
-  const body = { ...value, ...overrides };
-  for (const [key, given] of Object.entries(overrides)) if (given === undefined) delete body[key];
-  return body;
 }
 
 const results = [];
