@@ -81,7 +81,9 @@ export async function startApiServer(env, { dir = apiDir, pollMs = 100 } = {}) {
   const started = performance.now();
   // BENCH_CPU_PROF_DIR=dir: the server writes a V8 CPU profile there when it stops (node --cpu-prof).
   const profile = process.env.BENCH_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : [];
-  const child = spawn(process.execPath, [...profile, join(dir, 'dist/main.js')], {
+  // BENCH_NODE_FLAGS='--trace-gc …': more node flags for the server (NODE_OPTIONS does not take every flag).
+  const flags = process.env.BENCH_NODE_FLAGS ? process.env.BENCH_NODE_FLAGS.split(' ') : [];
+  const child = spawn(process.execPath, [...profile, ...flags, join(dir, 'dist/main.js')], {
     // MALLOC_ARENA_MAX=2 as production starts it (Dockerfile, Procfile, `pnpm start`).
     env: { MALLOC_ARENA_MAX: '2', ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_MULTIPLIER: '100000', ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],

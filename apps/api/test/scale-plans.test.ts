@@ -864,6 +864,18 @@ describe('query plans on a grown history (PostgreSQL)', () => {
     expect(next[0]).toContain('hold_credits(');
   });
 
+  it('GET /usage is one statement after the counters flush: the account, its tier, the period counters and the requests per key', async () => {
+    const key = await keyJustLookedUp();
+    // Made 7 before (the account, two credit sums, the minutes, the stored bytes, the keys each a round trip).
+    sent.length = 0;
+    expect((await h.get('/usage', key)).status).toBe(200);
+    // The flush (an upsert of the counters this process holds, if any) reads nothing; the read is one select.
+    const statements = sent.map((query) => query.replace(/\s+/g, ' ')).filter((query) => !/^insert into "api_usage_daily"/.test(query));
+    expect(statements, statements.join('\n')).toHaveLength(1);
+    expect(statements[0]).toMatch(/^select /);
+    expect(statements[0]).toContain('"api_usage_daily"');
+  });
+
   it('a streamed /responses call is the same 2 round trips: the hold reads the budget alert its headers carry', async () => {
     const key = await keyJustLookedUp();
     const statements = await sentBy(async () => {

@@ -24,21 +24,24 @@ export const usageDayOf = (at: Date): string => at.toISOString().slice(0, 10);
 
 /**
  * Credits spent (charges net of refunds) in one scope from the UTC day of `since` up to the day of
+ * `until` (exclusive), as a scalar subquery (text; may be below 0 before clamping): at most one counter
+ * row per day, whatever the history. For a statement that reads it beside other figures (GET /usage).
+ */
+export const creditsUsedBetweenSql = (scope: UsageScope, scopeId: SQL | string, since: Date, until?: Date): SQL<string> =>
+  sql<string>`(select coalesce(sum(${creditUsageDaily.credits}), 0) from ${creditUsageDaily} where ${and(
+    eq(creditUsageDaily.scope, scope),
+    eq(creditUsageDaily.scopeId, scopeId),
+    gte(creditUsageDaily.day, usageDayOf(since)),
+    until ? lt(creditUsageDaily.day, usageDayOf(until)) : undefined,
+  )})::text`;
+
+/**
+ * Credits spent (charges net of refunds) in one scope from the UTC day of `since` up to the day of
  * `until` (exclusive); always >= 0. `since`/`until` are day boundaries (billing periods are whole
  * months). Reads at most one counter row per day, whatever the history.
  */
 export async function creditsUsed(db: Executor, scope: UsageScope, scopeId: string, since: Date, until?: Date): Promise<number> {
-  const [row] = await db
-    .select({ used: sql<string>`coalesce(sum(${creditUsageDaily.credits}), 0)` })
-    .from(creditUsageDaily)
-    .where(
-      and(
-        eq(creditUsageDaily.scope, scope),
-        eq(creditUsageDaily.scopeId, scopeId),
-        gte(creditUsageDaily.day, usageDayOf(since)),
-        until ? lt(creditUsageDaily.day, usageDayOf(until)) : undefined,
-      ),
-    );
+  const [row] = rowsOf<{ used: string }>(await db.execute(sql`select ${creditsUsedBetweenSql(scope, scopeId, since, until)} as used`));
   return Math.max(0, Number(row?.used ?? 0));
 }
 

@@ -1,6 +1,7 @@
 import { and, eq, gte, lt, notInArray, sql, type SQL } from 'drizzle-orm';
 import { usageDayOf } from '../../billing/credits.js';
 import type { Executor } from '../../db/client.js';
+import { rowsOf } from '../../db/sql.js';
 import { transcriptionUsageDaily } from '../../db/schema/billing.js';
 import { memberOf, memberRowsList } from '../../db/scoped.js';
 import { errors } from '../../http/errors.js';
@@ -125,18 +126,17 @@ export async function upsertTranscript(db: Executor, row: TranscriptRow): Promis
  * day counters: at most 31 rows whatever the history.
  */
 export async function transcriptionMinutesUsed(db: Executor, accountId: string, start: Date, end: Date): Promise<number> {
-  const [row] = await db
-    .select({ minutes: sql<string>`coalesce(sum(${transcriptionUsageDaily.minutes}), 0)` })
-    .from(transcriptionUsageDaily)
-    .where(
-      and(
-        eq(transcriptionUsageDaily.accountId, accountId),
-        gte(transcriptionUsageDaily.day, usageDayOf(start)),
-        lt(transcriptionUsageDaily.day, usageDayOf(end)),
-      ),
-    );
+  const [row] = rowsOf<{ minutes: string }>(await db.execute(sql`select ${transcriptionMinutesUsedSql(accountId, start, end)} as minutes`));
   return Number(row?.minutes ?? 0);
 }
+
+/** transcriptionMinutesUsed as a scalar subquery (text), for a statement that reads it beside other figures (GET /usage). */
+export const transcriptionMinutesUsedSql = (accountId: SQL | string, start: Date, end: Date): SQL<string> =>
+  sql<string>`(select coalesce(sum(${transcriptionUsageDaily.minutes}), 0) from ${transcriptionUsageDaily} where ${and(
+    eq(transcriptionUsageDaily.accountId, accountId),
+    gte(transcriptionUsageDaily.day, usageDayOf(start)),
+    lt(transcriptionUsageDaily.day, usageDayOf(end)),
+  )})::text`;
 
 /**
  * Records one schema's extraction state on its meeting (Meeting.schema_runs), merged into the others in one

@@ -1,14 +1,26 @@
 import type { Usage } from '@persona-api/types';
-import { and, desc, eq, gte, lt, sql } from 'drizzle-orm';
-import { billingPeriod, creditsUsed } from '../../billing/credits.js';
+import { and, eq, gte, lt, sql } from 'drizzle-orm';
+import { billingPeriod, creditsUsedBetweenSql } from '../../billing/credits.js';
 import type { Handler } from '../../contract/handler-types.js';
 import { apiUsageDaily } from '../../db/schema/billing.js';
 import { accounts, apiKeys, tiers } from '../../db/schema/tenancy.js';
-import { storedBytes } from '../files/repository.js';
 import { iso } from '../../lib/wire.js';
-import { transcriptionMinutesUsed } from '../meetings/repository.js';
+import { transcriptionMinutesUsedSql } from '../meetings/repository.js';
 
 type Tier = Usage['rate_limit']['tier'];
+
+/** One key's counters of the period as the statement's json gives them: sums as text, the timestamp as PostgreSQL writes it. */
+interface PerKeyRow {
+  api_key_id: string;
+  name: string;
+  key_prefix: string;
+  requests: string;
+  errors: string;
+  latency_ms_total: string;
+  prompt_tokens: string;
+  completion_tokens: string;
+  last_request_at: string | null;
+}
 
 const BYTES_PER_GB = 1e9;
 const round = (value: number, places: number) => Math.round(value * 10 ** places) / 10 ** places;
@@ -22,63 +34,76 @@ export const getUsage: Handler<'getUsage'> = async (_input, ctx) => {
   // Include this process's request counters that are not written yet.
   await ctx.request.server.usageRecorder.flush();
 
-  const [account] = await ctx.db
-    .select({ account: accounts, tier: tiers })
-    .from(accounts)
-    .innerJoin(tiers, eq(tiers.id, accounts.tierId))
-    .where(eq(accounts.id, accountId));
-  if (!account) throw new Error(`account ${accountId} of an authenticated key is missing`);
-
-  const creditsUsedInPeriod = await creditsUsed(ctx.db, 'account', accountId, period.start, period.end);
-  const remaining = Math.max(0, account.account.creditBalance);
-  // The ledger gives balance = carried over + granted − used, so what the period included is used + remaining.
-  const included = creditsUsedInPeriod + remaining;
-
-  const minutesUsed = await transcriptionMinutesUsed(ctx.db, accountId, period.start, period.end);
-  const minutesIncluded = account.tier.transcriptionMinutesIncluded;
-
-  const storageGb = (await storedBytes(ctx.db, accountId)) / BYTES_PER_GB;
-  const storageIncludedGb = account.tier.storageBytesIncluded / BYTES_PER_GB;
-
+  // One statement after the flush: the account and its tier, the period's counters (credits, API-key credits,
+  // transcription minutes: at most a row per day each) and the per-key request counters (keys × days).
   const firstDay = period.start.toISOString().slice(0, 10);
   const endDay = period.end.toISOString().slice(0, 10);
-  const perKey = await ctx.db
+  const perKey = ctx.db
     .select({
       apiKeyId: apiKeys.id,
       name: apiKeys.name,
       keyPrefix: apiKeys.keyPrefix,
-      requests: sql<string>`sum(${apiUsageDaily.requests})`,
-      errors: sql<string>`sum(${apiUsageDaily.errors})`,
-      latencyMsTotal: sql<string>`sum(${apiUsageDaily.latencyMsTotal})`,
-      promptTokens: sql<string>`sum(${apiUsageDaily.promptTokens})`,
-      completionTokens: sql<string>`sum(${apiUsageDaily.completionTokens})`,
-      lastRequestAt: sql<Date | string>`max(${apiUsageDaily.lastRequestAt})`,
+      requests: sql<string>`sum(${apiUsageDaily.requests})`.as('requests'),
+      errors: sql<string>`sum(${apiUsageDaily.errors})`.as('errors'),
+      latencyMsTotal: sql<string>`sum(${apiUsageDaily.latencyMsTotal})`.as('latency_ms_total'),
+      promptTokens: sql<string>`sum(${apiUsageDaily.promptTokens})`.as('prompt_tokens'),
+      completionTokens: sql<string>`sum(${apiUsageDaily.completionTokens})`.as('completion_tokens'),
+      lastRequestAt: sql<string>`max(${apiUsageDaily.lastRequestAt})`.as('last_request_at'),
     })
     .from(apiUsageDaily)
     .innerJoin(apiKeys, eq(apiKeys.id, apiUsageDaily.apiKeyId))
     .where(and(eq(apiUsageDaily.accountId, accountId), gte(apiUsageDaily.day, firstDay), lt(apiUsageDaily.day, endDay)))
     .groupBy(apiKeys.id, apiKeys.name, apiKeys.keyPrefix)
-    .orderBy(desc(sql`sum(${apiUsageDaily.requests})`), apiKeys.id);
+    .as('per_key');
+  const [account] = await ctx.db
+    .select({
+      account: accounts,
+      tier: tiers,
+      creditsUsed: creditsUsedBetweenSql('account', accountId, period.start, period.end),
+      apiCreditsUsed: creditsUsedBetweenSql('account_keys', accountId, period.start, period.end),
+      minutesUsed: transcriptionMinutesUsedSql(accountId, period.start, period.end),
+      // Most requests first, as json (its sums as text, its timestamp as PostgreSQL writes it).
+      perKey: sql<PerKeyRow[] | null>`(select json_agg(json_build_object('api_key_id', ${perKey.apiKeyId}, 'name', ${perKey.name},
+        'key_prefix', ${perKey.keyPrefix}, 'requests', ${perKey.requests}::text, 'errors', ${perKey.errors}::text,
+        'latency_ms_total', ${perKey.latencyMsTotal}::text, 'prompt_tokens', ${perKey.promptTokens}::text,
+        'completion_tokens', ${perKey.completionTokens}::text, 'last_request_at', ${perKey.lastRequestAt})
+        order by ${perKey.requests} desc, ${perKey.apiKeyId}) from ${perKey})`,
+    })
+    .from(accounts)
+    .innerJoin(tiers, eq(tiers.id, accounts.tierId))
+    .where(eq(accounts.id, accountId));
+  if (!account) throw new Error(`account ${accountId} of an authenticated key is missing`);
 
-  const byKey = perKey.map((row) => {
+  const creditsUsedInPeriod = Math.max(0, Number(account.creditsUsed));
+  const remaining = Math.max(0, account.account.creditBalance);
+  // The ledger gives balance = carried over + granted − used, so what the period included is used + remaining.
+  const included = creditsUsedInPeriod + remaining;
+
+  const minutesUsed = Number(account.minutesUsed);
+  const minutesIncluded = account.tier.transcriptionMinutesIncluded;
+
+  const storageGb = Number(account.account.storedBytes) / BYTES_PER_GB;
+  const storageIncludedGb = account.tier.storageBytesIncluded / BYTES_PER_GB;
+
+  const byKey = (account.perKey ?? []).map((row) => {
     const requests = Number(row.requests);
     return {
-      api_key_id: row.apiKeyId,
+      api_key_id: row.api_key_id,
       name: row.name,
-      key_prefix: row.keyPrefix,
+      key_prefix: row.key_prefix,
       requests,
-      tokens: Number(row.promptTokens) + Number(row.completionTokens),
+      tokens: Number(row.prompt_tokens) + Number(row.completion_tokens),
       errors: Number(row.errors),
-      avg_latency_ms: requests > 0 ? round(Number(row.latencyMsTotal) / requests, 1) : 0,
-      last_used_at: row.lastRequestAt ? iso(new Date(row.lastRequestAt)) : null,
-      promptTokens: Number(row.promptTokens),
-      completionTokens: Number(row.completionTokens),
-      latencyMsTotal: Number(row.latencyMsTotal),
+      avg_latency_ms: requests > 0 ? round(Number(row.latency_ms_total) / requests, 1) : 0,
+      last_used_at: row.last_request_at ? iso(new Date(row.last_request_at)) : null,
+      promptTokens: Number(row.prompt_tokens),
+      completionTokens: Number(row.completion_tokens),
+      latencyMsTotal: Number(row.latency_ms_total),
     };
   });
   const sum = (pick: (row: (typeof byKey)[number]) => number) => byKey.reduce((total, row) => total + pick(row), 0);
   const totalRequests = sum((row) => row.requests);
-  const apiCreditsUsed = await creditsUsed(ctx.db, 'account_keys', accountId, period.start, period.end);
+  const apiCreditsUsed = Math.max(0, Number(account.apiCreditsUsed));
 
   return {
     object: 'usage',
