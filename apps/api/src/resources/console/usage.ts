@@ -1,5 +1,6 @@
 import type { ConsoleUsageGroup } from '@persona-api/types';
 import { and, eq, gte, lt, sql } from 'drizzle-orm';
+import { unionAll } from 'drizzle-orm/pg-core';
 import { billingPeriod, type UsageScope, usageDayOf } from '../../billing/credits.js';
 import type { Handler } from '../../contract/handler-types.js';
 import { creditUsageDaily } from '../../db/schema/billing.js';
@@ -10,6 +11,9 @@ import { workspaces } from '../workspaces/table.js';
 import { requireSession } from './sessions.js';
 
 const GROUPS_LISTED = 100;
+
+/** Which breakdown a row of the statement belongs to. */
+type Breakdown = 'day' | 'feature' | 'workspace' | 'project' | 'api_key';
 
 interface Spent {
   id: string | null;
@@ -53,35 +57,61 @@ export const getConsoleUsageBreakdown: Handler<'getConsoleUsageBreakdown'> = asy
    * name looked up by its primary key in a lateral join (a plain join was planned as a merge join walking
    * the whole primary key, or a hash join over a scan); a deleted one has no name, and its credits stay unassigned.
    */
-  const namedGroups = async (scope: 'workspace' | 'project' | 'api_key', named: typeof workspaces | typeof projects | typeof apiKeys) => {
+  const namedGroups = (scope: 'workspace' | 'project' | 'api_key', named: typeof workspaces | typeof projects | typeof apiKeys) => {
     const perGroup = ctx.db
       .select({ scopeId: counters.scopeId, credits: credits.as('credits') })
       .from(counters)
       .where(ofAccount(scope))
       .groupBy(counters.scopeId)
-      .as('per_group');
+      .as(`per_${scope}`);
     // LIMIT 1 keeps the lookup a subquery run per group: without it PostgreSQL flattens the lateral join into
     // a plain one, which it answered with a sequential scan of api_keys when it overestimated the groups.
-    const name = ctx.db.select({ id: named.id, name: named.name }).from(named).where(eq(named.id, perGroup.scopeId)).limit(1).as('named');
-    return spent(await ctx.db.select({ id: name.id, name: name.name, credits: perGroup.credits }).from(perGroup).innerJoinLateral(name, sql`true`));
+    const name = ctx.db.select({ id: named.id, name: named.name }).from(named).where(eq(named.id, perGroup.scopeId)).limit(1).as(`${scope}_name`);
+    return ctx.db
+      .select({
+        breakdown: sql<Breakdown>`${sql.raw(`'${scope}'`)}::text`.as('breakdown'),
+        id: name.id,
+        name: name.name,
+        credits: sql<string>`${perGroup.credits}`.as('credits'),
+      })
+      .from(perGroup)
+      .innerJoinLateral(name, sql`true`);
   };
 
-  const days = spent(
-    await ctx.db
-      .select({ id: counters.day, name: sql<null>`null`, credits })
+  // The five breakdowns in one statement (one round trip; they were five), each row tagged with its own.
+  const rows = await unionAll(
+    ctx.db
+      .select({
+        breakdown: sql<Breakdown>`'day'::text`.as('breakdown'),
+        id: sql<string>`${counters.day}::text`.as('id'),
+        name: sql<null>`null::text`.as('name'),
+        credits: credits.as('credits'),
+      })
       .from(counters)
       .where(and(eq(counters.scope, 'account'), eq(counters.scopeId, accountId), inPeriod))
-      .groupBy(counters.day)
-      .orderBy(counters.day),
+      .groupBy(counters.day),
+    ctx.db
+      .select({
+        breakdown: sql<Breakdown>`'feature'::text`.as('breakdown'),
+        id: counters.scopeId,
+        name: sql<null>`null::text`.as('name'),
+        credits: credits.as('credits'),
+      })
+      .from(counters)
+      .where(ofAccount('account_feature'))
+      .groupBy(counters.scopeId),
+    namedGroups('workspace', workspaces),
+    namedGroups('project', projects),
+    namedGroups('api_key', apiKeys),
   );
+  const of = (breakdown: Breakdown) => spent(rows.filter((row) => row.breakdown === breakdown));
+  const days = of('day');
   // The account's whole spend this period: what the groups below leave unassigned is measured against it.
   const accountTotal = totalOf(days);
-  const features = spent(
-    await ctx.db.select({ id: counters.scopeId, name: sql<null>`null`, credits }).from(counters).where(ofAccount('account_feature')).groupBy(counters.scopeId),
-  ).map((group) => ({ ...group, id: group.id!.slice(accountId.length + 1) || null }));
-  const workspaceGroups = await namedGroups('workspace', workspaces);
-  const projectGroups = await namedGroups('project', projects);
-  const keyGroups = await namedGroups('api_key', apiKeys);
+  const features = of('feature').map((group) => ({ ...group, id: group.id!.slice(accountId.length + 1) || null }));
+  const workspaceGroups = of('workspace');
+  const projectGroups = of('project');
+  const keyGroups = of('api_key');
 
   const byDay = ranked(days).sort((a, b) => ((a.id ?? '') < (b.id ?? '') ? -1 : 1));
   return {
