@@ -1,6 +1,6 @@
 import type { Usage } from '@persona-api/types';
 import { and, eq, gte, lt, sql } from 'drizzle-orm';
-import { billingPeriod, creditsUsedBetweenSql } from '../../billing/credits.js';
+import { billingPeriod, creditsUsedBetweenSql, usageDayOf } from '../../billing/credits.js';
 import type { Handler } from '../../contract/handler-types.js';
 import { apiUsageDaily } from '../../db/schema/billing.js';
 import { accounts, apiKeys, tiers } from '../../db/schema/tenancy.js';
@@ -36,8 +36,6 @@ export const getUsage: Handler<'getUsage'> = async (_input, ctx) => {
 
   // One statement after the flush: the account and its tier, the period's counters (credits, API-key credits,
   // transcription minutes: at most a row per day each) and the per-key request counters (keys × days).
-  const firstDay = period.start.toISOString().slice(0, 10);
-  const endDay = period.end.toISOString().slice(0, 10);
   const perKey = ctx.db
     .select({
       apiKeyId: apiKeys.id,
@@ -52,7 +50,7 @@ export const getUsage: Handler<'getUsage'> = async (_input, ctx) => {
     })
     .from(apiUsageDaily)
     .innerJoin(apiKeys, eq(apiKeys.id, apiUsageDaily.apiKeyId))
-    .where(and(eq(apiUsageDaily.accountId, accountId), gte(apiUsageDaily.day, firstDay), lt(apiUsageDaily.day, endDay)))
+    .where(and(eq(apiUsageDaily.accountId, accountId), gte(apiUsageDaily.day, usageDayOf(period.start)), lt(apiUsageDaily.day, usageDayOf(period.end))))
     .groupBy(apiKeys.id, apiKeys.name, apiKeys.keyPrefix)
     .as('per_key');
   const [account] = await ctx.db
