@@ -70,7 +70,8 @@ describe('pnpm start and pnpm worker with observability configured', () => {
       const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
       expect(sample(text, 'persona_http_requests_total', { operation: 'listWorkspaces', method: 'GET', status_class: '2xx' })).toBe(1);
       await expect.poll(() => receiver.bodies.join('\n'), { timeout: 10_000 }).toContain(traceId);
-      expect(receiver.bodies.join('\n')).toContain('"listWorkspaces"');
+      // The request's span can come in a later export than its statements' spans (they end first): wait for it too.
+      await expect.poll(() => receiver.bodies.join('\n'), { timeout: 10_000 }).toContain('"listWorkspaces"');
       await expect.poll(() => server.logTail(), { timeout: 5_000 }).toContain(`"trace_id":"${traceId}"`);
       // The development key is printed once on purpose, outside the JSON log; no log line carries it.
       const logLines = server
